@@ -1,0 +1,232 @@
+//! The one N-API layer: converts JS options to core options and core errors to `napi::Error`.
+//! Payloads cross as strings (see ../shared/NAPI-NOTES.md: object conversion costs more).
+
+use napi::{Error, Result, Status};
+use napi_derive::napi;
+
+use crate::describe;
+use crate::error::FilterError;
+use crate::level::Level;
+use crate::result::{self, ResultOptions};
+use crate::session::{Session, SessionOptions};
+use crate::snapshot::{self, SnapshotLimits, SnapshotOptions};
+
+fn to_napi(error: FilterError) -> Error {
+    match error {
+        FilterError::InvalidArgument(msg) => Error::new(Status::InvalidArg, msg),
+    }
+}
+
+/// Options of the snapshot and tool-result filters.
+#[napi(object)]
+#[derive(Default)]
+pub struct FilterOptions {
+    /// `off`, `light` (lossless), `moderate` or `aggressive`.
+    /// @default 'moderate'
+    pub level: Option<String>,
+    /// Nodes rendered at most; the rest is hidden behind markers.
+    /// @default 1500 at moderate, 500 at aggressive, unlimited below
+    pub max_nodes: Option<u32>,
+    /// Depth below which subtrees are hidden behind markers.
+    /// @default 30 at moderate, 20 at aggressive, unlimited below
+    pub max_depth: Option<u32>,
+    /// Similar siblings shown before a run of them is collapsed.
+    /// @default 8 at moderate, 4 at aggressive, unlimited below
+    pub max_similar_siblings: Option<u32>,
+    /// Characters of a text or name shown before it is cut.
+    /// @default 300 at moderate, 120 at aggressive, unlimited below
+    pub max_text_length: Option<u32>,
+    /// The tool declared an `outputSchema`: `structuredContent` stays valid against it.
+    /// @default false
+    pub has_output_schema: Option<bool>,
+}
+
+impl FilterOptions {
+    fn level(&self) -> Result<Level> {
+        Level::parse_opt(self.level.as_deref()).map_err(to_napi)
+    }
+
+    fn limits(&self, level: Level) -> SnapshotLimits {
+        let mut limits = SnapshotLimits::for_level(level);
+        let set = |slot: &mut usize, value: Option<u32>| {
+            if let Some(v) = value {
+                *slot = v as usize;
+            }
+        };
+        set(&mut limits.max_nodes, self.max_nodes);
+        set(&mut limits.max_depth, self.max_depth);
+        set(&mut limits.max_similar_siblings, self.max_similar_siblings);
+        set(&mut limits.max_text_length, self.max_text_length);
+        limits
+    }
+}
+
+/// Options of the description compressor.
+#[napi(object)]
+#[derive(Default)]
+pub struct CompressOptions {
+    /// `off`, `light`, `moderate` or `aggressive`.
+    /// @default 'moderate'
+    pub level: Option<String>,
+    /// At `aggressive` only: drop schema keywords that change no validation outcome.
+    /// @default false
+    pub compact_schemas: Option<bool>,
+}
+
+impl CompressOptions {
+    fn to_core(&self) -> Result<describe::CompressOptions> {
+        Ok(describe::CompressOptions {
+            level: Level::parse_opt(self.level.as_deref()).map_err(to_napi)?,
+            compact_schemas: self.compact_schemas.unwrap_or(false),
+        })
+    }
+}
+
+/// A filtered snapshot and what the filter did to it.
+#[napi(object)]
+pub struct SnapshotResult {
+    /// The filtered snapshot text.
+    pub text: String,
+    /// Distinct uids in the input.
+    pub uids_in: u32,
+    /// Uids rendered as nodes in the output.
+    pub uids_shown: u32,
+    /// Uids hidden, each named by a marker line.
+    pub uids_hidden: u32,
+    /// Marker lines written.
+    pub markers: u32,
+}
+
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Filters a `tools/call` result (`CallToolResult` as JSON) of the named tool.
+/// Returns the filtered result as JSON, or `null` when nothing was changed.
+#[napi(catch_unwind)]
+pub fn filter_tool_result(
+    tool_name: String,
+    result_json: String,
+    options: Option<FilterOptions>,
+) -> Result<Option<String>> {
+    let options = options.unwrap_or_default();
+    let level = options.level()?;
+    let core = ResultOptions {
+        level,
+        snapshot: options.limits(level),
+        has_output_schema: options.has_output_schema.unwrap_or(false),
+    };
+    result::filter_tool_result(&tool_name, &result_json, &core)
+        .map(|filtered| filtered.map(|f| f.json))
+        .map_err(to_napi)
+}
+
+/// Compresses the descriptions of a `tools/list`, `prompts/list`, `resources/list` or
+/// `resources/templates/list` result (JSON). Returns the new JSON, or `null` when unchanged.
+#[napi(catch_unwind)]
+pub fn compress_list_result(
+    method: String,
+    result_json: String,
+    options: Option<CompressOptions>,
+) -> Result<Option<String>> {
+    let core = options.unwrap_or_default().to_core()?;
+    describe::compress_list_result(&method, &result_json, &core).map_err(to_napi)
+}
+
+/// Compresses one prose text with the description rules.
+#[napi(catch_unwind)]
+pub fn compress_text(text: String, options: Option<CompressOptions>) -> Result<String> {
+    let core = options.unwrap_or_default().to_core()?;
+    Ok(describe::compress_text(&text, core.level))
+}
+
+/// Filters bare snapshot text (the body of a `## Latest page snapshot` section).
+#[napi(catch_unwind)]
+pub fn filter_snapshot(text: String, options: Option<FilterOptions>) -> Result<SnapshotResult> {
+    let options = options.unwrap_or_default();
+    let level = options.level()?;
+    let core = SnapshotOptions {
+        level,
+        limits: options.limits(level),
+    };
+    let out = snapshot::filter_snapshot(&text, &core);
+    Ok(SnapshotResult {
+        text: out.text,
+        uids_in: count(out.uids_in),
+        uids_shown: count(out.uids_shown),
+        uids_hidden: count(out.uids_hidden),
+        markers: count(out.markers),
+    })
+}
+
+/// Options of a proxy session.
+#[napi(object)]
+#[derive(Default)]
+pub struct SessionConfig {
+    /// Filter options applied to every result of the session.
+    pub filter: Option<FilterOptions>,
+    /// At `aggressive` only: drop schema keywords that change no validation outcome.
+    /// @default false
+    pub compact_schemas: Option<bool>,
+}
+
+/// The state one proxy keeps across an MCP session: options, the tools' output schemas and
+/// the running savings. Used by the bin; other JS proxies can use it the same way.
+#[napi]
+pub struct FilterSession {
+    inner: Session,
+}
+
+#[napi]
+impl FilterSession {
+    #[napi(constructor)]
+    pub fn new(config: Option<SessionConfig>) -> Result<FilterSession> {
+        let config = config.unwrap_or_default();
+        let filter = config.filter.unwrap_or_default();
+        let level = filter.level()?;
+        let mut options = SessionOptions::for_level(level);
+        options.snapshot = filter.limits(level);
+        options.compact_schemas = config.compact_schemas.unwrap_or(false);
+        Ok(FilterSession {
+            inner: Session::new(options),
+        })
+    }
+
+    /// The session's filter level.
+    #[napi(getter)]
+    pub fn level(&self) -> String {
+        self.inner.options().level.as_str().to_string()
+    }
+
+    /// Filters a `tools/call` result; `argumentsJson` is the request's `arguments` as JSON.
+    /// Returns the filtered result JSON, or `null` to forward the original.
+    #[napi(catch_unwind)]
+    pub fn filter_tool_result(
+        &mut self,
+        tool_name: String,
+        result_json: String,
+        arguments_json: Option<String>,
+    ) -> Result<Option<String>> {
+        self.inner
+            .filter_tool_result(&tool_name, &result_json, arguments_json.as_deref())
+            .map_err(to_napi)
+    }
+
+    /// Compresses a list result (and remembers the tools' output schemas).
+    #[napi(catch_unwind)]
+    pub fn compress_list_result(
+        &mut self,
+        method: String,
+        result_json: String,
+    ) -> Result<Option<String>> {
+        self.inner
+            .compress_list_result(&method, &result_json)
+            .map_err(to_napi)
+    }
+
+    /// A one-line summary of the session's savings, for stderr on exit.
+    #[napi]
+    pub fn summary(&self) -> String {
+        self.inner.summary()
+    }
+}

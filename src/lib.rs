@@ -1,0 +1,14 @@
+#![deny(clippy::all)]
+//! mcp-snapshot-filter: the Rust core of a token-saving MCP proxy.
+//!
+//! Everything here but `binding` is plain Rust with no napi types, so it is unit-tested with
+//! `cargo test` and reused by the benches. `binding` is the one thin N-API layer.
+
+pub mod describe;
+pub mod error;
+pub mod level;
+pub mod result;
+pub mod session;
+pub mod snapshot;
+
+pub mod binding;
