@@ -1,0 +1,129 @@
+'use strict'
+
+const path = require('node:path')
+const { spawn } = require('node:child_process')
+
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js')
+const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js')
+
+const ROOT = path.resolve(__dirname, '..')
+const BIN = path.join(ROOT, 'bin', 'cli.js')
+const EVERYTHING = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
+const FIXTURES = path.join(__dirname, 'fixtures')
+
+/** The upstream command for server-everything over stdio. */
+function everythingCommand() {
+  return [process.execPath, EVERYTHING, 'stdio']
+}
+
+/** The command line that runs the real bin in front of `upstream`. */
+function proxyCommand(upstream, proxyArgs = []) {
+  return [process.execPath, BIN, ...proxyArgs, '--', ...upstream]
+}
+
+/**
+ * Connects an SDK Client over stdio to `command`, collecting the child's stderr.
+ * Returns { client, transport, stderr: () => string }.
+ */
+async function connect(command, { capabilities = {}, handlers = {}, env } = {}) {
+  const [cmd, ...args] = command
+  const transport = new StdioClientTransport({ command: cmd, args, stderr: 'pipe', env: env ?? { ...process.env } })
+  let stderr = ''
+  transport.stderr.on('data', (d) => {
+    stderr += d
+  })
+  const client = new Client({ name: 'fidelity-test', version: '1.0.0' }, { capabilities })
+  for (const [schema, handler] of handlers.requests ?? []) client.setRequestHandler(schema, handler)
+  for (const [schema, handler] of handlers.notifications ?? []) client.setNotificationHandler(schema, handler)
+  await client.connect(transport)
+  return { client, transport, stderr: () => stderr }
+}
+
+/**
+ * Spawns the bin with raw pipes, for tests that speak JSON-RPC lines directly.
+ * Returns { child, send(obj|string), messages, waitFor(pred, ms), stderr(), exited }.
+ */
+function spawnRaw(command, { env } = {}) {
+  const [cmd, ...args] = command
+  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env: env ?? { ...process.env } })
+  const messages = []
+  const rawLines = []
+  let stderr = ''
+  let buf = ''
+  const waiters = new Set()
+  const check = () => {
+    for (const w of waiters) {
+      const found = messages.find(w.pred)
+      if (found) {
+        waiters.delete(w)
+        clearTimeout(w.timer)
+        w.resolve(found)
+      }
+    }
+  }
+  child.stdout.on('data', (d) => {
+    buf += d
+    let nl
+    while ((nl = buf.indexOf('\n')) !== -1) {
+      const line = buf.slice(0, nl)
+      buf = buf.slice(nl + 1)
+      rawLines.push(line)
+      messages.push(JSON.parse(line))
+    }
+    check()
+  })
+  child.stderr.on('data', (d) => {
+    stderr += d
+  })
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  child.stdin.on('error', () => {})
+  return {
+    child,
+    messages,
+    rawLines,
+    exited,
+    stderr: () => stderr,
+    send(msg) {
+      child.stdin.write(typeof msg === 'string' ? msg : `${JSON.stringify(msg)}\n`)
+    },
+    waitFor(pred, ms = 10000) {
+      return new Promise((resolve, reject) => {
+        const w = { pred, resolve }
+        w.timer = setTimeout(() => {
+          waiters.delete(w)
+          reject(new Error(`timed out after ${ms} ms waiting for a message; stderr:\n${stderr}`))
+        }, ms)
+        waiters.add(w)
+        check()
+      })
+    },
+  }
+}
+
+/** True when a process with this pid is still alive. */
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+async function waitUntil(pred, ms = 10000, step = 50) {
+  const end = Date.now() + ms
+  while (Date.now() < end) {
+    if (await pred()) return true
+    await new Promise((r) => setTimeout(r, step))
+  }
+  return false
+}
+
+const INIT = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw-test', version: '1' } },
+}
+
+module.exports = { ROOT, BIN, EVERYTHING, FIXTURES, INIT, everythingCommand, proxyCommand, connect, spawnRaw, isAlive, waitUntil }

@@ -1,0 +1,138 @@
+'use strict'
+
+// Command-line and environment options of the proxy. Flags win over environment variables;
+// environment variables exist for MCP clients that cannot pass flags.
+
+const LEVELS = ['off', 'light', 'moderate', 'aggressive']
+const DEFAULT_UPSTREAM = ['npx', '-y', 'chrome-devtools-mcp@latest']
+
+class UsageError extends Error {}
+
+/** Every option: flag name, env var, kind, default, help. */
+const OPTIONS = [
+  {
+    name: 'filter-level',
+    env: 'MCP_SNAPSHOT_FILTER_LEVEL',
+    kind: 'choice',
+    choices: LEVELS,
+    default: 'moderate',
+    help: 'How much to filter: off (forward unchanged), light (lossless), moderate, aggressive.',
+  },
+]
+
+const HELP = `mcp-snapshot-filter — a token-saving MCP stdio proxy for browser MCP servers
+
+Usage:
+  mcp-snapshot-filter [options] [-- <upstream command> [args...]]
+
+With no upstream command it starts: ${DEFAULT_UPSTREAM.join(' ')}
+
+The proxy forwards every MCP message between the client (its stdin/stdout) and the upstream
+server unchanged, except the results it knows how to shrink: accessibility snapshots, network and
+console lists, large evaluate_script output (tools/call), and the prose descriptions of
+tools/list, prompts/list, resources/list and resources/templates/list.
+
+Options:
+${OPTIONS.map(optionHelp).join('\n')}
+  -h, --help                 Show this help and exit.
+  -v, --version              Print the version and exit.
+
+Example (Claude Code):
+  claude mcp add chrome-devtools -- npx mcp-snapshot-filter -- npx chrome-devtools-mcp@latest
+
+Logs go to stderr; stdout carries MCP messages only.
+`
+
+function optionHelp(opt) {
+  const value = opt.kind === 'choice' ? `=${opt.choices.join('|')}` : opt.kind === 'flag' ? '' : `=${opt.metavar ?? 'VALUE'}`
+  const left = `  --${opt.name}${value}`
+  const def = opt.default === undefined ? '' : ` (default: ${opt.default})`
+  return `${left.padEnd(28)} ${opt.help}${def}\n${''.padEnd(29)}env: ${opt.env}`
+}
+
+function coerce(opt, raw, source) {
+  if (opt.kind === 'choice') {
+    if (!opt.choices.includes(raw)) {
+      throw new UsageError(`invalid value ${JSON.stringify(raw)} for ${source}: expected one of ${opt.choices.join(', ')}`)
+    }
+    return raw
+  }
+  if (opt.kind === 'flag') {
+    if (['1', 'true', 'yes', 'on', ''].includes(raw)) return true
+    if (['0', 'false', 'no', 'off'].includes(raw)) return false
+    throw new UsageError(`invalid value ${JSON.stringify(raw)} for ${source}: expected true or false`)
+  }
+  if (opt.kind === 'bytes' || opt.kind === 'count') {
+    const n = parseSize(raw)
+    if (n === null) throw new UsageError(`invalid value ${JSON.stringify(raw)} for ${source}: expected a whole number${opt.kind === 'bytes' ? ' (K, M and G suffixes allowed)' : ''}`)
+    return n
+  }
+  if (raw === '') throw new UsageError(`${source} needs a value`)
+  return raw
+}
+
+function parseSize(raw) {
+  const m = /^(\d+)([kKmMgG]?)[bB]?$/.exec(raw)
+  if (!m) return null
+  const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2].toLowerCase()]
+  return Number(m[1]) * unit
+}
+
+/**
+ * Parses argv (without node and the script). Returns { mode: 'help'|'version'|'proxy', options,
+ * command, args, warnings } or throws UsageError.
+ */
+function parseArgs(argv, env = process.env) {
+  const byName = new Map(OPTIONS.map((o) => [o.name, o]))
+  const options = {}
+  for (const opt of OPTIONS) {
+    if (env[opt.env] !== undefined) options[opt.name] = coerce(opt, env[opt.env], `environment variable ${opt.env}`)
+    else options[opt.name] = opt.default
+  }
+  let upstream = null
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--') {
+      upstream = argv.slice(i + 1)
+      break
+    }
+    if (arg === '-h' || arg === '--help') return { mode: 'help' }
+    if (arg === '-v' || arg === '--version') return { mode: 'version' }
+    if (arg.startsWith('--')) {
+      const eq = arg.indexOf('=')
+      let name = eq === -1 ? arg.slice(2) : arg.slice(2, eq)
+      let value = eq === -1 ? undefined : arg.slice(eq + 1)
+      let negated = false
+      if (!byName.has(name) && name.startsWith('no-') && byName.get(name.slice(3))?.kind === 'flag') {
+        name = name.slice(3)
+        negated = true
+      }
+      const opt = byName.get(name)
+      if (!opt) throw new UsageError(`unknown option ${arg.slice(0, eq === -1 ? undefined : eq)} (see --help)`)
+      if (opt.kind === 'flag') {
+        if (negated && value !== undefined) throw new UsageError(`--no-${name} takes no value`)
+        options[name] = negated ? false : value === undefined ? true : coerce(opt, value, `--${name}`)
+        continue
+      }
+      if (value === undefined) {
+        if (i + 1 >= argv.length || argv[i + 1] === '--') throw new UsageError(`--${name} needs a value`)
+        value = argv[++i]
+      }
+      options[name] = coerce(opt, value, `--${name}`)
+      continue
+    }
+    if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg} (see --help)`)
+    // The first bare word starts the upstream command, as if '--' stood before it.
+    upstream = argv.slice(i)
+    break
+  }
+  if (upstream !== null && upstream.length === 0) throw new UsageError("no upstream command after '--'")
+  const [command, ...args] = upstream ?? DEFAULT_UPSTREAM
+  const warnings = []
+  if (args.includes('--slim')) {
+    warnings.push('the upstream runs with --slim: its results carry little for this proxy to filter')
+  }
+  return { mode: 'proxy', options, command, args, warnings }
+}
+
+module.exports = { parseArgs, UsageError, HELP, LEVELS, OPTIONS, DEFAULT_UPSTREAM, parseSize }

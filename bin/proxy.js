@@ -1,0 +1,283 @@
+'use strict'
+
+// The proxy: forwards every JSON-RPC message between the client (our stdin/stdout) and the
+// upstream (a child process) untouched, except the responses to requests it chose to rewrite,
+// tracked by request id. Forwarding happens at the transport level on purpose: the SDK's
+// high-level Server/Client swallow logging/setLevel, replace progress tokens, time out after
+// 60 s and drop unknown fields.
+
+const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js')
+const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js')
+
+const { LineBuffer, envelopeProblem } = require('./line-buffer.js')
+const { log } = require('./log.js')
+
+const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'])
+
+// JSON-RPC error codes the proxy itself answers with.
+const PARSE_ERROR = -32700
+const INVALID_REQUEST = -32600
+const UPSTREAM_GONE = -32000
+
+// How long the upstream gets after its stdin closes, then after SIGTERM, before SIGKILL
+// (the SDK transport's close() does the same escalation with these 2-second steps).
+const SHUTDOWN_STEP_MS = 2000
+
+function idKey(id) {
+  return `${typeof id}:${id}`
+}
+
+function isRequest(msg) {
+  return typeof msg.method === 'string' && 'id' in msg
+}
+
+function isResponse(msg) {
+  return !('method' in msg) && ('result' in msg || 'error' in msg)
+}
+
+class Proxy {
+  /**
+   * @param {object} opts
+   * @param {string} opts.command upstream executable
+   * @param {string[]} opts.args upstream arguments
+   * @param {import('../index').FilterSession} opts.session native filter session
+   * @param {(code: number) => void} [opts.exit] called once, when the proxy is done
+   * @param {NodeJS.ReadableStream} [opts.stdin]
+   * @param {NodeJS.WritableStream} [opts.stdout]
+   * @param {(line: string) => void} [opts.onStatsLine] receives stats lines in stderr mode
+   */
+  constructor(opts) {
+    this.command = opts.command
+    this.args = opts.args
+    this.session = opts.session
+    this.exit = opts.exit ?? ((code) => process.exit(code))
+    this.stdin = opts.stdin ?? process.stdin
+    this.stdout = opts.stdout ?? process.stdout
+    this.filtering = opts.filtering ?? true
+    /** Client requests waiting for the upstream's answer: key -> { id, method, tool, argsJson } */
+    this.pending = new Map()
+    /** Requests the proxy answers itself (its own tools), by tool name. */
+    this.localTools = opts.localTools ?? null
+    this.closing = null
+    this.upstreamExited = false
+  }
+
+  async start() {
+    this.upstream = new StdioClientTransport({
+      command: this.command,
+      args: this.args,
+      // The caller's whole environment: the SDK would otherwise pass only a safe subset.
+      env: { ...process.env },
+      stderr: 'inherit',
+    })
+    this.upstream._readBuffer = new LineBuffer()
+    this.upstream.onmessage = (msg) => this.fromUpstream(msg)
+    this.upstream.onerror = (err) => this.upstreamError(err)
+    this.upstream.onclose = () => this.upstreamClosed()
+    try {
+      await this.upstream.start()
+    } catch (err) {
+      log(`cannot start upstream ${JSON.stringify(this.command)}: ${err.message}`)
+      this.exit(1)
+      return false
+    }
+    this.upstreamStarted = true
+    const child = this.upstream._process
+    child?.once('exit', (code, signal) => {
+      this.exitCode = code
+      this.exitSignal = signal
+    })
+
+    this.client = new StdioServerTransport(this.stdin, this.stdout)
+    this.client._readBuffer = new LineBuffer()
+    this.client.onmessage = (msg) => this.fromClient(msg)
+    this.client.onerror = (err) => this.clientError(err)
+    // The SDK transport does not notice stdin EOF: the client closing its end means goodbye.
+    this.stdin.once('end', () => this.shutdown(0, 'client closed stdin'))
+    this.stdout.on('error', (err) => {
+      if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') this.shutdown(0, 'client went away (stdout closed)')
+      else log(`stdout error: ${err.message}`)
+    })
+    await this.client.start()
+    return true
+  }
+
+  // ---- client -> upstream ----
+
+  fromClient(msg) {
+    if (msg.batch) {
+      for (const item of msg.batch) {
+        const problem = envelopeProblem(item)
+        if (problem) this.replyError(item?.id ?? null, INVALID_REQUEST, `Invalid Request: ${problem}`)
+        else this.fromClient(item)
+      }
+      return
+    }
+    if (isRequest(msg)) {
+      if (this.localTools && msg.method === 'tools/call' && this.localTools.has(msg.params?.name)) {
+        this.answerLocally(msg)
+        return
+      }
+      if (this.upstreamExited || this.closing) {
+        this.replyError(msg.id, UPSTREAM_GONE, `upstream MCP server is not running (${this.exitDescription()})`)
+        return
+      }
+      this.pending.set(idKey(msg.id), this.describeRequest(msg))
+    } else if (msg.method === 'notifications/cancelled') {
+      // The upstream may now never answer: nothing to fail on its behalf later.
+      const requestId = msg.params?.requestId
+      if (requestId !== undefined) this.pending.delete(idKey(requestId))
+    }
+    this.toUpstream(msg)
+  }
+
+  describeRequest(msg) {
+    const entry = { id: msg.id, method: msg.method }
+    if (msg.method === 'tools/call' && typeof msg.params?.name === 'string') {
+      entry.tool = msg.params.name
+      if (msg.params.arguments !== undefined) entry.arguments = msg.params.arguments
+    }
+    return entry
+  }
+
+  toUpstream(msg) {
+    this.upstream.send(msg).catch((err) => {
+      log(`could not write to upstream: ${err.message}`)
+      if (isRequest(msg)) {
+        this.pending.delete(idKey(msg.id))
+        this.replyError(msg.id, UPSTREAM_GONE, 'upstream MCP server is not accepting input')
+      }
+    })
+  }
+
+  clientError(err) {
+    if (err.name !== 'MessageLineError') {
+      log(`client transport error: ${err.message}`)
+      return
+    }
+    log(`bad message from client (${err.bytes} bytes): ${err.message}`)
+    if (err.kind === 'parse') this.replyError(null, PARSE_ERROR, `Parse error: ${err.message}`)
+    else this.replyError(err.id, INVALID_REQUEST, `Invalid Request: ${err.message}`)
+  }
+
+  // ---- upstream -> client ----
+
+  fromUpstream(msg) {
+    if (msg.batch) {
+      for (const item of msg.batch) this.fromUpstream(item)
+      return
+    }
+    if (isResponse(msg) && 'id' in msg) {
+      const key = idKey(msg.id)
+      const entry = this.pending.get(key)
+      if (entry) {
+        this.pending.delete(key)
+        if (this.filtering && 'result' in msg) msg = this.rewrite(entry, msg)
+      }
+    }
+    this.toClient(msg)
+  }
+
+  /** The filtered response, or the original when nothing changed or the filter failed. */
+  rewrite(entry, msg) {
+    try {
+      let out = null
+      if (entry.method === 'tools/call' && entry.tool !== undefined) {
+        const argsJson = entry.arguments === undefined ? null : JSON.stringify(entry.arguments)
+        out = this.session.filterToolResult(entry.tool, JSON.stringify(msg.result), argsJson)
+      } else if (LIST_METHODS.has(entry.method)) {
+        out = this.session.compressListResult(entry.method, JSON.stringify(msg.result))
+      }
+      if (out === null || out === undefined) return msg
+      return { ...msg, result: JSON.parse(out) }
+    } catch (err) {
+      const what = entry.tool === undefined ? entry.method : `${entry.method} ${JSON.stringify(entry.tool)}`
+      log(`filter failed on ${what} (forwarding the original): ${err.code ? `${err.code}: ` : ''}${err.message}`)
+      return msg
+    }
+  }
+
+  upstreamError(err) {
+    // Before the child runs, start() reports the failure itself, in one line.
+    if (!this.upstreamStarted) return
+    if (err.name === 'MessageLineError') {
+      log(`upstream printed a line that is not a JSON-RPC message (${err.bytes} bytes, dropped): ${err.message}${err.preview ? ` — ${JSON.stringify(err.preview)}` : ''}`)
+      return
+    }
+    log(`upstream transport error: ${err.message}`)
+  }
+
+  upstreamClosed() {
+    this.upstreamExited = true
+    if (this.closing) return
+    const why = this.exitDescription()
+    for (const entry of this.pending.values()) {
+      this.replyError(entry.id, UPSTREAM_GONE, `upstream MCP server exited (${why}) before answering ${entry.method}`)
+    }
+    this.pending.clear()
+    log(`upstream exited (${why})`)
+    const code = typeof this.exitCode === 'number' && this.exitCode !== 0 ? this.exitCode : 1
+    this.shutdown(code, null)
+  }
+
+  exitDescription() {
+    if (this.exitSignal) return `signal ${this.exitSignal}`
+    if (typeof this.exitCode === 'number') return `exit code ${this.exitCode}`
+    return 'exited'
+  }
+
+  // ---- replies the proxy makes itself ----
+
+  toClient(msg) {
+    if (this.stdout.destroyed || this.stdout.writableEnded) return
+    this.client.send(msg).catch((err) => log(`could not write to client: ${err.message}`))
+  }
+
+  replyError(id, code, message) {
+    this.toClient({ jsonrpc: '2.0', id, error: { code, message } })
+  }
+
+  answerLocally(msg) {
+    Promise.resolve()
+      .then(() => this.localTools.call(msg.params.name, msg.params.arguments ?? {}))
+      .then(
+        (result) => this.toClient({ jsonrpc: '2.0', id: msg.id, result }),
+        (err) => this.replyError(msg.id, -32603, `Internal error: ${err.message}`),
+      )
+  }
+
+  // ---- lifecycle ----
+
+  /** The one way out: idempotent, stops the upstream (stdin end, SIGTERM, SIGKILL), then exits. */
+  shutdown(code, reason) {
+    if (this.closing) return this.closing
+    if (reason) log(`shutting down: ${reason}`)
+    this.closing = (async () => {
+      try {
+        const summary = this.session?.summary()
+        if (summary) log(summary)
+      } catch {
+        // a summary is not worth failing the shutdown for
+      }
+      if (!this.upstreamExited && this.upstream) {
+        await this.upstream.close().catch(() => {})
+      }
+      await flush(this.stdout)
+      this.exit(code)
+    })()
+    return this.closing
+  }
+}
+
+function flush(stream) {
+  return new Promise((resolve) => {
+    if (!stream.writableNeedDrain || stream.destroyed) return resolve()
+    const timer = setTimeout(resolve, SHUTDOWN_STEP_MS)
+    stream.once('drain', () => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+}
+
+module.exports = { Proxy, LIST_METHODS }
