@@ -10,5 +10,6 @@ pub mod level;
 pub mod result;
 pub mod session;
 pub mod snapshot;
+pub mod stats;
 
 pub mod binding;
