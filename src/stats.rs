@@ -136,13 +136,14 @@ pub fn format_reduction(bytes_in: u64, bytes_out: u64) -> String {
 pub fn stats_line(bytes_in: usize, bytes_out: usize, totals: &SavingsTotals) -> String {
     let (bytes_in, bytes_out) = (bytes_in as u64, bytes_out as u64);
     format!(
-        "[mcp-snapshot-filter: {} → {} ({}), ~{} tokens saved | session: {} saved over {} calls ({})]",
+        "[mcp-snapshot-filter: {} → {} ({}), ~{} tokens saved | session: {} saved over {} call{} ({})]",
         format_bytes(bytes_in),
         format_bytes(bytes_out),
         format_reduction(bytes_in, bytes_out),
         format_count(estimate_tokens(bytes_in.saturating_sub(bytes_out))),
         format_bytes(totals.bytes_saved()),
         totals.calls,
+        if totals.calls == 1 { "" } else { "s" },
         format_reduction(totals.bytes_in, totals.bytes_out),
     )
 }

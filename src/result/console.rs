@@ -133,7 +133,8 @@ pub fn filter_console_list(section: &str, limits: &ConsoleLimits) -> Option<List
             continue;
         }
         let stack = record.stack_len();
-        if stack > limits.max_stack_lines {
+        // Replacing a single line by a marker line saves nothing.
+        if stack > limits.max_stack_lines.saturating_add(1) {
             let keep = record.lines.len() - stack + limits.max_stack_lines;
             out.extend(record.lines[..keep].iter().map(|s| s.to_string()));
             out.push(format!(
@@ -166,13 +167,13 @@ pub fn filter_console_list(section: &str, limits: &ConsoleLimits) -> Option<List
             parts.push(format!("{label} msgid={}", format_id_ranges(ids)));
         }
     };
-    name(format!("debug/verbose {}", debug.len()), &debug);
-    name(format!("repeats {}", similar.len()), &similar);
+    name(format!("{} debug/verbose", debug.len()), &debug);
+    name(format!("{} repeats", similar.len()), &similar);
     name(
         format!(
-            "older log/info beyond {} {}",
-            limits.max_log_messages,
-            beyond_cap.len()
+            "{} older log/info (latest {} kept)",
+            beyond_cap.len(),
+            limits.max_log_messages
         ),
         &beyond_cap,
     );
@@ -250,7 +251,7 @@ mod tests {
             "## Console messages\nShowing 1-3 of 3 (Page 1 of 1).\n\
              msgid=1 [error] debug trace failed (0 args)\n\
              msgid=3 [log] [debug] not a debug message (1 args)\n\
-             [hidden 1 of 3 messages: debug/verbose 1 msgid=2; get_console_message shows any in full]"
+             [hidden 1 of 3 messages: 1 debug/verbose msgid=2; get_console_message shows any in full]"
         );
         assert_eq!(out.hidden_ids, vec![2]);
     }
@@ -271,13 +272,13 @@ mod tests {
     #[test]
     fn trims_long_stack_traces_and_keeps_the_footer_last() {
         let section = "## Console messages\nmsgid=7 [error] boom (0 args)\n  at a (x.js:1:1)\n\
-            \x20 --- setTimeout ----\n  at b (x.js:2:2)\n  at c (x.js:3:3)\n\
+            \x20 --- setTimeout ----\n  at b (x.js:2:2)\n  at c (x.js:3:3)\n  at d (x.js:4:4)\n\
             Note: stack trace line and column numbers use 1-based indexing";
         let out = filter_console_list(section, &moderate()).expect("filtered");
         assert_eq!(
             out.text,
             "## Console messages\nmsgid=7 [error] boom (0 args)\n  at a (x.js:1:1)\n\
-             \x20 --- setTimeout ----\n  … 2 more stack lines\n\
+             \x20 --- setTimeout ----\n  … 3 more stack lines\n\
              [hidden 0 of 1 messages: stack traces cut msgid=7; get_console_message shows any in full]\n\
              Note: stack trace line and column numbers use 1-based indexing"
         );

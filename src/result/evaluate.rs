@@ -62,26 +62,39 @@ impl Cuts {
         }
         if self.arrays > 0 {
             parts.push(format!(
-                "{} arrays cut to {} items ({} more items)",
-                self.arrays, limits.max_array_items, self.items
+                "{} cut to {} items ({} more items)",
+                plural(self.arrays, "array"),
+                limits.max_array_items,
+                self.items
             ));
         }
         if self.strings > 0 {
             parts.push(format!(
-                "{} strings cut to {} chars ({} more chars)",
-                self.strings, limits.max_string_chars, self.chars
+                "{} cut to {} chars ({} more chars)",
+                plural(self.strings, "string"),
+                limits.max_string_chars,
+                self.chars
             ));
         }
         if self.deep > 0 {
             parts.push(format!(
-                "{} values nested deeper than {} levels replaced",
-                self.deep, limits.max_depth
+                "{} nested deeper than {} levels replaced",
+                plural(self.deep, "value"),
+                limits.max_depth
             ));
         }
         format!(
             "[evaluate_script result cut: {}; a narrower script returns the rest]",
             parts.join(", ")
         )
+    }
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 
@@ -229,11 +242,11 @@ mod tests {
         let lines: Vec<&str> = out.split('\n').collect();
         assert_eq!(lines[3], "```");
         assert!(
-            lines[4].contains("1 arrays cut to 2 items (2 more items)"),
+            lines[4].contains("1 array cut to 2 items (2 more items)"),
             "{out}"
         );
-        assert!(lines[4].contains("1 strings cut to 5 chars (5 more chars)"));
-        assert!(lines[4].contains("1 values nested deeper than 3 levels"));
+        assert!(lines[4].contains("1 string cut to 5 chars (5 more chars)"));
+        assert!(lines[4].contains("1 value nested deeper than 3 levels"));
     }
 
     #[test]

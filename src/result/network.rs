@@ -204,8 +204,8 @@ fn summary_line(hidden: &[(RequestKind, u64)], listed: usize) -> String {
                 .collect();
             format!(
                 "{} {} reqid={}",
-                kind.resource_type(),
                 ids.len(),
+                kind.resource_type(),
                 format_id_ranges(&ids)
             )
         })
@@ -264,7 +264,7 @@ mod tests {
             "## Network requests\nShowing 1-5 of 5 (Page 1 of 1).\n\
              reqid=1 GET http://a/ [200]\nreqid=3 GET http://a/b.png [404]\n\
              reqid=5 GET http://b/d.png [net::ERR_INTERNET_DISCONNECTED]\n\
-             [hidden 2 of 5 requests (successful static files): image 1 reqid=4; stylesheet 1 reqid=2; get_network_request shows any]\n"
+             [hidden 2 of 5 requests (successful static files): 1 image reqid=4; 1 stylesheet reqid=2; get_network_request shows any]\n"
         );
         assert_eq!(out.hidden_ids, vec![2, 4]);
     }
