@@ -283,6 +283,15 @@ mod tests {
     }
 
     #[test]
+    fn json_deeper_than_the_parser_allows_is_cut_as_text() {
+        // serde_json stops at 128 levels; 5,000 levels are then plain text, cut at the limit.
+        let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+        let out = filter_evaluate_message(&fenced(&deep), &limits()).expect("cut");
+        assert_eq!(payload_of(&out), "[".repeat(20));
+        assert_eq!(out.split('\n').nth(3), Some("```"));
+    }
+
+    #[test]
     fn deep_json_does_not_overflow() {
         let deep = format!("{}{}", "[".repeat(120), "]".repeat(120));
         let out = filter_evaluate_message(&fenced(&deep), &limits()).expect("cut");

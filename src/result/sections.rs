@@ -180,6 +180,8 @@ fn list_follows(next: Option<&str>) -> bool {
         Some(line) => {
             line.starts_with("Showing ")
                 || line.starts_with("Invalid page number")
+                || line.starts_with("reqid=")
+                || line.starts_with("msgid=")
                 || line == "No requests found."
                 || line == "<no console messages found>"
         }
