@@ -24,6 +24,13 @@ export declare class FilterSession {
   filterToolResult(toolName: string, resultJson: string, argumentsJson?: string | undefined | null): string | null
   /** Compresses a list result (and remembers the tools' output schemas). */
   compressListResult(method: string, resultJson: string): string | null
+  /**
+   * In `stderr` stats mode: the stats line of the last filtered result, once; `null` when
+   * there is none (nothing filtered since the last call, or another mode).
+   */
+  takeStatsLine(): string | null
+  /** The session's stats mode: `inline`, `stderr` or `off`. */
+  get stats(): string
   /** A one-line summary of the session's savings, for stderr on exit. */
   summary(): string
 }
@@ -90,7 +97,8 @@ export declare function filterSnapshot(text: string, options?: FilterOptions | u
 
 /**
  * Filters a `tools/call` result (`CallToolResult` as JSON) of the named tool.
- * Returns the filtered result as JSON, or `null` when nothing was changed.
+ * Returns the filtered result as JSON, or `null` when nothing was changed. Carries no stats
+ * line: that is the session's (`FilterSession`).
  */
 export declare function filterToolResult(toolName: string, resultJson: string, options?: FilterOptions | undefined | null): string | null
 
@@ -103,6 +111,12 @@ export interface SessionConfig {
    * @default false
    */
   compactSchemas?: boolean
+  /**
+   * Where each filtered result's stats line goes: `inline` (appended to the result's text,
+   * the agent sees it), `stderr` (kept for `takeStatsLine()`, the proxy prints it) or `off`.
+   * @default 'inline'
+   */
+  stats?: string
 }
 
 /** A filtered snapshot and what the filter did to it. */

@@ -10,6 +10,7 @@ use crate::level::Level;
 use crate::result::{self, ResultOptions};
 use crate::session::{Session, SessionOptions};
 use crate::snapshot::{self, SnapshotLimits, SnapshotOptions};
+use crate::stats::StatsMode;
 
 fn to_napi(error: FilterError) -> Error {
     match error {
@@ -102,7 +103,8 @@ fn count(n: usize) -> u32 {
 }
 
 /// Filters a `tools/call` result (`CallToolResult` as JSON) of the named tool.
-/// Returns the filtered result as JSON, or `null` when nothing was changed.
+/// Returns the filtered result as JSON, or `null` when nothing was changed. Carries no stats
+/// line: that is the session's (`FilterSession`).
 #[napi(catch_unwind)]
 pub fn filter_tool_result(
     tool_name: String,
@@ -111,11 +113,9 @@ pub fn filter_tool_result(
 ) -> Result<Option<String>> {
     let options = options.unwrap_or_default();
     let level = options.level()?;
-    let core = ResultOptions {
-        level,
-        snapshot: options.limits(level),
-        has_output_schema: options.has_output_schema.unwrap_or(false),
-    };
+    let mut core = ResultOptions::for_level(level);
+    core.snapshot = options.limits(level);
+    core.has_output_schema = options.has_output_schema.unwrap_or(false);
     result::filter_tool_result(&tool_name, &result_json, &core)
         .map(|filtered| filtered.map(|f| f.json))
         .map_err(to_napi)
@@ -168,6 +168,10 @@ pub struct SessionConfig {
     /// At `aggressive` only: drop schema keywords that change no validation outcome.
     /// @default false
     pub compact_schemas: Option<bool>,
+    /// Where each filtered result's stats line goes: `inline` (appended to the result's text,
+    /// the agent sees it), `stderr` (kept for `takeStatsLine()`, the proxy prints it) or `off`.
+    /// @default 'inline'
+    pub stats: Option<String>,
 }
 
 /// The state one proxy keeps across an MCP session: options, the tools' output schemas and
@@ -187,6 +191,7 @@ impl FilterSession {
         let mut options = SessionOptions::for_level(level);
         options.snapshot = filter.limits(level);
         options.compact_schemas = config.compact_schemas.unwrap_or(false);
+        options.stats = StatsMode::parse_opt(config.stats.as_deref()).map_err(to_napi)?;
         Ok(FilterSession {
             inner: Session::new(options),
         })
@@ -222,6 +227,19 @@ impl FilterSession {
         self.inner
             .compress_list_result(&method, &result_json)
             .map_err(to_napi)
+    }
+
+    /// In `stderr` stats mode: the stats line of the last filtered result, once; `null` when
+    /// there is none (nothing filtered since the last call, or another mode).
+    #[napi]
+    pub fn take_stats_line(&mut self) -> Option<String> {
+        self.inner.take_stats_line()
+    }
+
+    /// The session's stats mode: `inline`, `stderr` or `off`.
+    #[napi(getter)]
+    pub fn stats(&self) -> String {
+        self.inner.options().stats.as_str().to_string()
     }
 
     /// A one-line summary of the session's savings, for stderr on exit.

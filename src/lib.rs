@@ -12,5 +12,6 @@ pub mod result;
 pub mod session;
 pub mod snapshot;
 pub mod snapshot_cache;
+pub mod stats;
 
 pub mod binding;

@@ -1,5 +1,5 @@
 //! State the proxy keeps across one MCP session: the options, which tools declared an
-//! `outputSchema`, and running totals for the stats.
+//! `outputSchema`, and running totals for the stats (`crate::stats`).
 
 use std::collections::HashSet;
 
@@ -8,14 +8,19 @@ use serde_json::Value;
 use crate::describe::{self, CompressOptions};
 use crate::error::FilterResult;
 use crate::level::Level;
-use crate::result::{self, ResultOptions};
+use crate::result::{self, ResultLimits, ResultOptions};
 use crate::snapshot::SnapshotLimits;
+use crate::stats::{self, SavingsTotals, StatsMode};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionOptions {
     pub level: Level,
     pub snapshot: SnapshotLimits,
+    /// Network, console and evaluate_script limits.
+    pub limits: ResultLimits,
     pub compact_schemas: bool,
+    /// Where each filtered result's stats line goes.
+    pub stats: StatsMode,
 }
 
 impl SessionOptions {
@@ -23,24 +28,23 @@ impl SessionOptions {
         SessionOptions {
             level,
             snapshot: SnapshotLimits::for_level(level),
+            limits: ResultLimits::for_level(level),
             compact_schemas: false,
+            stats: StatsMode::default(),
         }
     }
 }
 
-/// Running totals over the filtered `tools/call` results of a session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SessionTotals {
-    pub calls: u64,
-    pub bytes_in: u64,
-    pub bytes_out: u64,
-}
+/// Running totals over the `tools/call` results of a session.
+pub type SessionTotals = SavingsTotals;
 
 #[derive(Debug)]
 pub struct Session {
     options: SessionOptions,
     tools_with_output_schema: HashSet<String>,
     totals: SessionTotals,
+    /// The last stats line, in `stderr` mode, until the proxy takes it.
+    pending_stats_line: Option<String>,
 }
 
 impl Session {
@@ -49,6 +53,7 @@ impl Session {
             options,
             tools_with_output_schema: HashSet::new(),
             totals: SessionTotals::default(),
+            pending_stats_line: None,
         }
     }
 
@@ -61,25 +66,44 @@ impl Session {
     }
 
     /// Filters one `tools/call` result; `Ok(None)` means forward the original.
-    /// `arguments_json` is the request's `arguments` (used to know which page a snapshot is of).
+    /// `arguments_json` is the request's `arguments` (the filters honour `resourceTypes` and
+    /// `types`). In `inline` stats mode the result's text carries the stats line; in `stderr`
+    /// mode `take_stats_line` returns it.
     pub fn filter_tool_result(
         &mut self,
         tool_name: &str,
         result_json: &str,
-        _arguments_json: Option<&str>,
+        arguments_json: Option<&str>,
     ) -> FilterResult<Option<String>> {
         let options = ResultOptions {
             level: self.options.level,
             snapshot: self.options.snapshot.clone(),
+            limits: self.options.limits.clone(),
             has_output_schema: self.tools_with_output_schema.contains(tool_name),
+            requested_resource_types: Vec::new(),
+            requested_console_types: Vec::new(),
+        }
+        .with_arguments(arguments_json);
+        self.totals.results += 1;
+        let Some(mut filtered) =
+            result::filter_tool_result_value(tool_name, result_json, &options)?
+        else {
+            return Ok(None);
         };
-        let filtered = result::filter_tool_result(tool_name, result_json, &options)?;
-        Ok(filtered.map(|f| {
-            self.totals.calls += 1;
-            self.totals.bytes_in += f.text_bytes_in as u64;
-            self.totals.bytes_out += f.text_bytes_out as u64;
-            f.json
-        }))
+        let (bytes_in, bytes_out) = (filtered.figures.bytes_in(), filtered.figures.bytes_out());
+        self.totals.record(bytes_in, bytes_out);
+        let line = stats::stats_line(bytes_in, bytes_out, &self.totals);
+        match self.options.stats {
+            StatsMode::Inline => filtered.append_line(&line),
+            StatsMode::Stderr => self.pending_stats_line = Some(line),
+            StatsMode::Off => {}
+        }
+        Ok(Some(filtered.into_filtered_result().json))
+    }
+
+    /// The stats line of the last filtered result in `stderr` mode, once (`None` otherwise).
+    pub fn take_stats_line(&mut self) -> Option<String> {
+        self.pending_stats_line.take()
     }
 
     /// Compresses a list result; for `tools/list` it also remembers which tools declare an
@@ -119,10 +143,6 @@ impl Session {
 
     /// One line for stderr when the proxy exits.
     pub fn summary(&self) -> String {
-        let t = self.totals;
-        format!(
-            "session: {} filtered calls, {} bytes in, {} bytes out",
-            t.calls, t.bytes_in, t.bytes_out
-        )
+        stats::summary_line(&self.totals)
     }
 }
