@@ -67,11 +67,12 @@ function serveDirectory(dir = SITE_DIR) {
 
 /**
  * chrome-devtools-mcp's command line: headless, a throw-away profile, no sandbox (CI runs as
- * root), no update checks or telemetry, and every host name but 127.0.0.1 resolved to nothing so
- * a page cannot reach outside the machine (the noisy page posts to telemetry.invalid).
+ * root), no update checks or telemetry. `offline` (the default) resolves every host name but
+ * 127.0.0.1 to nothing, so a page cannot reach outside the machine (the noisy page posts to
+ * telemetry.invalid).
  */
-function chromeDevtoolsCommand({ executablePath = CHROMIUM } = {}) {
-  return [
+function chromeDevtoolsCommand({ executablePath = CHROMIUM, offline = true } = {}) {
+  const command = [
     process.execPath,
     CHROME_DEVTOOLS_MCP,
     `--executablePath=${executablePath}`,
@@ -86,8 +87,9 @@ function chromeDevtoolsCommand({ executablePath = CHROMIUM } = {}) {
     '--chromeArg=--disable-component-update',
     '--chromeArg=--disable-sync',
     '--chromeArg=--no-first-run',
-    '--chromeArg=--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
   ]
+  if (offline) command.push('--chromeArg=--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1')
+  return command
 }
 
 /** The environment for chrome-devtools-mcp (and for the proxy, which passes it on). */
