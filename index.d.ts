@@ -17,11 +17,25 @@ export declare class FilterSession {
   constructor(config?: SessionConfig | undefined | null)
   /** The session's filter level. */
   get level(): string
+  /** The session's description compression level. */
+  get describeLevel(): string
   /**
    * Filters a `tools/call` result; `argumentsJson` is the request's `arguments` as JSON.
    * Returns the filtered result JSON, or `null` to forward the original.
    */
   filterToolResult(toolName: string, resultJson: string, argumentsJson?: string | undefined | null): string | null
+  /**
+   * True when `toolName` is one of the proxy's own tools (answer it with `callProxyTool`,
+   * never forward it).
+   */
+  isProxyTool(toolName: string): boolean
+  /**
+   * Answers a call of one of the proxy's tools: the `CallToolResult` as JSON (an `isError`
+   * result when there is no snapshot or the uid is unknown).
+   */
+  callProxyTool(toolName: string, argumentsJson?: string | undefined | null): string
+  /** Bytes of raw snapshots held for the proxy tools. */
+  get cachedSnapshotBytes(): number
   /** Compresses a list result (and remembers the tools' output schemas). */
   compressListResult(method: string, resultJson: string): string | null
   /**
@@ -102,6 +116,12 @@ export declare function filterSnapshot(text: string, options?: FilterOptions | u
  */
 export declare function filterToolResult(toolName: string, resultJson: string, options?: FilterOptions | undefined | null): string | null
 
+/**
+ * True when `filterToolResult` may change results of the named tool: the others need not
+ * cross into native code at all.
+ */
+export declare function isFilteredTool(toolName: string): boolean
+
 /** Options of a proxy session. */
 export interface SessionConfig {
   /** Filter options applied to every result of the session. */
@@ -117,6 +137,24 @@ export interface SessionConfig {
    * @default 'inline'
    */
   stats?: string
+  /**
+   * Level of the description compressor for list results.
+   * @default the filter level
+   */
+  describeLevel?: string
+  /**
+   * Add `expand_snapshot` and `search_snapshot` to `tools/list` and answer them from the
+   * cached raw snapshots (`isProxyTool`, `callProxyTool`).
+   * @default true at moderate and aggressive, false at light and off
+   */
+  proxyTools?: boolean
+  /**
+   * Bytes of raw snapshots kept for the proxy tools (latest per page, oldest evicted first).
+   * @default 33554432 (32 MiB)
+   */
+  snapshotCacheBytes?: number
+  /** Also write each raw snapshot to a file in this directory and name the file in the result. */
+  rawSnapshotsDir?: string
 }
 
 /** A filtered snapshot and what the filter did to it. */

@@ -1,6 +1,8 @@
 //! The one N-API layer: converts JS options to core options and core errors to `napi::Error`.
 //! Payloads cross as strings (see ../shared/NAPI-NOTES.md: object conversion costs more).
 
+use std::path::PathBuf;
+
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 
@@ -121,6 +123,13 @@ pub fn filter_tool_result(
         .map_err(to_napi)
 }
 
+/// True when `filterToolResult` may change results of the named tool: the others need not
+/// cross into native code at all.
+#[napi]
+pub fn is_filtered_tool(tool_name: String) -> bool {
+    crate::result::tools::is_content_heavy(&tool_name)
+}
+
 /// Compresses the descriptions of a `tools/list`, `prompts/list`, `resources/list` or
 /// `resources/templates/list` result (JSON). Returns the new JSON, or `null` when unchanged.
 #[napi(catch_unwind)]
@@ -172,6 +181,18 @@ pub struct SessionConfig {
     /// the agent sees it), `stderr` (kept for `takeStatsLine()`, the proxy prints it) or `off`.
     /// @default 'inline'
     pub stats: Option<String>,
+    /// Level of the description compressor for list results.
+    /// @default the filter level
+    pub describe_level: Option<String>,
+    /// Add `expand_snapshot` and `search_snapshot` to `tools/list` and answer them from the
+    /// cached raw snapshots (`isProxyTool`, `callProxyTool`).
+    /// @default true at moderate and aggressive, false at light and off
+    pub proxy_tools: Option<bool>,
+    /// Bytes of raw snapshots kept for the proxy tools (latest per page, oldest evicted first).
+    /// @default 33554432 (32 MiB)
+    pub snapshot_cache_bytes: Option<u32>,
+    /// Also write each raw snapshot to a file in this directory and name the file in the result.
+    pub raw_snapshots_dir: Option<String>,
 }
 
 /// The state one proxy keeps across an MCP session: options, the tools' output schemas and
@@ -192,6 +213,16 @@ impl FilterSession {
         options.snapshot = filter.limits(level);
         options.compact_schemas = config.compact_schemas.unwrap_or(false);
         options.stats = StatsMode::parse_opt(config.stats.as_deref()).map_err(to_napi)?;
+        if let Some(describe) = config.describe_level.as_deref() {
+            options.describe_level = describe.parse().map_err(to_napi)?;
+        }
+        if let Some(proxy_tools) = config.proxy_tools {
+            options.proxy_tools = proxy_tools;
+        }
+        if let Some(bytes) = config.snapshot_cache_bytes {
+            options.cache_bytes = bytes as usize;
+        }
+        options.raw_snapshots_dir = config.raw_snapshots_dir.map(PathBuf::from);
         Ok(FilterSession {
             inner: Session::new(options),
         })
@@ -201,6 +232,12 @@ impl FilterSession {
     #[napi(getter)]
     pub fn level(&self) -> String {
         self.inner.options().level.as_str().to_string()
+    }
+
+    /// The session's description compression level.
+    #[napi(getter)]
+    pub fn describe_level(&self) -> String {
+        self.inner.options().describe_level.as_str().to_string()
     }
 
     /// Filters a `tools/call` result; `argumentsJson` is the request's `arguments` as JSON.
@@ -215,6 +252,32 @@ impl FilterSession {
         self.inner
             .filter_tool_result(&tool_name, &result_json, arguments_json.as_deref())
             .map_err(to_napi)
+    }
+
+    /// True when `toolName` is one of the proxy's own tools (answer it with `callProxyTool`,
+    /// never forward it).
+    #[napi]
+    pub fn is_proxy_tool(&self, tool_name: String) -> bool {
+        self.inner.is_proxy_tool(&tool_name)
+    }
+
+    /// Answers a call of one of the proxy's tools: the `CallToolResult` as JSON (an `isError`
+    /// result when there is no snapshot or the uid is unknown).
+    #[napi(catch_unwind)]
+    pub fn call_proxy_tool(
+        &self,
+        tool_name: String,
+        arguments_json: Option<String>,
+    ) -> Result<String> {
+        self.inner
+            .call_proxy_tool(&tool_name, arguments_json.as_deref())
+            .map_err(to_napi)
+    }
+
+    /// Bytes of raw snapshots held for the proxy tools.
+    #[napi(getter)]
+    pub fn cached_snapshot_bytes(&self) -> f64 {
+        self.inner.cached_snapshot_bytes() as f64
     }
 
     /// Compresses a list result (and remembers the tools' output schemas).

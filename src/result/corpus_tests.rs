@@ -9,9 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::level::Level;
 use crate::result::console::always_kept;
 use crate::result::ids::parse_id_ranges;
-use crate::result::network::{
-    classify_url, is_failed, parse_request_line, RequestKind,
-};
+use crate::result::network::{classify_url, is_failed, parse_request_line, RequestKind};
 use crate::result::sections::{split_sections, SectionKind};
 use crate::result::{filter_tool_result, ResultOptions};
 use crate::session::{Session, SessionOptions};

@@ -7,9 +7,9 @@
 //! Only text blocks are touched; image blocks, `_meta`, `isError` and its error line pass
 //! untouched, and so does every section without a filter, byte for byte.
 
+pub mod console;
 #[cfg(test)]
 mod corpus_tests;
-pub mod console;
 pub mod evaluate;
 pub mod ids;
 mod lines;
@@ -244,6 +244,18 @@ pub fn filter_tool_result_value(
     result_json: &str,
     options: &ResultOptions,
 ) -> FilterResult<Option<FilteredValue>> {
+    filter_tool_result_capturing(tool_name, result_json, options, &mut None)
+}
+
+/// `filter_tool_result_value` that also hands back the raw body of the result's accessibility
+/// snapshot, if it has one (whether or not the filter changed it), for the proxy's snapshot
+/// cache: this way the result is parsed once.
+pub fn filter_tool_result_capturing(
+    tool_name: &str,
+    result_json: &str,
+    options: &ResultOptions,
+    raw_snapshot: &mut Option<String>,
+) -> FilterResult<Option<FilteredValue>> {
     if options.level == Level::Off || !tools::is_content_heavy(tool_name) {
         return Ok(None);
     }
@@ -269,7 +281,14 @@ pub fn filter_tool_result_value(
             continue;
         };
         figures.text_bytes_in += text.len();
-        if let Some(new_text) = filter_text(tool_name, text, is_error, options, &mut figures) {
+        if let Some(new_text) = filter_text(
+            tool_name,
+            text,
+            is_error,
+            options,
+            &mut figures,
+            raw_snapshot,
+        ) {
             *text = new_text;
             changed_block.get_or_insert(index);
         }
@@ -295,13 +314,16 @@ fn filter_text(
     is_error: bool,
     options: &ResultOptions,
     figures: &mut FilterFigures,
+    raw_snapshot: &mut Option<String>,
 ) -> Option<String> {
     let sections = split_sections(text, is_error);
     let mut parts: Vec<std::borrow::Cow<str>> = Vec::with_capacity(sections.len());
     let mut changed = false;
     for section in &sections {
         let replacement = match section.kind {
-            SectionKind::Snapshot => filter_snapshot_section(section.text, options, figures),
+            SectionKind::Snapshot => {
+                filter_snapshot_section(section.text, options, figures, raw_snapshot)
+            }
             SectionKind::NetworkList => network::filter_network_list(
                 section.text,
                 &options.limits.network,
@@ -340,11 +362,13 @@ fn filter_snapshot_section(
     section: &str,
     options: &ResultOptions,
     figures: &mut FilterFigures,
+    raw_snapshot: &mut Option<String>,
 ) -> Option<String> {
     let (header, body) = section.split_at(section.find('\n')? + 1);
     if body.is_empty() {
         return None;
     }
+    *raw_snapshot = Some(body.to_string());
     let snapshot_options = SnapshotOptions {
         level: options.level,
         limits: options.snapshot.clone(),
