@@ -91,7 +91,7 @@ for (const server of servers()) {
   const parsed = server.lists.map((l) => ({ ...l, result: JSON.parse(fs.readFileSync(l.file, 'utf8')).result }))
   for (const l of parsed) {
     const json = JSON.stringify(l.result)
-    row.descTokens += tokens(descriptions(l.method, l.result).join('\n'))
+    row.descTokens += descriptions(l.method, l.result).reduce((n, t) => n + tokens(t), 0)
     row.listTokens += tokens(json)
   }
   for (const level of LEVELS) {
@@ -100,7 +100,7 @@ for (const server of servers()) {
     for (const l of parsed) {
       const json = JSON.stringify(l.result)
       const out = compressListResult(l.method, json, { level, compactSchemas: compact }) ?? json
-      desc += tokens(descriptions(l.method, JSON.parse(out)).join('\n'))
+      desc += descriptions(l.method, JSON.parse(out)).reduce((n, t) => n + tokens(t), 0)
       list += tokens(out)
     }
     row.levels[level] = { desc: pct(row.descTokens, desc), list: pct(row.listTokens, list) }

@@ -99,6 +99,12 @@ fn compress_description(text: &str, level: Level, vocab: &Vocab) -> String {
     let mut prose = rules::apply(&protected.text, level);
     prose = japanese::apply(&prose, level);
     if level == Level::Aggressive {
+        let is_example = |c: char| {
+            protected
+                .span_of(c)
+                .is_some_and(|span| span.starts_with("e.g"))
+        };
+        prose = rules::example_asides(&prose, &is_example);
         prose = shorten::shorten(&prose, &protected);
     }
     protected.restore(&prose)

@@ -207,6 +207,12 @@ pub fn protect(text: &str, vocab: &Vocab) -> Option<Protected> {
 }
 
 impl Protected {
+    /// The span a sentinel stands for.
+    pub fn span_of(&self, c: char) -> Option<&str> {
+        let i = self.sentinels.binary_search(&c).ok()?;
+        self.spans.get(i).map(String::as_str)
+    }
+
     /// Puts the spans back into a text derived from `self.text` by the rules.
     pub fn restore(&self, text: &str) -> String {
         if self.spans.is_empty() {

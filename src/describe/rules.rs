@@ -122,13 +122,7 @@ pub fn pleasantries(text: &str) -> String {
     let text = PLEASANTRY_SENTENCES.replace_all(text, "");
     PLEASANTRY_WORDS
         .replace_all(&text, |c: &Captures| {
-            let start = c.get(0).map_or(0, |m| m.start());
-            let next = c.get(1).map_or("", |m| m.as_str());
-            if is_sentence_start(&text, start) {
-                capitalize(next)
-            } else {
-                next.to_string()
-            }
+            c.get(1).map_or("", |m| m.as_str()).to_string()
         })
         .into_owned()
 }
@@ -210,9 +204,9 @@ pub fn leaders(text: &str) -> String {
             .find(|(p, _)| *p == key)
             .map_or(phrase.as_str(), |(_, r)| *r);
         if replacement.is_empty() {
-            capitalize(next.as_str())
+            next.as_str().to_string()
         } else {
-            format!("{} {}", capitalize(replacement), next.as_str())
+            format!("{} {}", match_case(phrase.as_str(), replacement), next.as_str())
         }
     });
     let text = THIS_TOOL_VERB.replace_all(&text, |c: &Captures| {
@@ -223,7 +217,7 @@ pub fn leaders(text: &str) -> String {
         if copula || !is_sentence_start(&text, start) {
             whole.to_string()
         } else {
-            capitalize(verb)
+            verb.to_string()
         }
     });
     text.into_owned()
@@ -231,7 +225,20 @@ pub fn leaders(text: &str) -> String {
 
 // ---- wordy phrases (moderate) -------------------------------------------------------
 
-const WORDY: [(&str, &str); 33] = [
+const WORDY: [(&str, &str); 46] = [
+    ("the provided", ""),
+    ("the given", ""),
+    ("create a new", "create"),
+    ("creates a new", "creates"),
+    ("create new", "create"),
+    ("creates new", "creates"),
+    ("along with", "with"),
+    ("defaults to", "default"),
+    ("as well as", "and"),
+    ("the maximum number of", "max"),
+    ("maximum number of", "max"),
+    ("minimum number of", "min"),
+    ("a specific", ""),
     ("in order to", "to"),
     ("so as to", "to"),
     ("is able to", "can"),
@@ -292,7 +299,7 @@ pub fn wordy_phrases(text: &str) -> String {
 
 static FILLER: Lazy<Regex> = Lazy::new(|| {
     compile(&format!(
-        r"(?i)\b(just|basically|actually|simply|very|really|quite|essentially|literally|totally|certainly|definitely|obviously|clearly|extremely|truly|of course|i think|i believe|in my opinion|needless to say|as you know|to be honest)\b,?[ \t]+{}",
+        r"(?i)\b(just|basically|actually|simply|very|really|quite|various|desired|essentially|literally|totally|certainly|definitely|obviously|clearly|extremely|truly|of course|i think|i believe|in my opinion|needless to say|as you know|to be honest)\b,?[ \t]+{}",
         next_word_pattern()
     ))
 });
@@ -325,11 +332,7 @@ pub fn fillers(text: &str) -> String {
             {
                 return whole.to_string();
             }
-            if is_sentence_start(text, start) {
-                capitalize(next_word)
-            } else {
-                next_word.to_string()
-            }
+            next_word.to_string()
         })
         .into_owned()
 }
@@ -337,7 +340,10 @@ pub fn fillers(text: &str) -> String {
 // ---- articles (moderate) ------------------------------------------------------------
 
 static ARTICLE: Lazy<Regex> = Lazy::new(|| {
-    compile(&format!(r"\b(the|The|an|An|a|A)[ \t]+{}", next_word_pattern()))
+    compile(&format!(
+        r"\b(the|The|an|An|a|A|its|Its|their|Their)[ \t]+{}",
+        next_word_pattern()
+    ))
 });
 
 /// Words after which "a" is an article only if nothing else fits; "a" there is a label
@@ -360,7 +366,7 @@ const KEEP_BEFORE: [&str; 60] = [
     "number", "while", "other", "others", "rest", "former", "latter", "one", "ones", "same",
 ];
 
-/// Articles. Kept when the "article" is a label ("option a", "a or b", sentence-internal "A"),
+/// Articles and the possessives "its"/"their". Kept when the "article" is a label ("option a", "a or b", sentence-internal "A"),
 /// before a word that needs it ("a few", "the other") and after a hyphen or apostrophe.
 pub fn articles(text: &str) -> String {
     ARTICLE
@@ -388,16 +394,55 @@ pub fn articles(text: &str) -> String {
             {
                 return whole.to_string();
             }
-            if sentence_start {
-                capitalize(next_word)
-            } else {
-                next_word.to_string()
-            }
+            next_word.to_string()
         })
         .into_owned()
 }
 
-// ---- aggressive-only ----------------------------------------------------------------
+// ---- copulas (moderate) ------------------------------------------------------------
+
+static COPULA: Lazy<Regex> =
+    Lazy::new(|| compile(&format!(r"\b(is|are)[ \t]+{}", next_word_pattern())));
+
+/// Subjects after which "is"/"are" carries the sentence ("it is", "which are").
+const COPULA_SUBJECTS: [&str; 26] = [
+    "it", "this", "that", "there", "here", "what", "which", "who", "whom", "whose", "where",
+    "when", "how", "why", "whether", "they", "he", "she", "we", "you", "i", "these", "those",
+    "each", "one", "a",
+];
+/// Words after which "is"/"are" is not a plain copula ("is to", "is a few").
+const COPULA_OBJECTS: [&str; 9] = ["to", "a", "an", "the", "that", "this", "there", "it", "as"];
+
+/// "is"/"are" between a noun and a participle or adjective: "Default is false" ->
+/// "Default false", "body is returned inline" -> "body returned inline". Kept at a sentence
+/// start (a question), after pronouns and relatives, and before "to", articles, "as".
+pub fn copulas(text: &str) -> String {
+    COPULA
+        .replace_all(text, |c: &Captures| {
+            let whole = c.get(0).map_or("", |m| m.as_str());
+            let start = c.get(0).map_or(0, |m| m.start());
+            let next = c.get(2).map_or("", |m| m.as_str());
+            let subject = word_before(text, start).to_ascii_lowercase();
+            if subject.is_empty()
+                || is_sentence_start(text, start)
+                || COPULA_SUBJECTS.contains(&subject.as_str())
+                || COPULA_OBJECTS.contains(&next.to_ascii_lowercase().as_str())
+            {
+                return whole.to_string();
+            }
+            next.to_string()
+        })
+        .into_owned()
+}
+
+static FINAL_PERIOD: Lazy<Regex> = Lazy::new(|| compile(r"([^.])[.。]$"));
+
+/// The period that ends a description carries nothing.
+pub fn final_period(text: &str) -> String {
+    FINAL_PERIOD.replace(text, "$1").into_owned()
+}
+
+// ---- description openers (moderate) ----------------------------------------------------------------
 
 static CONTAINER_OPENER: Lazy<Regex> = Lazy::new(|| {
     compile(&format!(
@@ -407,11 +452,48 @@ static CONTAINER_OPENER: Lazy<Regex> = Lazy::new(|| {
 });
 
 /// "An array of X" / "List of X" opening a description: the schema already says it is an
-/// array, so the description starts at X.
+/// array, so the description starts at X. Runs on whole descriptions only.
 pub fn container_opener(text: &str) -> String {
     CONTAINER_OPENER
         .replace(text, |c: &Captures| {
-            capitalize(c.get(1).map_or("", |m| m.as_str()))
+            c.get(1).map_or("", |m| m.as_str()).to_string()
+        })
+        .into_owned()
+}
+
+static WHETHER_OPENER: Lazy<Regex> = Lazy::new(|| {
+    compile(&format!(r"^(?:Whether|whether)(?:[ \t]+to)?[ \t]+{}", next_word_pattern()))
+});
+
+/// "Whether to include X" opening a (boolean or choice) parameter's description: the
+/// description starts at what is chosen.
+pub fn whether_opener(text: &str) -> String {
+    WHETHER_OPENER
+        .replace(text, |c: &Captures| c.get(1).map_or("", |m| m.as_str()).to_string())
+        .into_owned()
+}
+
+static EXAMPLE_ASIDE: Lazy<Regex> = Lazy::new(|| {
+    compile(&format!(
+        r"[ \t]*\((?:[{SENTINEL_CLASS}][ \t]*|for example,?[ \t]+|like[ \t]+)[^()\n]*\)"
+    ))
+});
+
+/// Parenthesized examples ("(e.g. ...)", "(for example ...)"): the span sentinel of "e.g."
+/// must open the parenthesis, so a parenthesis that only holds an identifier is not an
+/// example unless it starts with one.
+pub fn example_asides(text: &str, is_example_opener: &dyn Fn(char) -> bool) -> String {
+    EXAMPLE_ASIDE
+        .replace_all(text, |c: &Captures| {
+            let whole = c.get(0).map_or("", |m| m.as_str());
+            let inner = whole.trim_start().trim_start_matches('(');
+            let opener = inner.chars().next().is_some_and(is_example_opener);
+            let words = inner.starts_with("for example") || inner.starts_with("like ");
+            if opener || words {
+                String::new()
+            } else {
+                whole.to_string()
+            }
         })
         .into_owned()
 }
@@ -428,11 +510,16 @@ pub fn apply(text: &str, level: Level) -> String {
         text = Cow::Owned(wordy_phrases(&text));
         text = Cow::Owned(fillers(&text));
         text = Cow::Owned(articles(&text));
-    }
-    if level >= Level::Aggressive {
+        text = Cow::Owned(copulas(&text));
         text = Cow::Owned(container_opener(&text));
+        text = Cow::Owned(whether_opener(&text));
     }
-    whitespace(&text)
+    let text = whitespace(&text);
+    if level >= Level::Moderate {
+        final_period(&text)
+    } else {
+        text
+    }
 }
 
 #[cfg(test)]
@@ -449,19 +536,19 @@ mod tests {
 
     #[test]
     fn pleasantries_go() {
-        assert_eq!(pleasantries("Please pass the id."), "Pass the id.");
+        assert_eq!(pleasantries("Please pass the id."), "pass the id.");
         assert_eq!(pleasantries("Then, please, wait."), "Then, wait.");
-        assert_eq!(pleasantries("Feel free to retry. Thanks!"), "Retry. ");
+        assert_eq!(pleasantries("Feel free to retry. Thanks!"), "retry. ");
         assert_eq!(pleasantries("Done thanks to caching."), "Done thanks to caching.");
     }
 
     #[test]
     fn leaders_go_only_at_sentence_start() {
-        assert_eq!(leaders("You can adjust it."), "Adjust it.");
-        assert_eq!(leaders("- You can branch"), "- Branch");
+        assert_eq!(leaders("You can adjust it."), "adjust it.");
+        assert_eq!(leaders("- You can branch"), "- branch");
         assert_eq!(leaders("If set, you can skip"), "If set, you can skip");
         assert_eq!(leaders("Use this tool to read files."), "Use to read files.");
-        assert_eq!(leaders("This tool returns data."), "Returns data.");
+        assert_eq!(leaders("This tool returns data."), "returns data.");
         assert_eq!(leaders("This tool is fast."), "This tool is fast.");
         assert_eq!(leaders("This tool will not delete."), "This tool will not delete.");
     }
@@ -479,7 +566,7 @@ mod tests {
     #[test]
     fn fillers_go_unless_they_qualify_a_negation_or_quantity() {
         assert_eq!(fillers("It is very fast"), "It is fast");
-        assert_eq!(fillers("Simply call it"), "Call it");
+        assert_eq!(fillers("Simply call it"), "call it");
         assert_eq!(fillers("not just since then"), "not just since then");
         assert_eq!(fillers("not very large"), "not very large");
         assert_eq!(fillers("returns just the first line"), "returns just the first line");
@@ -488,7 +575,8 @@ mod tests {
 
     #[test]
     fn articles_go_unless_they_are_labels() {
-        assert_eq!(articles("The uid of an element"), "Uid of element");
+        assert_eq!(articles("The uid of an element"), "uid of element");
+        assert_eq!(articles("Closes it by its index"), "Closes it by index");
         assert_eq!(articles("choose option a or b"), "choose option a or b");
         assert_eq!(articles("choose option a"), "choose option a");
         assert_eq!(articles("plan A works"), "plan A works");
@@ -498,8 +586,25 @@ mod tests {
     }
 
     #[test]
+    fn copulas_go_between_noun_and_predicate() {
+        assert_eq!(copulas("Default is false"), "Default false");
+        assert_eq!(copulas("names are resolved here"), "names resolved here");
+        assert_eq!(copulas("it is fast"), "it is fast");
+        assert_eq!(copulas("Is it set?"), "Is it set?");
+        assert_eq!(copulas("goal is to win"), "goal is to win");
+        assert_eq!(copulas("page is not closed"), "page not closed");
+    }
+
+    #[test]
+    fn final_period_only() {
+        assert_eq!(final_period("One. Two."), "One. Two");
+        assert_eq!(final_period("Wait..."), "Wait...");
+        assert_eq!(final_period("終わり。"), "終わり");
+    }
+
+    #[test]
     fn container_opener_only_at_description_start() {
-        assert_eq!(container_opener("An array of entity names"), "Entity names");
+        assert_eq!(container_opener("An array of entity names"), "entity names");
         assert_eq!(container_opener("Takes an array of names"), "Takes an array of names");
     }
 

@@ -9,12 +9,12 @@ use super::protect::Protected;
 use super::rules::LIMIT_WORDS;
 
 /// Descriptions at most this long (bytes of sentinel text) are left whole.
-const LONG: usize = 180;
+const LONG: usize = 100;
 /// The opening sentences kept reach at least this length.
-const OPENING: usize = 90;
+const OPENING: usize = 40;
 
 static KEEP_ALSO: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"(?i)\b(?:defaults?|deprecated|always|instead|requires?|optional|maximum|minimum|max|min|limit|ignored|unsafe)\b")
+    Regex::new(r"(?i)\b(?:defaults?|deprecated|always|requires?|maximum|minimum|max|min|limit|ignored|unsafe)\b")
         .unwrap_or_else(|e| panic!("{e}"))
 });
 
