@@ -96,6 +96,11 @@ fn compress_description(text: &str, level: Level, vocab: &Vocab) -> String {
     let Some(protected) = protect::protect(text, vocab) else {
         return text.to_string();
     };
+    protected.restore(&compress_protected(&protected, level))
+}
+
+/// Runs the rules of `level` on a protected text; the result still holds sentinels.
+fn compress_protected(protected: &protect::Protected, level: Level) -> String {
     let mut prose = rules::apply(&protected.text, level);
     prose = japanese::apply(&prose, level);
     if level == Level::Aggressive {
@@ -105,7 +110,7 @@ fn compress_description(text: &str, level: Level, vocab: &Vocab) -> String {
                 .is_some_and(|span| span.starts_with("e.g"))
         };
         prose = rules::example_asides(&prose, &is_example);
-        prose = shorten::shorten(&prose, &protected);
+        prose = shorten::shorten(&prose, protected);
     }
-    protected.restore(&prose)
+    prose
 }
