@@ -67,7 +67,8 @@ static ENDING: Lazy<Regex> = Lazy::new(|| {
 
 /// `〜します` of a suru-verb (katakana word or a two-kanji compound) and of ichidan verbs
 /// (e-row kana before `ます`).
-static SURU: Lazy<Regex> = Lazy::new(|| compile(r"(\p{Katakana}ー?|\p{Han}\p{Han})し(ます|ません|ました)"));
+static SURU: Lazy<Regex> =
+    Lazy::new(|| compile(r"(\p{Katakana}ー?|\p{Han}\p{Han})し(ます|ません|ました)"));
 static ICHIDAN: Lazy<Regex> =
     Lazy::new(|| compile(r"([えけげせぜてでねへべぺめれ])(ます|ません|ました)"));
 /// Second kanji of compounds that are godan `〜す` verbs (見直す, 手渡す, 目指す, ...).
@@ -159,20 +160,52 @@ mod tests {
     #[test]
     fn table() {
         let cases = [
-            ("恐れ入りますが、ファイルを指定してください。", Level::Light, "ファイルを指定してください。"),
-            ("ファイルを指定してください。", Level::Moderate, "ファイルを指定して。"),
-            ("ページを取得します。", Level::Moderate, "ページを取得する。"),
-            ("要素をクリックします。", Level::Moderate, "要素をクリックする。"),
+            (
+                "恐れ入りますが、ファイルを指定してください。",
+                Level::Light,
+                "ファイルを指定してください。",
+            ),
+            (
+                "ファイルを指定してください。",
+                Level::Moderate,
+                "ファイルを指定して。",
+            ),
+            (
+                "ページを取得します。",
+                Level::Moderate,
+                "ページを取得する。",
+            ),
+            (
+                "要素をクリックします。",
+                Level::Moderate,
+                "要素をクリックする。",
+            ),
             ("値を返します。", Level::Moderate, "値を返します。"),
             ("設定を見直します。", Level::Moderate, "設定を見直します。"),
             ("削除することができます。", Level::Moderate, "削除できる。"),
             ("変更できません。", Level::Moderate, "変更できない。"),
             ("ファイルのパスです。", Level::Moderate, "ファイルのパス。"),
-            ("基本的に、読み取り専用です。", Level::Moderate, "読み取り専用。"),
-            ("基本的に、書き込めません。", Level::Moderate, "基本的に、書き込めない。"),
-            ("動作しないかもしれません。", Level::Moderate, "動作しないかもしれない。"),
+            (
+                "基本的に、読み取り専用です。",
+                Level::Moderate,
+                "読み取り専用。",
+            ),
+            (
+                "基本的に、書き込めません。",
+                Level::Moderate,
+                "基本的に、書き込めない。",
+            ),
+            (
+                "動作しないかもしれません。",
+                Level::Moderate,
+                "動作しないかもしれない。",
+            ),
             ("しないでください。", Level::Moderate, "しないで。"),
-            ("結果を保存しています。", Level::Moderate, "結果を保存している。"),
+            (
+                "結果を保存しています。",
+                Level::Moderate,
+                "結果を保存している。",
+            ),
             ("値を入れます。", Level::Moderate, "値を入れる。"),
             ("よろしくお願いします。", Level::Moderate, ""),
             ("English only.", Level::Moderate, "English only."),

@@ -93,7 +93,10 @@ pub fn schema_vocab(schema: &Value, vocab: &mut Vocab) {
                 }
                 "required" | "enum" => {
                     if let Value::Array(values) = value {
-                        values.iter().filter_map(Value::as_str).for_each(|v| vocab.add(v));
+                        values
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .for_each(|v| vocab.add(v));
                     }
                 }
                 "const" => {
@@ -197,8 +200,20 @@ mod tests {
         assert_eq!(
             all_descriptions(&mut schema),
             [
-                "addl", "anyOf", "deep", "definitions", "defs", "else", "if", "items", "not",
-                "pattern", "prefix", "prop named description", "root", "then"
+                "addl",
+                "anyOf",
+                "deep",
+                "definitions",
+                "defs",
+                "else",
+                "if",
+                "items",
+                "not",
+                "pattern",
+                "prefix",
+                "prop named description",
+                "root",
+                "then"
             ]
         );
     }
@@ -224,7 +239,10 @@ mod tests {
             // Not json!(): it serializes its arguments recursively.
             let mut map = Map::new();
             map.insert("items".to_string(), schema);
-            map.insert("description".to_string(), Value::String("level".to_string()));
+            map.insert(
+                "description".to_string(),
+                Value::String("level".to_string()),
+            );
             schema = Value::Object(map);
         }
         let mut count = 0;

@@ -16,6 +16,8 @@ mod shorten;
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use crate::error::{FilterError, FilterResult};
@@ -56,11 +58,33 @@ pub fn compress_list_result(
         return Ok(None);
     };
     let mut changed = false;
+    // Lists repeat descriptions ("Targets a specific page by ID." on every tool): a text with
+    // the same protected spans compresses the same way.
+    let mut memo: HashMap<(String, Vec<(usize, usize)>), String> = HashMap::new();
+    let mut pattern_memo: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
     for item in items.iter_mut() {
         let Value::Object(item) = item else { continue };
         let vocab = list::item_vocab(item);
         list::item_descriptions(item, &mut |text| {
-            let compressed = compress_description(text, options.level, &vocab);
+            let patterns = match pattern_memo.get(text.as_str()) {
+                Some(found) => found.clone(),
+                None => {
+                    let found = protect::pattern_ranges(text);
+                    pattern_memo.insert(text.clone(), found.clone());
+                    found
+                }
+            };
+            let ranges = protect::with_vocab_ranges(text, patterns, &vocab);
+            let key = (std::mem::take(text), ranges);
+            let compressed = match memo.get(&key) {
+                Some(done) => done.clone(),
+                None => {
+                    let done = compress_ranges(&key.0, options.level, key.1.clone());
+                    memo.insert((key.0.clone(), key.1.clone()), done.clone());
+                    done
+                }
+            };
+            *text = key.0;
             if compressed != *text {
                 *text = compressed;
                 changed = true;
@@ -90,10 +114,15 @@ pub fn compress_text(text: &str, level: Level) -> String {
 /// Compresses one description; `vocab` holds the words its item declares (parameter names,
 /// enum values), which are protected like code.
 fn compress_description(text: &str, level: Level, vocab: &Vocab) -> String {
+    compress_ranges(text, level, protect::span_ranges(text, vocab))
+}
+
+/// `compress_description` with the protected spans already found.
+fn compress_ranges(text: &str, level: Level, ranges: Vec<(usize, usize)>) -> String {
     if level == Level::Off || text.is_empty() {
         return text.to_string();
     }
-    let Some(protected) = protect::protect(text, vocab) else {
+    let Some(protected) = protect::protect_ranges(text, ranges) else {
         return text.to_string();
     };
     protected.restore(&compress_protected(&protected, level))

@@ -11,11 +11,8 @@ use once_cell::sync::Lazy;
 use regex::Regex;
 
 /// The Unicode ranges sentinels are taken from (BMP PUA, then planes 15 and 16).
-const SENTINEL_RANGES: [(u32, u32); 3] = [
-    (0xE000, 0xF8FF),
-    (0xF0000, 0xFFFFD),
-    (0x100000, 0x10FFFD),
-];
+const SENTINEL_RANGES: [(u32, u32); 3] =
+    [(0xE000, 0xF8FF), (0xF0000, 0xFFFFD), (0x100000, 0x10FFFD)];
 
 /// Regex class of every character that may be a sentinel (for rules that must treat a
 /// protected span as a word).
@@ -35,33 +32,51 @@ pub const SPAN_CLASSES: [(&str, &str); 17] = [
     ("inline code", r"`[^`\n]+`"),
     (
         "URL",
-        r"\b[A-Za-z][A-Za-z0-9+.\-]*(?:\(s\))?://(?:[A-Za-z0-9\-._~:/?#\[\]@!$&*+,;=%{}|]*[A-Za-z0-9\-_~/#@$&*+=%}|])?",
+        r"(?-u:\b)[A-Za-z][A-Za-z0-9+.\-]*(?:\(s\))?://(?:[A-Za-z0-9\-._~:/?#\[\]@!$&*+,;=%{}|]*[A-Za-z0-9\-_~/#@$&*+=%}|])?",
     ),
-    ("email", r"\b[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+\b"),
+    ("email", r"(?-u:\b)[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+(?-u:\b)"),
     ("double-quoted string", r#""[^"\n]{0,200}"|“[^”\n]{0,200}”"#),
-    ("single-quoted string", r"\B'[^'\n]{1,200}'\B|‘[^’\n]{0,200}’"),
+    (
+        "single-quoted string",
+        r"(?-u:\B)'[^'\n]{1,200}'(?-u:\B)|‘[^’\n]{0,200}’",
+    ),
     (
         "file path",
-        r"(?:[A-Za-z]:\\[\w\\.\-]*|(?:~|\.{1,2})?/[\w.*\-/{}\[\]]*|\*\*?/[\w.*\-/]*|\b[\w\-*]+(?:/[\w.\-*{}]+)+/?|\B\.[A-Za-z][\w\-]*|\*\.[\w\-]+)",
+        r"(?:[A-Za-z]:\\[\w\\.\-]*|(?:~|\.{1,2})?/[\w.*\-/{}\[\]]*|\*\*?/[\w.*\-/]*|(?-u:\b)[\w\-*]+(?:/[\w.\-*{}]+)+/?|(?-u:\B)\.[A-Za-z][\w\-]*|\*\.[\w\-]+)",
     ),
-    ("abbreviation", r"\b(?:e\.g|i\.e|etc|vs|cf|approx|incl)\.,?"),
+    (
+        "abbreviation",
+        r"(?-u:\b)(?:e\.g|i\.e|etc|vs|cf|approx|incl)\.,?",
+    ),
     (
         "call",
-        r"\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\([^()\n]{0,200}\)",
+        r"(?-u:\b)[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\([^()\n]{0,200}\)",
     ),
-    ("dotted name", r"\b[A-Za-z_$][\w$\-]*(?:\.[A-Za-z_$0-9][\w$\-]*)+"),
-    ("semver", r"\bv?\d+\.\d+\.\d+(?:-[\w.]+)?(?:\+[\w.]+)?\b"),
-    ("flag", r"(?:^|\B)--?[A-Za-z][\w\-]*(?:=[^\s,;)]+)?"),
+    (
+        "dotted name",
+        r"(?-u:\b)[A-Za-z_$][\w$\-]*(?:\.[A-Za-z_$0-9][\w$\-]*)+",
+    ),
+    (
+        "semver",
+        r"(?-u:\b)v?\d+\.\d+\.\d+(?:-[\w.]+)?(?:\+[\w.]+)?(?-u:\b)",
+    ),
+    ("flag", r"(?:^|(?-u:\B))--?[A-Za-z][\w\-]*(?:=[^\s,;)]+)?"),
     (
         "number with unit",
-        r"[\-+]?\b\d+(?:[.,:]\d+)*(?:[ \t]?(?:ms|s|sec|secs|seconds?|minutes?|min|mins|h|hours?|days?|[KMGT]i?B|[kmgt]b|bytes?|B|px|pt|em|rem|fps|k?Hz|%|x|chars?|characters?|lines?|tokens?|items?|rules?|times?)\b|%)?(?:-\d+(?:[.,]\d+)*%?)?",
+        r"[\-+]?(?-u:\b)\d+(?:[.,:]\d+)*(?:[ \t]?(?:ms|s|sec|secs|seconds?|minutes?|min|mins|h|hours?|days?|[KMGT]i?B|[kmgt]b|bytes?|B|px|pt|em|rem|fps|k?Hz|%|x|chars?|characters?|lines?|tokens?|items?|rules?|times?)(?-u:\b)|%)?(?:-\d+(?:[.,]\d+)*%?)?",
     ),
-    ("CONST_CASE", r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b[A-Z]{2,}[0-9]*s?\b"),
+    (
+        "CONST_CASE",
+        r"(?-u:\b)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?-u:\b)|(?-u:\b)[A-Z]{2,}[0-9]*s?(?-u:\b)",
+    ),
     (
         "identifier",
-        r"\b[a-z][a-z0-9]*(?:[A-Z][A-Za-z0-9]*)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+\b|\b[A-Za-z0-9]*_[\w]*\b|\b[A-Z]+[a-z]+[A-Z][\w]*\b",
+        r"(?-u:\b)[a-z][a-z0-9]*(?:[A-Z][A-Za-z0-9]*)+(?-u:\b)|(?-u:\b)[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+(?-u:\b)|(?-u:\b)[A-Za-z0-9]*_[\w]*(?-u:\b)|(?-u:\b)[A-Z]+[a-z]+[A-Z][\w]*(?-u:\b)",
     ),
-    ("markup", r"<[^<>\n]{1,80}>|\[[^\[\]\n]{1,60}\]|\{[^{}\n]{0,200}\}|@[A-Za-z][\w\-]*"),
+    (
+        "markup",
+        r"<[^<>\n]{1,80}>|\[[^\[\]\n]{1,60}\]|\{[^{}\n]{0,200}\}|@[A-Za-z][\w\-]*",
+    ),
     ("arrow", r"=>|->|<-|&&|\|\|"),
 ];
 
@@ -118,11 +133,24 @@ pub struct Protected {
 
 /// Byte ranges of the protected spans of `text`, sorted and non-overlapping.
 pub fn span_ranges(text: &str, vocab: &Vocab) -> Vec<(usize, usize)> {
-    let mut ranges: Vec<(usize, usize)> = SPANS
+    with_vocab_ranges(text, pattern_ranges(text), vocab)
+}
+
+/// The spans the class patterns find (independent of any vocabulary).
+pub fn pattern_ranges(text: &str) -> Vec<(usize, usize)> {
+    SPANS
         .find_iter(text)
         .filter(|m| !m.as_str().is_empty())
         .map(|m| (m.start(), m.end()))
-        .collect();
+        .collect()
+}
+
+/// Adds the vocabulary words found between the `pattern_ranges` of `text`.
+pub fn with_vocab_ranges(
+    text: &str,
+    mut ranges: Vec<(usize, usize)>,
+    vocab: &Vocab,
+) -> Vec<(usize, usize)> {
     if !vocab.is_empty() {
         let mut extra = Vec::new();
         let mut gaps = Vec::new();
@@ -178,8 +206,13 @@ fn is_word_edge(text: &str, start: usize, end: usize) -> bool {
 
 /// Replaces every protected span of `text` by a sentinel; `None` when the text holds more
 /// spans than there are free sentinel characters (the caller then leaves the text alone).
+#[cfg(test)]
 pub fn protect(text: &str, vocab: &Vocab) -> Option<Protected> {
-    let ranges = span_ranges(text, vocab);
+    protect_ranges(text, span_ranges(text, vocab))
+}
+
+/// `protect` with the spans already found (see `span_ranges`).
+pub fn protect_ranges(text: &str, ranges: Vec<(usize, usize)>) -> Option<Protected> {
     let used: HashSet<char> = text.chars().filter(|&c| is_sentinel_range(c)).collect();
     let mut free = SENTINEL_RANGES
         .iter()
@@ -218,7 +251,8 @@ impl Protected {
         if self.spans.is_empty() {
             return text.to_string();
         }
-        let mut out = String::with_capacity(text.len() + self.spans.iter().map(String::len).sum::<usize>());
+        let mut out =
+            String::with_capacity(text.len() + self.spans.iter().map(String::len).sum::<usize>());
         for c in text.chars() {
             match self.sentinels.binary_search(&c) {
                 Ok(i) => out.push_str(self.spans.get(i).map_or("", String::as_str)),
@@ -245,7 +279,10 @@ mod tests {
         let cases: [(&str, &str); 24] = [
             ("run ```js\nlet a = 1;\n``` now", "```js\nlet a = 1;\n```"),
             ("call `foo bar` here", "`foo bar`"),
-            ("see https://w3c.github.io/manifest/#id-member.", "https://w3c.github.io/manifest/#id-member"),
+            (
+                "see https://w3c.github.io/manifest/#id-member.",
+                "https://w3c.github.io/manifest/#id-member",
+            ),
             ("a file:// or http(s):// bundle", "file://"),
             ("read /usr/bin/chromium now", "/usr/bin/chromium"),
             ("match '**/*.ext' files", "'**/*.ext'"),
@@ -276,7 +313,11 @@ mod tests {
     #[test]
     fn apostrophes_are_not_quotes() {
         let text = "the server's local filesystem. Provide either this or function, but don't.";
-        assert!(spans(text).iter().all(|s| !s.contains('\'')), "{:?}", spans(text));
+        assert!(
+            spans(text).iter().all(|s| !s.contains('\'')),
+            "{:?}",
+            spans(text)
+        );
     }
 
     #[test]

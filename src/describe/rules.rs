@@ -26,7 +26,7 @@ fn next_word_pattern() -> String {
 /// qualifies one ("not just", "maybe not", "might not").
 pub static LIMIT_WORDS: Lazy<Regex> = Lazy::new(|| {
     compile(
-        r"(?i)\b(?:not|no|never|none|nor|neither|without|cannot|can't|don't|doesn't|didn't|won't|isn't|aren't|wasn't|weren't|shouldn't|mustn't|couldn't|wouldn't|only|except|must|required|at most|at least|unless|before|after|[a-z]+n't)\b",
+        r"(?i)(?-u:\b)(?:not|no|never|none|nor|neither|without|cannot|can't|don't|doesn't|didn't|won't|isn't|aren't|wasn't|weren't|shouldn't|mustn't|couldn't|wouldn't|only|except|must|required|at most|at least|unless|before|after|[a-z]+n't)(?-u:\b)",
     )
 });
 
@@ -108,12 +108,11 @@ pub fn whitespace(text: &str) -> String {
 
 // ---- pleasantries (light) -----------------------------------------------------------
 
-static PLEASANTRY_WORDS: Lazy<Regex> = Lazy::new(|| {
-    compile(r"(?i)\b(?:please|kindly|feel free to)\b,?[ \t]+([a-z])?")
-});
+static PLEASANTRY_WORDS: Lazy<Regex> =
+    Lazy::new(|| compile(r"(?i)(?-u:\b)(?:please|kindly|feel free to)(?-u:\b),?[ \t]+([a-z])?"));
 static PLEASANTRY_SENTENCES: Lazy<Regex> = Lazy::new(|| {
     compile(
-        r"(?i)(?:\b(?:thank you|thanks)(?: (?:so|very) much)?(?: for [^.!?\n]*)?|\bi hope (?:this|that|it) helps|\bhappy (?:coding|hacking)|\bhave fun)[.!]+[ \t]*",
+        r"(?i)(?:(?-u:\b)(?:thank you|thanks)(?: (?:so|very) much)?(?: for [^.!?\n]*)?|(?-u:\b)i hope (?:this|that|it) helps|(?-u:\b)happy (?:coding|hacking)|(?-u:\b)have fun)[.!]+[ \t]*",
     )
 });
 
@@ -179,13 +178,14 @@ fn normalize_phrase(matched: &str) -> String {
 
 static LEADER: Lazy<Regex> = Lazy::new(|| {
     compile(&format!(
-        r"(?i)\b({})[ \t]+{}",
+        r"(?i)(?-u:\b)({})[ \t]+{}",
         phrase_alternation(LEADERS.iter().map(|(p, _)| *p)),
         next_word_pattern()
     ))
 });
-static THIS_TOOL_VERB: Lazy<Regex> =
-    Lazy::new(|| compile(r"(?i)\bthis (?:tool|function|command|endpoint)[ \t]+([a-z]+s)\b"));
+static THIS_TOOL_VERB: Lazy<Regex> = Lazy::new(|| {
+    compile(r"(?i)(?-u:\b)this (?:tool|function|command|endpoint)[ \t]+([a-z]+s)(?-u:\b)")
+});
 
 /// "You can", "This tool will", "Use this tool to", ... at the start of a sentence.
 pub fn leaders(text: &str) -> String {
@@ -206,7 +206,11 @@ pub fn leaders(text: &str) -> String {
         if replacement.is_empty() {
             next.as_str().to_string()
         } else {
-            format!("{} {}", match_case(phrase.as_str(), replacement), next.as_str())
+            format!(
+                "{} {}",
+                match_case(phrase.as_str(), replacement),
+                next.as_str()
+            )
         }
     });
     let text = THIS_TOOL_VERB.replace_all(&text, |c: &Captures| {
@@ -276,7 +280,7 @@ const WORDY: [(&str, &str); 46] = [
 
 static WORDY_PHRASE: Lazy<Regex> = Lazy::new(|| {
     compile(&format!(
-        r"(?i)\b(?:{})\b",
+        r"(?i)(?-u:\b)(?:{})(?-u:\b)",
         phrase_alternation(WORDY.iter().map(|(p, _)| *p))
     ))
 });
@@ -299,7 +303,7 @@ pub fn wordy_phrases(text: &str) -> String {
 
 static FILLER: Lazy<Regex> = Lazy::new(|| {
     compile(&format!(
-        r"(?i)\b(just|basically|actually|simply|very|really|quite|various|desired|essentially|literally|totally|certainly|definitely|obviously|clearly|extremely|truly|of course|i think|i believe|in my opinion|needless to say|as you know|to be honest)\b,?[ \t]+{}",
+        r"(?i)(?-u:\b)(just|basically|actually|simply|very|really|quite|various|desired|essentially|literally|totally|certainly|definitely|obviously|clearly|extremely|truly|of course|i think|i believe|in my opinion|needless to say|as you know|to be honest)(?-u:\b),?[ \t]+{}",
         next_word_pattern()
     ))
 });
@@ -341,7 +345,7 @@ pub fn fillers(text: &str) -> String {
 
 static ARTICLE: Lazy<Regex> = Lazy::new(|| {
     compile(&format!(
-        r"\b(the|The|an|An|a|A|its|Its|their|Their)[ \t]+{}",
+        r"(?-u:\b)(the|The|an|An|a|A|its|Its|their|Their)[ \t]+{}",
         next_word_pattern()
     ))
 });
@@ -349,10 +353,45 @@ static ARTICLE: Lazy<Regex> = Lazy::new(|| {
 /// Words after which "a" is an article only if nothing else fits; "a" there is a label
 /// ("option a", "type a"), so it stays.
 const LABEL_NOUNS: [&str; 40] = [
-    "option", "options", "type", "class", "group", "case", "part", "step", "plan", "point",
-    "grade", "letter", "item", "column", "row", "section", "variant", "mode", "version", "choice",
-    "answer", "appendix", "figure", "table", "tier", "level", "phase", "track", "side", "key",
-    "button", "cell", "field", "variable", "param", "parameter", "argument", "value", "node",
+    "option",
+    "options",
+    "type",
+    "class",
+    "group",
+    "case",
+    "part",
+    "step",
+    "plan",
+    "point",
+    "grade",
+    "letter",
+    "item",
+    "column",
+    "row",
+    "section",
+    "variant",
+    "mode",
+    "version",
+    "choice",
+    "answer",
+    "appendix",
+    "figure",
+    "table",
+    "tier",
+    "level",
+    "phase",
+    "track",
+    "side",
+    "key",
+    "button",
+    "cell",
+    "field",
+    "variable",
+    "param",
+    "parameter",
+    "argument",
+    "value",
+    "node",
     "label",
 ];
 
@@ -380,7 +419,8 @@ pub fn articles(text: &str) -> String {
             let next_word = next.as_str();
             let next_lower = next_word.to_ascii_lowercase();
             let prev_char = text.get(..start).and_then(|h| h.chars().next_back());
-            let after_joiner = prev_char.is_some_and(|p| !p.is_whitespace() && !"([{\"“:,;".contains(p));
+            let after_joiner =
+                prev_char.is_some_and(|p| !p.is_whitespace() && !"([{\"“:,;".contains(p));
             let sentence_start = is_sentence_start(text, start);
             let capitalized = article.starts_with(|c: char| c.is_ascii_uppercase());
             let single_letter = next_word.len() == 1 && next_word.is_ascii();
@@ -402,7 +442,7 @@ pub fn articles(text: &str) -> String {
 // ---- copulas (moderate) ------------------------------------------------------------
 
 static COPULA: Lazy<Regex> =
-    Lazy::new(|| compile(&format!(r"\b(is|are)[ \t]+{}", next_word_pattern())));
+    Lazy::new(|| compile(&format!(r"(?-u:\b)(is|are)[ \t]+{}", next_word_pattern())));
 
 /// Subjects after which "is"/"are" carries the sentence ("it is", "which are").
 const COPULA_SUBJECTS: [&str; 26] = [
@@ -462,14 +502,19 @@ pub fn container_opener(text: &str) -> String {
 }
 
 static WHETHER_OPENER: Lazy<Regex> = Lazy::new(|| {
-    compile(&format!(r"^(?:Whether|whether)(?:[ \t]+to)?[ \t]+{}", next_word_pattern()))
+    compile(&format!(
+        r"^(?:Whether|whether)(?:[ \t]+to)?[ \t]+{}",
+        next_word_pattern()
+    ))
 });
 
 /// "Whether to include X" opening a (boolean or choice) parameter's description: the
 /// description starts at what is chosen.
 pub fn whether_opener(text: &str) -> String {
     WHETHER_OPENER
-        .replace(text, |c: &Captures| c.get(1).map_or("", |m| m.as_str()).to_string())
+        .replace(text, |c: &Captures| {
+            c.get(1).map_or("", |m| m.as_str()).to_string()
+        })
         .into_owned()
 }
 
@@ -528,10 +573,7 @@ mod tests {
 
     #[test]
     fn whitespace_collapses_but_keeps_indentation() {
-        assert_eq!(
-            whitespace("  a  b\t c \n\n\n\n  - d  \n"),
-            "a b c\n\n  - d"
-        );
+        assert_eq!(whitespace("  a  b\t c \n\n\n\n  - d  \n"), "a b c\n\n  - d");
     }
 
     #[test]
@@ -539,7 +581,10 @@ mod tests {
         assert_eq!(pleasantries("Please pass the id."), "pass the id.");
         assert_eq!(pleasantries("Then, please, wait."), "Then, wait.");
         assert_eq!(pleasantries("Feel free to retry. Thanks!"), "retry. ");
-        assert_eq!(pleasantries("Done thanks to caching."), "Done thanks to caching.");
+        assert_eq!(
+            pleasantries("Done thanks to caching."),
+            "Done thanks to caching."
+        );
     }
 
     #[test]
@@ -547,10 +592,16 @@ mod tests {
         assert_eq!(leaders("You can adjust it."), "adjust it.");
         assert_eq!(leaders("- You can branch"), "- branch");
         assert_eq!(leaders("If set, you can skip"), "If set, you can skip");
-        assert_eq!(leaders("Use this tool to read files."), "Use to read files.");
+        assert_eq!(
+            leaders("Use this tool to read files."),
+            "Use to read files."
+        );
         assert_eq!(leaders("This tool returns data."), "returns data.");
         assert_eq!(leaders("This tool is fast."), "This tool is fast.");
-        assert_eq!(leaders("This tool will not delete."), "This tool will not delete.");
+        assert_eq!(
+            leaders("This tool will not delete."),
+            "This tool will not delete."
+        );
     }
 
     #[test]
@@ -569,7 +620,10 @@ mod tests {
         assert_eq!(fillers("Simply call it"), "call it");
         assert_eq!(fillers("not just since then"), "not just since then");
         assert_eq!(fillers("not very large"), "not very large");
-        assert_eq!(fillers("returns just the first line"), "returns just the first line");
+        assert_eq!(
+            fillers("returns just the first line"),
+            "returns just the first line"
+        );
         assert_eq!(fillers("I think not."), "I think not.");
     }
 
@@ -605,13 +659,23 @@ mod tests {
     #[test]
     fn container_opener_only_at_description_start() {
         assert_eq!(container_opener("An array of entity names"), "entity names");
-        assert_eq!(container_opener("Takes an array of names"), "Takes an array of names");
+        assert_eq!(
+            container_opener("Takes an array of names"),
+            "Takes an array of names"
+        );
     }
 
     #[test]
     fn sentence_start_detection() {
         let text = "a. b\n- c\n2. d: e f";
-        for (word, start) in [("a", true), ("b", true), ("c", true), ("d", true), ("e", true), ("f", false)] {
+        for (word, start) in [
+            ("a", true),
+            ("b", true),
+            ("c", true),
+            ("d", true),
+            ("e", true),
+            ("f", false),
+        ] {
             let pos = text.rfind(word).unwrap();
             assert_eq!(is_sentence_start(text, pos), start, "{word}");
         }

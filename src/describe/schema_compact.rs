@@ -39,10 +39,21 @@ const SUBSCHEMA_KEYS: [&str; 22] = [
 /// Keywords whose validation meaning depends on the dialect `$schema` names.
 fn is_dialect_sensitive(key: &str, value: &Value) -> bool {
     match key {
-        "prefixItems" | "dependencies" | "dependentSchemas" | "dependentRequired"
-        | "$recursiveRef" | "$recursiveAnchor" | "$dynamicRef" | "$dynamicAnchor"
-        | "unevaluatedProperties" | "unevaluatedItems" | "additionalItems" | "$vocabulary"
-        | "$ref" | "$id" | "id" => true,
+        "prefixItems"
+        | "dependencies"
+        | "dependentSchemas"
+        | "dependentRequired"
+        | "$recursiveRef"
+        | "$recursiveAnchor"
+        | "$dynamicRef"
+        | "$dynamicAnchor"
+        | "unevaluatedProperties"
+        | "unevaluatedItems"
+        | "additionalItems"
+        | "$vocabulary"
+        | "$ref"
+        | "$id"
+        | "id" => true,
         "items" => value.is_array(),
         "exclusiveMinimum" | "exclusiveMaximum" => value.is_boolean(),
         _ => false,
@@ -61,7 +72,12 @@ fn for_each_schema(schema: &mut Value, visit: &mut dyn FnMut(&mut serde_json::Ma
             }
             let is_map = matches!(
                 key.as_str(),
-                "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" | "dependencies"
+                "properties"
+                    | "patternProperties"
+                    | "$defs"
+                    | "definitions"
+                    | "dependentSchemas"
+                    | "dependencies"
             );
             if value.is_object() && !is_map {
                 stack.push(value);
@@ -97,10 +113,18 @@ pub fn compact_schema(schema: &mut Value) -> bool {
         if map.get("additionalProperties") == Some(&Value::Bool(true)) {
             map.shift_remove("additionalProperties");
         }
-        if map.get("required").and_then(Value::as_array).is_some_and(Vec::is_empty) {
+        if map
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty)
+        {
             map.shift_remove("required");
         }
-        if map.get("properties").and_then(Value::as_object).is_some_and(|m| m.is_empty()) {
+        if map
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|m| m.is_empty())
+        {
             map.shift_remove("properties");
         }
         changed |= map.len() != before;

@@ -14,7 +14,7 @@ const LONG: usize = 100;
 const OPENING: usize = 40;
 
 static KEEP_ALSO: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"(?i)\b(?:defaults?|deprecated|always|requires?|maximum|minimum|max|min|limit|ignored|unsafe)\b")
+    Regex::new(r"(?i)(?-u:\b)(?:defaults?|deprecated|always|requires?|maximum|minimum|max|min|limit|ignored|unsafe)(?-u:\b)")
         .unwrap_or_else(|e| panic!("{e}"))
 });
 
@@ -105,7 +105,10 @@ mod tests {
 
     #[test]
     fn never_cuts_inside_a_span() {
-        let text = format!("Calls `a. B. c` first. {} Then more text follows here.", "x ".repeat(100));
+        let text = format!(
+            "Calls `a. B. c` first. {} Then more text follows here.",
+            "x ".repeat(100)
+        );
         let protected = protect(&text, &Vocab::default()).unwrap();
         let short = protected.restore(&shorten(&protected.text, &protected));
         assert!(short.contains("`a. B. c`"));
