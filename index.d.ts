@@ -79,6 +79,12 @@ export interface FilterOptions {
    */
   maxTextLength?: number
   /**
+   * Characters of text shown per container (the text nodes of one parent) before the
+   * following text nodes are hidden behind a marker.
+   * @default 600 at moderate, 240 at aggressive, unlimited below
+   */
+  maxTextPerContainer?: number
+  /**
    * The tool declared an `outputSchema`: `structuredContent` stays valid against it.
    * @default false
    */

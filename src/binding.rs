@@ -36,6 +36,10 @@ pub struct FilterOptions {
     /// Characters of a text or name shown before it is cut.
     /// @default 300 at moderate, 120 at aggressive, unlimited below
     pub max_text_length: Option<u32>,
+    /// Characters of text shown per container (the text nodes of one parent) before the
+    /// following text nodes are hidden behind a marker.
+    /// @default 600 at moderate, 240 at aggressive, unlimited below
+    pub max_text_per_container: Option<u32>,
     /// The tool declared an `outputSchema`: `structuredContent` stays valid against it.
     /// @default false
     pub has_output_schema: Option<bool>,
@@ -57,6 +61,10 @@ impl FilterOptions {
         set(&mut limits.max_depth, self.max_depth);
         set(&mut limits.max_similar_siblings, self.max_similar_siblings);
         set(&mut limits.max_text_length, self.max_text_length);
+        set(
+            &mut limits.max_text_per_container,
+            self.max_text_per_container,
+        );
         limits
     }
 }

@@ -1,0 +1,1 @@
+//! Getting back what a lossy level hid, from the raw snapshot text.
