@@ -23,7 +23,7 @@ pub fn cut_long_names(tree: &mut Tree<'_>, max_chars: usize) {
 }
 
 /// The children of `id` as rendered (dropped nodes replaced by their children).
-fn visible_children(tree: &Tree<'_>, id: usize) -> Vec<usize> {
+pub fn visible_children(tree: &Tree<'_>, id: usize) -> Vec<usize> {
     let mut out = Vec::new();
     let mut stack: Vec<usize> = tree
         .nodes

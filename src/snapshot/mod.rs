@@ -19,6 +19,8 @@ mod prune;
 pub mod render;
 pub mod retrieve;
 mod roles;
+#[cfg(test)]
+mod tests;
 pub mod tree;
 mod url;
 
@@ -73,6 +75,7 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
     collapse::collapse_similar(tree, &facts, limits.max_similar_siblings, !aggressive);
     prune::cap_depth(tree, limits.max_depth);
     prune::cap_nodes(tree, limits.max_nodes);
+    prune::show_lone_hidden_leaves(tree);
 }
 
 /// Filters the body of a `## Latest page snapshot` section (the lines after the header).

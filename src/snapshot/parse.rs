@@ -219,7 +219,10 @@ fn parse_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
 fn next_line_is_raw_node(lines: &LineIndex<'_>, i: usize) -> bool {
     match lines.line(i) {
         None => true,
-        Some(l) => split_indent(l).1.starts_with("uid="),
+        Some(l) => split_indent(l)
+            .1
+            .strip_prefix("uid=")
+            .is_some_and(|after| is_uid(after.split(' ').next().unwrap_or(""))),
     }
 }
 
@@ -239,6 +242,10 @@ fn parse_raw_line<'a>(
     };
     let uid_len = after.find(' ').unwrap_or(after.len());
     let (uid, tail) = after.split_at(uid_len);
+    if !is_uid(uid) {
+        builder.add_verbatim(tree, line);
+        return 1;
+    }
     let mut node = Node::new(NodeKind::Element, Some(line));
     node.uid = uid;
     let depth = indent / 2;

@@ -240,3 +240,31 @@ pub fn cap_nodes(tree: &mut Tree<'_>, max_nodes: usize) {
         }
     }
 }
+
+/// A run of hidden siblings that is one childless node costs more as a marker than as itself:
+/// show it.
+pub fn show_lone_hidden_leaves(tree: &mut Tree<'_>) {
+    for parent in 0..tree.nodes.len() {
+        let Some(node) = tree.nodes.get(parent) else {
+            continue;
+        };
+        if node.dropped || node.hidden {
+            continue;
+        }
+        let items = super::collapse::visible_children(tree, parent);
+        let hidden: Vec<bool> = items
+            .iter()
+            .map(|&c| tree.nodes.get(c).is_some_and(|n| n.hidden))
+            .collect();
+        for (k, &c) in items.iter().enumerate() {
+            let alone = hidden.get(k).copied().unwrap_or(false)
+                && !(k > 0 && hidden.get(k - 1).copied().unwrap_or(false))
+                && !hidden.get(k + 1).copied().unwrap_or(false);
+            if let Some(n) = tree.nodes.get_mut(c) {
+                if alone && n.children.is_empty() && n.keep_chars.is_none() {
+                    n.hidden = false;
+                }
+            }
+        }
+    }
+}

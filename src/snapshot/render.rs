@@ -90,16 +90,38 @@ fn push_indent(out: &mut String, depth: usize) {
 
 /// Writes the tree in the light notation, honouring the passes' flags.
 pub fn render(tree: &Tree<'_>, lossy: bool) -> Rendered {
+    render_from(tree, &tree.roots, None, lossy, tree.trailing_newline)
+}
+
+/// Writes the subtree of `root` alone (as if it were the only root), in the light notation.
+pub fn render_subtree(tree: &Tree<'_>, root: usize, lossy: bool) -> Rendered {
+    // Urls stay relative to the page the subtree belongs to.
+    let base = std::iter::once(root)
+        .chain(tree.ancestors(root))
+        .filter_map(|a| tree.nodes.get(a))
+        .find(|n| n.role == "RootWebArea")
+        .and_then(|n| n.attr("url"))
+        .and_then(|a| a.value.as_deref());
+    render_from(tree, &[root], base, lossy, false)
+}
+
+fn render_from<'t>(
+    tree: &'t Tree<'_>,
+    roots: &[usize],
+    base: Option<&'t str>,
+    lossy: bool,
+    trailing_newline: bool,
+) -> Rendered {
     let mut r = Rendered::default();
     let out = &mut r.text;
     out.push_str(if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT });
     let mut dropped_by_root: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     let mut scratch = Vec::new();
     let mut stack = vec![Frame {
-        items: tree.roots.clone(),
+        items: roots.to_vec(),
         pos: 0,
         depth: 0,
-        base: None,
+        base,
         expand_uid: "",
         closes_root: None,
     }];
@@ -228,7 +250,7 @@ pub fn render(tree: &Tree<'_>, lossy: bool) -> Rendered {
         r.uids_hidden += marker::write_dropped(out, tree, &dropped, 1, uid);
         r.markers += 1;
     }
-    if tree.trailing_newline {
+    if trailing_newline {
         out.push('\n');
     }
     r
@@ -310,4 +332,18 @@ fn write_element(out: &mut String, node: &Node<'_>, base: Option<&str>) {
     if node.devtools_selected {
         out.push_str(super::parse::DEVTOOLS_SELECTED);
     }
+}
+
+/// The light line of one node (urls relative to its page), for search hits.
+pub fn write_element_line(out: &mut String, tree: &Tree<'_>, id: usize) {
+    let Some(node) = tree.nodes.get(id) else {
+        return;
+    };
+    let base = tree
+        .ancestors(id)
+        .filter_map(|a| tree.nodes.get(a))
+        .find(|n| n.role == "RootWebArea")
+        .and_then(|n| n.attr("url"))
+        .and_then(|a| a.value.as_deref());
+    write_element(out, node, base);
 }
