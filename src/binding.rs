@@ -25,20 +25,20 @@ pub struct FilterOptions {
     /// @default 'moderate'
     pub level: Option<String>,
     /// Nodes rendered at most; the rest is hidden behind markers.
-    /// @default 1500 at moderate, 500 at aggressive, unlimited below
+    /// @default 1000 at moderate, 120 at aggressive, unlimited below
     pub max_nodes: Option<u32>,
     /// Depth below which subtrees are hidden behind markers.
     /// @default 30 at moderate, 20 at aggressive, unlimited below
     pub max_depth: Option<u32>,
     /// Similar siblings shown before a run of them is collapsed.
-    /// @default 8 at moderate, 4 at aggressive, unlimited below
+    /// @default 8 at moderate, 3 at aggressive, unlimited below
     pub max_similar_siblings: Option<u32>,
     /// Characters of a text or name shown before it is cut.
-    /// @default 300 at moderate, 120 at aggressive, unlimited below
+    /// @default 80 at moderate, 60 at aggressive, unlimited below
     pub max_text_length: Option<u32>,
     /// Characters of text shown per container (the text nodes of one parent) before the
     /// following text nodes are hidden behind a marker.
-    /// @default 600 at moderate, 240 at aggressive, unlimited below
+    /// @default 200 at moderate, 60 at aggressive, unlimited below
     pub max_text_per_container: Option<u32>,
     /// The tool declared an `outputSchema`: `structuredContent` stays valid against it.
     /// @default false

@@ -1,7 +1,8 @@
 //! Marker lines: where a lossy level hid something, one line says what (roles and counts),
 //! which uids (a list, or the first…last range in document order) and how to get them back:
 //!
-//! `… 37 hidden (link 30, text 7; uids 7_120…7_410): expand_snapshot uid=7_118`
+//! `… 37 hidden (link 30, text 7; uid 7_120…7_410): expand_snapshot uid=7_118`
+//! `… 3 text hidden (uid 7_120…7_122): expand_snapshot uid=7_118` (one role)
 //!
 //! Every hidden uid is inside the subtree of the uid to expand. The parser reads these lines
 //! back as `Marker` nodes, so filtering filtered output keeps them as they are.
@@ -11,7 +12,7 @@ use std::collections::BTreeMap;
 use super::tree::{NodeKind, Tree};
 
 /// Uids listed one by one up to this many; beyond, a first…last range.
-const MAX_LISTED_UIDS: usize = 3;
+const MAX_LISTED_UIDS: usize = 2;
 /// Roles named in a marker's summary.
 const MAX_ROLES_NAMED: usize = 3;
 
@@ -59,21 +60,30 @@ impl<'a> Summary<'a> {
         out.push_str("… ");
         out.push_str(&self.total.to_string());
         out.push(' ');
-        out.push_str(verb);
-        out.push_str(" (");
-        for (i, (role, count)) in roles.iter().take(MAX_ROLES_NAMED).enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
+        if let [(role, _)] = roles.as_slice() {
+            // One role: `… 3 text hidden (uids …)`.
             out.push_str(role);
             out.push(' ');
-            out.push_str(&count.to_string());
-        }
-        if roles.len() > MAX_ROLES_NAMED {
-            out.push_str(", …");
+            out.push_str(verb);
+            out.push_str(" (");
+        } else {
+            out.push_str(verb);
+            out.push_str(" (");
+            for (i, (role, count)) in roles.iter().take(MAX_ROLES_NAMED).enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(role);
+                out.push(' ');
+                out.push_str(&count.to_string());
+            }
+            if roles.len() > MAX_ROLES_NAMED {
+                out.push_str(", …");
+            }
+            out.push_str("; ");
         }
         if !self.uids.is_empty() {
-            out.push_str("; uids ");
+            out.push_str("uid ");
             if self.uids.len() <= MAX_LISTED_UIDS {
                 out.push_str(&self.uids.join(", "));
             } else {
@@ -142,7 +152,7 @@ pub fn read_marker(line: &str) -> MarkerRef<'_> {
     if let Some((_, expand)) = text.rsplit_once(": expand_snapshot uid=") {
         r.expand_uid = Some(expand.trim());
     }
-    if let Some((_, after)) = text.rsplit_once("; uids ") {
+    if let Some((_, after)) = text.rsplit_once("uid ") {
         let list = after.split(')').next().unwrap_or("");
         if let Some((a, b)) = list.split_once('…') {
             r.range = Some((a, b));

@@ -66,6 +66,9 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
     let aggressive = options.level >= Level::Aggressive;
     let facts = prune::Facts::new(tree);
     prune::drop_decorative(tree);
+    for node in tree.nodes.iter_mut() {
+        node.drop_url = roles::url_is_droppable(node);
+    }
     if aggressive {
         prune::focus_main(tree, &facts);
     }

@@ -30,18 +30,18 @@ impl SnapshotLimits {
                 max_text_per_container: usize::MAX,
             },
             Level::Moderate => SnapshotLimits {
-                max_nodes: 1500,
+                max_nodes: 1000,
                 max_depth: 30,
                 max_similar_siblings: 8,
-                max_text_length: 300,
-                max_text_per_container: 600,
+                max_text_length: 80,
+                max_text_per_container: 200,
             },
             Level::Aggressive => SnapshotLimits {
-                max_nodes: 500,
+                max_nodes: 120,
                 max_depth: 20,
-                max_similar_siblings: 4,
-                max_text_length: 120,
-                max_text_per_container: 240,
+                max_similar_siblings: 3,
+                max_text_length: 60,
+                max_text_per_container: 60,
             },
         }
     }

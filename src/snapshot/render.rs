@@ -12,8 +12,8 @@ use super::url::relative_to;
 /// First characters of our legend line: the parser reads a text starting with it as light
 /// notation.
 pub const LEGEND_TAG: &str = "#snapshot-filter";
-const LEGEND_LIGHT: &str = "#snapshot-filter light: each line starts with its uid (uid= dropped); text nodes are \"quoted\", several per line; \\n \\\" \\\\ escaped; urls relative to their RootWebArea url";
-const LEGEND_LOSSY: &str = "#snapshot-filter: each line starts with its uid (uid= dropped); text nodes are \"quoted\", several per line; \\n \\\" \\\\ escaped; urls relative to their RootWebArea url; \"…\" lines and cut=N (chars) mark hidden parts: expand_snapshot uid=U shows them";
+const LEGEND_LIGHT: &str = "#snapshot-filter light: uid role \"name\" attrs (uid= dropped); texts share lines; \\n \\\" escaped; urls relative to the page";
+const LEGEND_LOSSY: &str = "#snapshot-filter: uid role \"name\" attrs (uid= dropped); texts share lines; \\n \\\" escaped; urls relative to the page; hidden: link/image urls, \"…\" lines, cut=N chars (expand_snapshot uid=U)";
 
 /// The raw lines of every node, in order: the parser's input, unchanged.
 pub fn render_raw(tree: &Tree<'_>) -> String {
@@ -294,7 +294,7 @@ fn write_element(out: &mut String, node: &Node<'_>, base: Option<&str>) {
             .map_or(0, |n| n.chars().count().saturating_sub(keep))
     });
     for attr in &node.attrs {
-        if roles::is_stateless_capability(node, attr.key) {
+        if roles::is_stateless_capability(node, attr.key) || (node.drop_url && attr.key == "url") {
             continue;
         }
         if attr.key == "cut" {

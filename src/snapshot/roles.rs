@@ -116,3 +116,13 @@ pub fn is_stateless_capability(node: &Node<'_>, key: &str) -> bool {
             .iter()
             .any(|&(cap, state)| cap == key && !node.has_attr(state))
 }
+
+/// At the lossy levels a named link's or an image's `url` goes (search and expand show it):
+/// the agent acts on the uid, and urls are a fifth of a snapshot's tokens.
+pub fn url_is_droppable(node: &Node<'_>) -> bool {
+    match node.role {
+        "image" => true,
+        "link" => !node.name_str().trim().is_empty(),
+        _ => false,
+    }
+}

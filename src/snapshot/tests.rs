@@ -646,3 +646,30 @@ fn random_bytes_never_panic() {
         let _ = expand_subtree(&text, "1_1", Some(1));
     }
 }
+
+/// Throughput on the corpus (a bench, not a test):
+/// `cargo test --release --lib snapshot_throughput -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn snapshot_throughput() {
+    let corpus = corpus_snapshots();
+    let bytes: usize = corpus.iter().map(|(_, b)| b.len()).sum();
+    for level in [Level::Light, Level::Moderate, Level::Aggressive] {
+        let options = SnapshotOptions::for_level(level);
+        let rounds = 5;
+        let start = std::time::Instant::now();
+        let mut out_bytes = 0;
+        for _ in 0..rounds {
+            for (_, body) in &corpus {
+                out_bytes += filter_snapshot(body, &options).text.len();
+            }
+        }
+        let secs = start.elapsed().as_secs_f64();
+        println!(
+            "{level}: {:.0} MB/s ({} snapshots, {:.1} MB x {rounds}, {out_bytes} bytes out)",
+            (bytes * rounds) as f64 / secs / 1e6,
+            corpus.len(),
+            bytes as f64 / 1e6
+        );
+    }
+}

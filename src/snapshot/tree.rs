@@ -44,6 +44,8 @@ pub struct Node<'a> {
     pub dropped: bool,
     /// Set by passes: characters of the name to keep (the rest is cut behind `cut=N`).
     pub keep_chars: Option<usize>,
+    /// Set by passes: the `url` attribute is not written.
+    pub drop_url: bool,
 }
 
 impl<'a> Node<'a> {
@@ -61,6 +63,7 @@ impl<'a> Node<'a> {
             hidden: false,
             dropped: false,
             keep_chars: None,
+            drop_url: false,
         }
     }
 
