@@ -85,9 +85,8 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
 pub fn filter_snapshot(text: &str, options: &SnapshotOptions) -> FilteredSnapshot {
     let mut tree = parse::parse(text);
     let uids_in = {
-        let mut uids: Vec<&str> = tree.uids().collect();
-        uids.sort_unstable();
-        uids.dedup();
+        let mut uids = std::collections::HashSet::with_capacity(tree.nodes.len());
+        uids.extend(tree.uids());
         uids.len()
     };
     let unchanged = |markers| FilteredSnapshot {

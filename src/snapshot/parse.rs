@@ -33,8 +33,6 @@ pub fn parse(text: &str) -> Tree<'_> {
     if lines.line(0).is_some_and(|l| l.starts_with(LEGEND_TAG)) {
         tree.light_notation = true;
         i = 1;
-    } else {
-        builder.closes = Closes::new(&lines);
     }
     while i < lines.len() {
         let consumed = if tree.light_notation {
@@ -86,7 +84,8 @@ impl<'a> LineIndex<'a> {
 /// The open ancestors while reading lines top to bottom.
 #[derive(Default)]
 struct Builder {
-    closes: Closes,
+    /// Built on the first name that does not close on its own line (most snapshots have few).
+    closes: Option<Closes>,
     stack: Vec<(usize, usize)>,
     last_element: Option<usize>,
 }
@@ -143,8 +142,7 @@ fn attr_tail_starts(s: &str) -> Vec<usize> {
         pos -= DEVTOOLS_SELECTED.len();
         out.push(pos);
     }
-    loop {
-        let Some(seg) = s.get(..pos) else { break };
+    while let Some(seg) = s.get(..pos) {
         let next = if let Some(inner) = seg.strip_suffix('"') {
             // key="value" (a value holding no quote)
             inner.rfind('"').and_then(|q| {
@@ -289,7 +287,8 @@ fn parse_raw_line<'a>(
             && j - i <= MAX_CONTINUATION_LINES
             && lines.start(j) - lines.start(i) <= MAX_CONTINUATION_BYTES
     };
-    if let Some(j) = builder.closes.next_good(i + 1).filter(|&j| within(j)) {
+    let closes = builder.closes.get_or_insert_with(|| Closes::new(lines));
+    if let Some(j) = closes.next_good(i + 1).filter(|&j| within(j)) {
         return finish_multiline(tree, builder, lines, node, depth, i, j, name_start);
     }
     if let Some(close) = first_line_close {
@@ -298,7 +297,7 @@ fn parse_raw_line<'a>(
         builder.add_element(tree, node, depth);
         return 1;
     }
-    if let Some(j) = builder.closes.next_any(i + 1).filter(|&j| within(j)) {
+    if let Some(j) = closes.next_any(i + 1).filter(|&j| within(j)) {
         return finish_multiline(tree, builder, lines, node, depth, i, j, name_start);
     }
     // Never closes: read the opening line alone, its name unclosed.
@@ -378,7 +377,7 @@ fn finish_multiline<'a>(
     last: usize,
     name_start: usize,
 ) -> usize {
-    let close = builder.closes.close_at(last);
+    let close = builder.closes.as_ref().map_or(0, |c| c.close_at(last));
     let last_start = lines.start(last);
     let tail = lines
         .text
@@ -503,7 +502,7 @@ fn parse_light_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
         s = t;
     }
     while let Some(t) = s.strip_prefix(' ') {
-        let key_len = t.find(|c: char| c == ' ' || c == '=').unwrap_or(t.len());
+        let key_len = t.find([' ', '=']).unwrap_or(t.len());
         let (key, r) = t.split_at(key_len);
         if !is_key(key) {
             break;

@@ -168,22 +168,6 @@ pub fn focus_main(tree: &mut Tree<'_>, facts: &Facts) {
     }
 }
 
-/// Whether `id` or one of its ancestors is hidden (parents come first, so one pass fills it).
-#[cfg(test)]
-pub fn effectively_hidden(tree: &Tree<'_>) -> Vec<bool> {
-    let mut eff = vec![false; tree.nodes.len()];
-    for (id, node) in tree.nodes.iter().enumerate() {
-        let parent = node
-            .parent
-            .and_then(|p| eff.get(p).copied())
-            .unwrap_or(false);
-        if let Some(slot) = eff.get_mut(id) {
-            *slot = parent || node.hidden;
-        }
-    }
-    eff
-}
-
 /// Subtrees rendered deeper than `max_depth` hide behind a marker at that depth.
 pub fn cap_depth(tree: &mut Tree<'_>, max_depth: usize) {
     let n = tree.nodes.len();

@@ -304,12 +304,9 @@ fn write_element(out: &mut String, node: &Node<'_>, base: Option<&str>) {
                 .as_deref()
                 .and_then(|v| v.parse::<usize>().ok())
                 .unwrap_or(0);
-            match cut_total.as_mut() {
-                Some(total) => {
-                    *total += earlier;
-                    continue;
-                }
-                None => {}
+            if let Some(total) = cut_total.as_mut() {
+                *total += earlier;
+                continue;
             }
         }
         out.push(' ');
