@@ -284,6 +284,10 @@ async function runCrossingCheck(ctx) {
     return [c.tool, c.file, x ? 'yes' : 'no', x ? x.bytes.toLocaleString('en-US') : '0', x ? x.imageBytes.toLocaleString('en-US') : '0']
   })
   process.stdout.write(`${table(['tool', 'corpus file', 'crossed to native', 'bytes crossed', 'of which image blocks'], rows)}\n`)
+  if (!chosen.some((c) => c.tool === 'take_screenshot' || c.tool === 'navigate_page')) {
+    process.stdout.write('\nCannot judge "nothing crosses that need not": this corpus has no take_screenshot or navigate_page result.\n')
+    return
+  }
   const imageBytes = [...crossed.values()].reduce((a, c) => a + c.imageBytes, 0)
   const unfiltered = ['navigate_page', 'take_screenshot'].filter((t) => crossed.has(t))
   process.stdout.write(`\nTarget: nothing crosses that need not. Image bytes crossed: ${imageBytes.toLocaleString('en-US')}${imageBytes > 0 ? ' (NOT met)' : ' (met)'}; tools without text to filter that crossed: ${unfiltered.length > 0 ? `${unfiltered.join(', ')} (NOT met: bin/proxy.js rewrite() calls the native filter for every tools/call)` : 'none (met)'}.\n`)
@@ -359,7 +363,7 @@ async function latencyRun(command, env, cases, calls, rssPid) {
 
 async function runProxy(ctx) {
   heading(`Proxy latency: tools/call through the proxy vs directly (fixture upstream, ${ctx.opts.calls} calls each)`)
-  const snapshots = ctx.docs.filter((d) => d.doc.request.method === 'tools/call' && /^take_snapshot/.test(path.basename(d.file)) && snapshotBody(d.doc.result) !== null)
+  const snapshots = ctx.docs.filter((d) => d.doc.request.method === 'tools/call' && (d.doc.tool ?? d.doc.request.params?.name) === 'take_snapshot' && snapshotBody(d.doc.result) !== null)
   const big = snapshots.reduce((best, d) => (Math.abs(Buffer.byteLength(snapshotBody(d.doc.result)) - 500_000) < Math.abs(Buffer.byteLength(snapshotBody(best.doc.result)) - 500_000) ? d : best), snapshots[0])
   const small = preferred(ctx.docs.filter((d) => path.basename(d.file).endsWith('list_console_messages.json')))[0] ?? ctx.docs.find((d) => d.doc.request.method === 'tools/call')
   if (!big || !small) {
