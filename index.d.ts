@@ -34,6 +34,8 @@ export declare class FilterSession {
    * result when there is no snapshot or the uid is unknown).
    */
   callProxyTool(toolName: string, argumentsJson?: string | undefined | null): string
+  /** What the filters did to the last `filterToolResult` call (`null` when it returned `null`). */
+  lastFigures(): ResultFigures | null
   /** Bytes of raw snapshots held for the proxy tools. */
   get cachedSnapshotBytes(): number
   /** Compresses a list result (and remembers the tools' output schemas). */
@@ -127,6 +129,22 @@ export declare function filterToolResult(toolName: string, resultJson: string, o
  * cross into native code at all.
  */
 export declare function isFilteredTool(toolName: string): boolean
+
+/** What the filters did to one `tools/call` result. */
+export interface ResultFigures {
+  /**
+   * UTF-8 bytes the client would have received (text blocks and any dropped
+   * `structuredContent`), and receives now (without the stats line).
+   */
+  bytesIn: number
+  bytesOut: number
+  /** Snapshot uids hidden behind markers. */
+  uidsHidden: number
+  /** Network request ids hidden behind a summary line. */
+  reqidsHidden: number
+  /** Console message ids hidden behind a summary line. */
+  msgidsHidden: number
+}
 
 /** Options of a proxy session. */
 export interface SessionConfig {

@@ -11,17 +11,15 @@ const { describe, test, before, after } = require('node:test')
 const { connect, proxyCommand } = require('./helpers.js')
 const { serveDirectory, chromeDevtoolsCommand, upstreamEnv, chromiumInstalled, resultText, CHROMIUM } = require('../bench/live-browser.js')
 
-// ---- Margins the filters must make. ----
-// The filters are being written concurrently and pass text through for now, so these start at
-// "no worse than direct". RAISE THEM once the snapshot/result/description filters are merged.
+// ---- Margins the filters must make (measured on these pages with the corpus bench). ----
 /** Minimum fraction of the grid page's take_snapshot text the proxy saves at `moderate`. */
-const MIN_SNAPSHOT_SAVING = 0
+const MIN_SNAPSHOT_SAVING = 0.15
 /** Minimum fraction of all tool description text (tools/list) the proxy saves. */
-const MIN_DESCRIPTION_SAVING = 0
+const MIN_DESCRIPTION_SAVING = 0.1
 /** The filtered take_snapshot must carry the `[mcp-snapshot-filter: …]` stats line. */
-const EXPECT_STATS_LINE = false
-/** The proxy must offer its retrieval tools (issue 4); until then step 3 skips when absent. */
-const EXPECT_RETRIEVAL_TOOLS = false
+const EXPECT_STATS_LINE = true
+/** The proxy must offer its retrieval tools (issue 4): step 3 uses them. */
+const EXPECT_RETRIEVAL_TOOLS = true
 
 /** Tools the proxy adds to the upstream's list (issue 4). */
 const PROXY_TOOLS = new Set(['expand_snapshot', 'search_snapshot'])

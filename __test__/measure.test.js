@@ -11,7 +11,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
-const { uidsHidden, parseInput } = require('../bin/measure.js')
+const { parseInput } = require('../bin/measure.js')
 
 const ROOT = path.resolve(__dirname, '..')
 const BIN = path.join(ROOT, 'bin', 'cli.js')
@@ -213,13 +213,17 @@ test('an explicitly named file in no known format fails; one with nothing filter
   assert.equal(measure([init]).code, 0)
 })
 
-test('uids hidden: node-line uids of the input no longer rendered as nodes in the output', () => {
-  const before = 'uid=1_0 RootWebArea "x"\n  uid=1_1 link "a"\n  uid=1_2 link "b"\n  uid=1_3 link "c"\n'
-  const after = 'uid=1_0 RootWebArea "x"\n  uid=1_1 link "a"\n  … 2 more links hidden (uids 1_2…1_3)\n'
-  assert.equal(uidsHidden(before, after), 2)
-  assert.equal(uidsHidden(before, before), 0)
-  // Playwright refs count the same way.
-  assert.equal(uidsHidden('- link "a" [ref=e1]\n- link "b" [ref=e2]\n', '- link "a" [ref=e1]\n'), 1)
+test('uids hidden are the native filter\'s own count', () => {
+  const native = require('..')
+  const file = path.join(SAMPLES, 'app-grid.take_snapshot.json')
+  const result = JSON.parse(fs.readFileSync(file, 'utf8')).result
+  const text = result.content[0].text
+  const body = text.slice(text.indexOf('\n') + 1)
+  const expected = native.filterSnapshot(body, { level: 'moderate' }).uidsHidden
+  assert.ok(expected > 0)
+  const r = measure([file, '--json'])
+  assert.equal(r.code, 0, r.stderr)
+  assert.equal(JSON.parse(r.stdout).rows[0].uidsHidden, expected)
 })
 
 test('parseInput tells corpus files, bare results and list results apart', () => {

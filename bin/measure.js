@@ -312,25 +312,6 @@ function modelText(result) {
   return result?.structuredContent === undefined ? text : `${text}\n${JSON.stringify(result.structuredContent)}`
 }
 
-const UID_NODE = /^[ \t]*uid=(\S+)/gm // chrome-devtools-mcp snapshot node lines
-const REF_NODE = /\[ref=([^\]\s]+)\]/g // Playwright snapshot refs
-
-function nodeIds(text) {
-  const ids = new Set()
-  for (const m of text.matchAll(UID_NODE)) ids.add(m[1])
-  for (const m of text.matchAll(REF_NODE)) ids.add(m[1])
-  return ids
-}
-
-/** Uids rendered as nodes before and no longer rendered after (the filters name each in a marker). */
-function uidsHidden(before, after) {
-  if (before === after) return 0
-  const shown = nodeIds(after)
-  let hidden = 0
-  for (const id of nodeIds(before)) if (!shown.has(id)) hidden++
-  return hidden
-}
-
 /** Runs one item through the native filter at the session's level: { before, after, uidsHidden }. */
 function runItem(native, session, level, item) {
   if (item.kind === 'snapshot') {
@@ -343,9 +324,10 @@ function runItem(native, session, level, item) {
     return { before: json, after: out ?? json, uidsHidden: 0 }
   }
   const out = session.filterToolResult(item.tool, json, item.argsJson)
+  const figures = session.lastFigures()
   const before = modelText(item.result)
   const after = out === null || out === undefined ? before : modelText(JSON.parse(out))
-  return { before, after, uidsHidden: uidsHidden(before, after) }
+  return { before, after, uidsHidden: figures ? figures.uidsHidden : 0 }
 }
 
 function percent(before, after) {
@@ -383,7 +365,9 @@ function measure(native, files, levels, counter) {
   }
   for (const level of levels) {
     for (const { label, items } of parsed) {
-      const session = new native.FilterSession({ filter: { level } })
+      // The proxy's own two tools, which it appends to tools/list, are left out: the table
+      // shows what the filters save on the upstream's own results.
+      const session = new native.FilterSession({ filter: { level }, proxyTools: false })
       for (const item of items) {
         let m
         try {
@@ -521,4 +505,4 @@ function main(argv, { stdout = process.stdout, stderr = process.stderr, env = pr
   return report.errors.length > 0 ? 1 : 0
 }
 
-module.exports = { main, measure, parseInput, parseMeasureArgs, tokenCounter, collectFiles, modelText, inferTool, uidsHidden, HELP, SAMPLES_DIR }
+module.exports = { main, measure, parseInput, parseMeasureArgs, tokenCounter, collectFiles, modelText, inferTool, HELP, SAMPLES_DIR }

@@ -176,6 +176,21 @@ pub fn filter_snapshot(text: String, options: Option<FilterOptions>) -> Result<S
     })
 }
 
+/// What the filters did to one `tools/call` result.
+#[napi(object)]
+pub struct ResultFigures {
+    /// UTF-8 bytes the client would have received (text blocks and any dropped
+    /// `structuredContent`), and receives now (without the stats line).
+    pub bytes_in: f64,
+    pub bytes_out: f64,
+    /// Snapshot uids hidden behind markers.
+    pub uids_hidden: u32,
+    /// Network request ids hidden behind a summary line.
+    pub reqids_hidden: u32,
+    /// Console message ids hidden behind a summary line.
+    pub msgids_hidden: u32,
+}
+
 /// Options of a proxy session.
 #[napi(object)]
 #[derive(Default)]
@@ -280,6 +295,18 @@ impl FilterSession {
         self.inner
             .call_proxy_tool(&tool_name, arguments_json.as_deref())
             .map_err(to_napi)
+    }
+
+    /// What the filters did to the last `filterToolResult` call (`null` when it returned `null`).
+    #[napi]
+    pub fn last_figures(&self) -> Option<ResultFigures> {
+        self.inner.last_figures().map(|f| ResultFigures {
+            bytes_in: f.bytes_in() as f64,
+            bytes_out: f.bytes_out() as f64,
+            uids_hidden: count(f.uids_hidden),
+            reqids_hidden: count(f.reqids_hidden),
+            msgids_hidden: count(f.msgids_hidden),
+        })
     }
 
     /// Bytes of raw snapshots held for the proxy tools.

@@ -10,7 +10,7 @@ use crate::describe::{self, CompressOptions};
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
 use crate::proxy_tools;
-use crate::result::{self, ResultLimits, ResultOptions};
+use crate::result::{self, FilterFigures, ResultLimits, ResultOptions};
 use crate::snapshot::SnapshotLimits;
 use crate::snapshot_cache::{SnapshotCache, DEFAULT_CACHE_BYTES};
 use crate::stats::{self, SavingsTotals, StatsMode};
@@ -72,6 +72,8 @@ pub struct Session {
     shadowed_proxy_tools: HashSet<String>,
     /// Raw snapshot files written so far (numbers the next file).
     raw_snapshot_files: u64,
+    /// What the filters did to the last `tools/call` result (`None` when it was unchanged).
+    last_figures: Option<FilterFigures>,
 }
 
 impl Session {
@@ -83,6 +85,7 @@ impl Session {
             cache: SnapshotCache::new(options.cache_bytes),
             shadowed_proxy_tools: HashSet::new(),
             raw_snapshot_files: 0,
+            last_figures: None,
             options,
         }
     }
@@ -115,6 +118,7 @@ impl Session {
         }
         .with_arguments(arguments_json);
         self.totals.results += 1;
+        self.last_figures = None;
         let mut raw_snapshot = None;
         let filtered = result::filter_tool_result_capturing(
             tool_name,
@@ -132,6 +136,7 @@ impl Session {
         for note in &notes {
             filtered.append_line(note);
         }
+        self.last_figures = Some(filtered.figures);
         let (bytes_in, bytes_out) = (filtered.figures.bytes_in(), filtered.figures.bytes_out());
         self.totals.record(bytes_in, bytes_out);
         let line = stats::stats_line(bytes_in, bytes_out, &self.totals);
@@ -193,6 +198,11 @@ impl Session {
             None => Value::Null,
         };
         Ok(proxy_tools::call(tool_name, &arguments, &self.cache).to_string())
+    }
+
+    /// What the filters did to the last `tools/call` result, `None` when it passed unchanged.
+    pub fn last_figures(&self) -> Option<FilterFigures> {
+        self.last_figures
     }
 
     /// Bytes of raw snapshots held for the proxy tools.

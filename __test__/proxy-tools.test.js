@@ -1,0 +1,163 @@
+'use strict'
+
+// The proxy's own tools (issue 4) through the real bin, in front of a fixture upstream that
+// replays real chrome-devtools-mcp snapshots: listed, answered locally, exact, bounded in
+// memory, kept across list_changed, off when asked or at light.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+
+const { FIXTURES, INIT, proxyCommand, spawnRaw } = require('./helpers.js')
+
+const FIXTURE = path.join(FIXTURES, 'fixture-server.js')
+const SNAPSHOTS = path.join(FIXTURES, 'snapshots')
+const GRID_RAW = snapshotBody('grid')
+
+function snapshotBody(name) {
+  const text = JSON.parse(fs.readFileSync(path.join(SNAPSHOTS, `${name}.json`), 'utf8')).result.content[0].text
+  return text.slice(text.indexOf('## Latest page snapshot\n') + '## Latest page snapshot\n'.length)
+}
+
+function start(proxyArgs = []) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msf-tools-'))
+  const record = path.join(dir, 'received.jsonl')
+  const proxy = spawnRaw(proxyCommand([process.execPath, FIXTURE], proxyArgs), {
+    env: { ...process.env, FIXTURE_RECORD: record, FIXTURE_REPLAY_DIR: SNAPSHOTS },
+  })
+  proxy.send(INIT)
+  const received = () => (fs.existsSync(record) ? fs.readFileSync(record, 'utf8') : '')
+  let nextId = 1
+  const call = async (name, args) => {
+    const id = nextId++
+    proxy.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
+    return (await proxy.waitFor((m) => m.id === id)).result
+  }
+  const listTools = async () => {
+    const id = nextId++
+    proxy.send({ jsonrpc: '2.0', id, method: 'tools/list' })
+    return (await proxy.waitFor((m) => m.id === id)).result.tools.map((t) => t.name)
+  }
+  const stop = async () => {
+    proxy.child.stdin.end()
+    await proxy.exited
+  }
+  return { proxy, call, listTools, received, stop, dir }
+}
+
+const text = (result) => result.content.map((c) => c.text).join('\n')
+
+test('the tools are listed, answered by the proxy, and return the original lines', async () => {
+  const p = start()
+  try {
+    assert.deepEqual((await p.listTools()).slice(-2), ['expand_snapshot', 'search_snapshot'])
+    const none = await p.call('expand_snapshot', { uid: '72_34' })
+    assert.equal(none.isError, true)
+    assert.match(text(none), /take_snapshot first/)
+
+    const filtered = text(await p.call('take_snapshot', { pageId: 1, fixture: 'grid' }))
+    const marker = filtered.split('\n').find((l) => /^\s*… .*expand_snapshot uid=\d+_\d+/.test(l))
+    assert.ok(marker, 'moderate hides something on the grid page and says how to get it')
+    const uid = /expand_snapshot uid=(\d+_\d+)/.exec(marker)[1]
+
+    const expanded = text(await p.call('expand_snapshot', { uid }))
+    // Every uid under that node in the raw snapshot comes back, each with its own role and name.
+    const rawLines = GRID_RAW.split('\n')
+    const start = rawLines.findIndex((l) => l.trimStart().startsWith(`uid=${uid} `))
+    const indent = rawLines[start].length - rawLines[start].trimStart().length
+    const subtree = [rawLines[start]]
+    for (const line of rawLines.slice(start + 1)) {
+      if (line.length - line.trimStart().length <= indent) break
+      subtree.push(line)
+    }
+    for (const line of subtree) {
+      const [, u] = /uid=(\S+)/.exec(line)
+      assert.ok(expanded.includes(u), `expand lost ${u} (${line.trim()})`)
+    }
+
+    const search = text(await p.call('search_snapshot', { query: 'edit liam' }))
+    const rawEdit = GRID_RAW.split('\n').find((l) => /button "Edit Liam/.test(l))
+    const [, editUid] = /uid=(\S+)/.exec(rawEdit)
+    assert.ok(search.includes(editUid), `search did not find ${editUid}:\n${search}`)
+    const bad = await p.call('search_snapshot', { query: '(', regex: true })
+    assert.equal(bad.isError, true)
+    const unknown = await p.call('expand_snapshot', { uid: '999_999' })
+    assert.equal(unknown.isError, true)
+    assert.match(text(unknown), /999_999/)
+
+    // None of the proxy's calls reached the upstream.
+    assert.ok(!p.received().includes('expand_snapshot'))
+    assert.ok(!p.received().includes('search_snapshot'))
+  } finally {
+    await p.stop()
+  }
+})
+
+test('the tools stay listed after the upstream says its tool list changed', async () => {
+  const p = start()
+  try {
+    await p.listTools()
+    p.proxy.send({ jsonrpc: '2.0', id: 'lc', method: 'fixture/list-changed' })
+    await p.proxy.waitFor((m) => m.method === 'notifications/tools/list_changed')
+    const names = await p.listTools()
+    assert.deepEqual(names.filter((n) => n.endsWith('_snapshot')), ['expand_snapshot', 'search_snapshot'])
+  } finally {
+    await p.stop()
+  }
+})
+
+test('the snapshot cache respects its byte cap, oldest page evicted first', async () => {
+  const gridBytes = Buffer.byteLength(GRID_RAW)
+  const megaBytes = Buffer.byteLength(snapshotBody('megamenu'))
+  const cap = Math.max(gridBytes, megaBytes) + 1000
+  assert.ok(cap < gridBytes + megaBytes)
+  const p = start([`--snapshot-cache-bytes=${cap}`])
+  try {
+    await p.listTools()
+    await p.call('take_snapshot', { pageId: 1, fixture: 'grid' })
+    await p.call('take_snapshot', { pageId: 2, fixture: 'megamenu' })
+    const evicted = await p.call('search_snapshot', { query: 'Customers', pageId: 1 })
+    assert.equal(evicted.isError, true)
+    assert.match(text(evicted), /page 1/)
+    const kept = await p.call('search_snapshot', { query: 'a', pageId: 2 })
+    assert.ok(!kept.isError, text(kept))
+    // Without pageId the page snapshotted last is read.
+    const latest = await p.call('search_snapshot', { query: 'a' })
+    assert.equal(text(latest), text(kept))
+  } finally {
+    await p.stop()
+  }
+})
+
+test('--no-proxy-tools and level light leave tools/list and calls to the upstream', async () => {
+  for (const args of [['--no-proxy-tools'], ['--filter-level=light']]) {
+    const p = start(args)
+    try {
+      const names = await p.listTools()
+      assert.ok(!names.includes('expand_snapshot'), `${args}: ${names}`)
+      const res = await p.call('expand_snapshot', { uid: '1_1' })
+      // The fixture answers unknown tools by echoing them: the call went upstream.
+      assert.deepEqual(JSON.parse(text(res)), { tool: 'expand_snapshot', arguments: { uid: '1_1' } })
+    } finally {
+      await p.stop()
+    }
+  }
+})
+
+test('--raw-snapshots-dir writes each raw snapshot and names the file in the result', async () => {
+  const p = start()
+  const dir = path.join(p.dir, 'raw')
+  await p.stop()
+  const q = start([`--raw-snapshots-dir=${dir}`])
+  try {
+    const result = text(await q.call('take_snapshot', { pageId: '../../etc/passwd', fixture: 'grid' }))
+    const [, file] = /\[raw snapshot: ([^\]]+)\]/.exec(result)
+    assert.equal(path.dirname(file), dir)
+    assert.match(path.basename(file), /^snapshot-000001-page-etcpasswd\.txt$/)
+    assert.equal(fs.readFileSync(file, 'utf8'), GRID_RAW)
+  } finally {
+    await q.stop()
+  }
+})
