@@ -46,7 +46,9 @@ function npmEnv() {
 }
 
 function run(cmd, args, cwd) {
-  return execFileSync(cmd, args, { cwd, env: npmEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000, shell: process.platform === 'win32' })
+  // npm.cmd/npx.cmd need a shell on Windows (their arguments here have no spaces or quotes).
+  const shell = process.platform === 'win32' && (cmd === NPM || cmd === NPX)
+  return execFileSync(cmd, args, { cwd, env: npmEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000, shell })
 }
 
 function napiCli(args, cwd) {
