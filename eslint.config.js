@@ -4,7 +4,7 @@ const js = require('@eslint/js')
 const globals = require('globals')
 
 module.exports = [
-  { ignores: ['index.js', 'index.d.ts', 'target/**', 'npm/**', 'node_modules/**'] },
+  { ignores: ['index.js', 'index.d.ts', 'target/**', 'npm/**', 'node_modules/**', '__test__/site/**'] },
   js.configs.recommended,
   {
     files: ['**/*.js'],

@@ -17,13 +17,34 @@ export declare class FilterSession {
   constructor(config?: SessionConfig | undefined | null)
   /** The session's filter level. */
   get level(): string
+  /** The session's description compression level. */
+  get describeLevel(): string
   /**
    * Filters a `tools/call` result; `argumentsJson` is the request's `arguments` as JSON.
    * Returns the filtered result JSON, or `null` to forward the original.
    */
   filterToolResult(toolName: string, resultJson: string, argumentsJson?: string | undefined | null): string | null
+  /**
+   * True when `toolName` is one of the proxy's own tools (answer it with `callProxyTool`,
+   * never forward it).
+   */
+  isProxyTool(toolName: string): boolean
+  /**
+   * Answers a call of one of the proxy's tools: the `CallToolResult` as JSON (an `isError`
+   * result when there is no snapshot or the uid is unknown).
+   */
+  callProxyTool(toolName: string, argumentsJson?: string | undefined | null): string
+  /** Bytes of raw snapshots held for the proxy tools. */
+  get cachedSnapshotBytes(): number
   /** Compresses a list result (and remembers the tools' output schemas). */
   compressListResult(method: string, resultJson: string): string | null
+  /**
+   * In `stderr` stats mode: the stats line of the last filtered result, once; `null` when
+   * there is none (nothing filtered since the last call, or another mode).
+   */
+  takeStatsLine(): string | null
+  /** The session's stats mode: `inline`, `stderr` or `off`. */
+  get stats(): string
   /** A one-line summary of the session's savings, for stderr on exit. */
   summary(): string
 }
@@ -90,9 +111,16 @@ export declare function filterSnapshot(text: string, options?: FilterOptions | u
 
 /**
  * Filters a `tools/call` result (`CallToolResult` as JSON) of the named tool.
- * Returns the filtered result as JSON, or `null` when nothing was changed.
+ * Returns the filtered result as JSON, or `null` when nothing was changed. Carries no stats
+ * line: that is the session's (`FilterSession`).
  */
 export declare function filterToolResult(toolName: string, resultJson: string, options?: FilterOptions | undefined | null): string | null
+
+/**
+ * True when `filterToolResult` may change results of the named tool: the others need not
+ * cross into native code at all.
+ */
+export declare function isFilteredTool(toolName: string): boolean
 
 /** Options of a proxy session. */
 export interface SessionConfig {
@@ -103,6 +131,30 @@ export interface SessionConfig {
    * @default false
    */
   compactSchemas?: boolean
+  /**
+   * Where each filtered result's stats line goes: `inline` (appended to the result's text,
+   * the agent sees it), `stderr` (kept for `takeStatsLine()`, the proxy prints it) or `off`.
+   * @default 'inline'
+   */
+  stats?: string
+  /**
+   * Level of the description compressor for list results.
+   * @default the filter level
+   */
+  describeLevel?: string
+  /**
+   * Add `expand_snapshot` and `search_snapshot` to `tools/list` and answer them from the
+   * cached raw snapshots (`isProxyTool`, `callProxyTool`).
+   * @default true at moderate and aggressive, false at light and off
+   */
+  proxyTools?: boolean
+  /**
+   * Bytes of raw snapshots kept for the proxy tools (latest per page, oldest evicted first).
+   * @default 33554432 (32 MiB)
+   */
+  snapshotCacheBytes?: number
+  /** Also write each raw snapshot to a file in this directory and name the file in the result. */
+  rawSnapshotsDir?: string
 }
 
 /** A filtered snapshot and what the filter did to it. */

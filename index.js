@@ -840,3 +840,4 @@ module.exports.compressListResult = nativeBinding.compressListResult
 module.exports.compressText = nativeBinding.compressText
 module.exports.filterSnapshot = nativeBinding.filterSnapshot
 module.exports.filterToolResult = nativeBinding.filterToolResult
+module.exports.isFilteredTool = nativeBinding.isFilteredTool

@@ -5,6 +5,33 @@ const { parseArgs, UsageError, HELP } = require('./options.js')
 const { log } = require('./log.js')
 const { loadNative } = require('./native.js')
 
+/** The native session's configuration from the parsed options. */
+function sessionConfig(options) {
+  const config = {
+    filter: { level: options['filter-level'] },
+    stats: options.stats,
+    compactSchemas: options['compact-schemas'],
+  }
+  if (options['describe-level'] !== undefined) config.describeLevel = options['describe-level']
+  if (options['proxy-tools'] !== undefined) config.proxyTools = options['proxy-tools']
+  config.snapshotCacheBytes = Math.min(options['snapshot-cache-bytes'], 2 ** 32 - 1)
+  if (options['raw-snapshots-dir'] !== undefined) config.rawSnapshotsDir = prepareDir(options['raw-snapshots-dir'])
+  return config
+}
+
+/** Creates the raw snapshots directory (with the user's umask) and returns its absolute path. */
+function prepareDir(dir) {
+  const path = require('node:path')
+  const fs = require('node:fs')
+  const abs = path.resolve(dir)
+  try {
+    fs.mkdirSync(abs, { recursive: true })
+  } catch (err) {
+    throw new UsageError(`cannot create --raw-snapshots-dir ${JSON.stringify(abs)}: ${err.message}`)
+  }
+  return abs
+}
+
 async function main(argv) {
   let parsed
   try {
@@ -25,15 +52,29 @@ async function main(argv) {
   }
   for (const warning of parsed.warnings) log(`warning: ${warning}`)
 
-  const { FilterSession } = loadNative(log)
-  const level = parsed.options['filter-level']
-  const session = new FilterSession({ filter: { level } })
+  const native = loadNative(log)
+  let config
+  try {
+    config = sessionConfig(parsed.options)
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err
+    log(`error: ${err.message}`)
+    process.exitCode = 2
+    return
+  }
+  const session = new native.FilterSession(config)
   const { Proxy } = require('./proxy.js')
   const proxy = new Proxy({
     command: parsed.command,
     args: parsed.args,
     session,
-    filtering: level !== 'off',
+    filtering: parsed.options['filter-level'] !== 'off' || session.describeLevel !== 'off',
+    isFilteredTool: native.isFilteredTool,
+    // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.
+    localTools: {
+      has: (name) => session.isProxyTool(name),
+      call: (name, args) => JSON.parse(session.callProxyTool(name, JSON.stringify(args))),
+    },
   })
   process.once('SIGINT', () => proxy.shutdown(0, 'SIGINT'))
   process.once('SIGTERM', () => proxy.shutdown(0, 'SIGTERM'))

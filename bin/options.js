@@ -18,6 +18,55 @@ const OPTIONS = [
     default: 'moderate',
     help: 'How much to filter: off (forward unchanged), light (lossless), moderate, aggressive.',
   },
+  {
+    name: 'describe-level',
+    env: 'MCP_SNAPSHOT_FILTER_DESCRIBE_LEVEL',
+    kind: 'choice',
+    choices: LEVELS,
+    default: undefined,
+    defaultHelp: 'the filter level',
+    help: 'How much to compress descriptions in tools/list, prompts/list, resources/list.',
+  },
+  {
+    name: 'stats',
+    env: 'MCP_SNAPSHOT_FILTER_STATS',
+    kind: 'choice',
+    choices: ['inline', 'stderr', 'off'],
+    default: 'inline',
+    help: 'Where the savings line of each filtered result goes: appended to the result, stderr, or nowhere.',
+  },
+  {
+    name: 'proxy-tools',
+    env: 'MCP_SNAPSHOT_FILTER_PROXY_TOOLS',
+    kind: 'flag',
+    default: undefined,
+    defaultHelp: 'on at moderate and aggressive, off at light and off',
+    help: 'Add expand_snapshot and search_snapshot, answered by the proxy from the raw snapshots. --no-proxy-tools turns them off.',
+  },
+  {
+    name: 'snapshot-cache-bytes',
+    env: 'MCP_SNAPSHOT_FILTER_SNAPSHOT_CACHE_BYTES',
+    kind: 'bytes',
+    metavar: 'N',
+    default: 32 * 1024 * 1024,
+    defaultHelp: '32M',
+    help: 'Memory for the raw snapshots the proxy tools read (latest per page, oldest evicted first).',
+  },
+  {
+    name: 'raw-snapshots-dir',
+    env: 'MCP_SNAPSHOT_FILTER_RAW_SNAPSHOTS_DIR',
+    kind: 'string',
+    metavar: 'DIR',
+    default: undefined,
+    help: 'Also write each raw snapshot to a file in DIR and name the file in the result.',
+  },
+  {
+    name: 'compact-schemas',
+    env: 'MCP_SNAPSHOT_FILTER_COMPACT_SCHEMAS',
+    kind: 'flag',
+    default: false,
+    help: 'At describe level aggressive only: drop JSON-schema keywords that change no validation outcome.',
+  },
 ]
 
 const HELP = `mcp-snapshot-filter — a token-saving MCP stdio proxy for browser MCP servers
@@ -45,9 +94,23 @@ Logs go to stderr; stdout carries MCP messages only.
 
 function optionHelp(opt) {
   const value = opt.kind === 'choice' ? `=${opt.choices.join('|')}` : opt.kind === 'flag' ? '' : `=${opt.metavar ?? 'VALUE'}`
-  const left = `  --${opt.name}${value}`
-  const def = opt.default === undefined ? '' : ` (default: ${opt.default})`
-  return `${left.padEnd(28)} ${opt.help}${def}\n${''.padEnd(29)}env: ${opt.env}`
+  const name = opt.kind === 'flag' ? `[no-]${opt.name}` : opt.name
+  const shown = opt.defaultHelp ?? opt.default
+  const notes = [shown === undefined ? null : `default: ${shown}`, `env: ${opt.env}`].filter(Boolean).join('; ')
+  return `  --${name}${value}\n${wrap(`${opt.help} (${notes})`, 6, 96)}`
+}
+
+function wrap(text, indent, width) {
+  const lines = []
+  let line = ''
+  for (const word of text.split(' ')) {
+    if (line && indent + line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = word
+    } else line = line ? `${line} ${word}` : word
+  }
+  if (line) lines.push(line)
+  return lines.map((l) => `${' '.repeat(indent)}${l}`).join('\n')
 }
 
 function coerce(opt, raw, source) {
@@ -62,9 +125,9 @@ function coerce(opt, raw, source) {
     if (['0', 'false', 'no', 'off'].includes(raw)) return false
     throw new UsageError(`invalid value ${JSON.stringify(raw)} for ${source}: expected true or false`)
   }
-  if (opt.kind === 'bytes' || opt.kind === 'count') {
+  if (opt.kind === 'bytes') {
     const n = parseSize(raw)
-    if (n === null) throw new UsageError(`invalid value ${JSON.stringify(raw)} for ${source}: expected a whole number${opt.kind === 'bytes' ? ' (K, M and G suffixes allowed)' : ''}`)
+    if (n === null) throw new UsageError(`invalid value ${JSON.stringify(raw)} for ${source}: expected a number of bytes (K, M and G suffixes allowed)`)
     return n
   }
   if (raw === '') throw new UsageError(`${source} needs a value`)

@@ -54,6 +54,8 @@ class Proxy {
     this.stdin = opts.stdin ?? process.stdin
     this.stdout = opts.stdout ?? process.stdout
     this.filtering = opts.filtering ?? true
+    /** Which tools' results go to the native filter (all, when not given). */
+    this.isFilteredTool = opts.isFilteredTool ?? (() => true)
     /** Client requests waiting for the upstream's answer: key -> { id, method, tool, argsJson } */
     this.pending = new Map()
     /** Requests the proxy answers itself (its own tools), by tool name. */
@@ -183,8 +185,12 @@ class Proxy {
     try {
       let out = null
       if (entry.method === 'tools/call' && entry.tool !== undefined) {
+        // Results no filter touches (screenshots, clicks without snapshot…) never cross.
+        if (!this.isFilteredTool(entry.tool)) return msg
         const argsJson = entry.arguments === undefined ? null : JSON.stringify(entry.arguments)
         out = this.session.filterToolResult(entry.tool, JSON.stringify(msg.result), argsJson)
+        const statsLine = this.session.takeStatsLine?.()
+        if (statsLine) log(statsLine)
       } else if (LIST_METHODS.has(entry.method)) {
         out = this.session.compressListResult(entry.method, JSON.stringify(msg.result))
       }

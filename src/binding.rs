@@ -1,6 +1,8 @@
 //! The one N-API layer: converts JS options to core options and core errors to `napi::Error`.
 //! Payloads cross as strings (see ../shared/NAPI-NOTES.md: object conversion costs more).
 
+use std::path::PathBuf;
+
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 
@@ -10,6 +12,7 @@ use crate::level::Level;
 use crate::result::{self, ResultOptions};
 use crate::session::{Session, SessionOptions};
 use crate::snapshot::{self, SnapshotLimits, SnapshotOptions};
+use crate::stats::StatsMode;
 
 fn to_napi(error: FilterError) -> Error {
     match error {
@@ -102,7 +105,8 @@ fn count(n: usize) -> u32 {
 }
 
 /// Filters a `tools/call` result (`CallToolResult` as JSON) of the named tool.
-/// Returns the filtered result as JSON, or `null` when nothing was changed.
+/// Returns the filtered result as JSON, or `null` when nothing was changed. Carries no stats
+/// line: that is the session's (`FilterSession`).
 #[napi(catch_unwind)]
 pub fn filter_tool_result(
     tool_name: String,
@@ -111,14 +115,19 @@ pub fn filter_tool_result(
 ) -> Result<Option<String>> {
     let options = options.unwrap_or_default();
     let level = options.level()?;
-    let core = ResultOptions {
-        level,
-        snapshot: options.limits(level),
-        has_output_schema: options.has_output_schema.unwrap_or(false),
-    };
+    let mut core = ResultOptions::for_level(level);
+    core.snapshot = options.limits(level);
+    core.has_output_schema = options.has_output_schema.unwrap_or(false);
     result::filter_tool_result(&tool_name, &result_json, &core)
         .map(|filtered| filtered.map(|f| f.json))
         .map_err(to_napi)
+}
+
+/// True when `filterToolResult` may change results of the named tool: the others need not
+/// cross into native code at all.
+#[napi]
+pub fn is_filtered_tool(tool_name: String) -> bool {
+    crate::result::tools::is_content_heavy(&tool_name)
 }
 
 /// Compresses the descriptions of a `tools/list`, `prompts/list`, `resources/list` or
@@ -168,6 +177,22 @@ pub struct SessionConfig {
     /// At `aggressive` only: drop schema keywords that change no validation outcome.
     /// @default false
     pub compact_schemas: Option<bool>,
+    /// Where each filtered result's stats line goes: `inline` (appended to the result's text,
+    /// the agent sees it), `stderr` (kept for `takeStatsLine()`, the proxy prints it) or `off`.
+    /// @default 'inline'
+    pub stats: Option<String>,
+    /// Level of the description compressor for list results.
+    /// @default the filter level
+    pub describe_level: Option<String>,
+    /// Add `expand_snapshot` and `search_snapshot` to `tools/list` and answer them from the
+    /// cached raw snapshots (`isProxyTool`, `callProxyTool`).
+    /// @default true at moderate and aggressive, false at light and off
+    pub proxy_tools: Option<bool>,
+    /// Bytes of raw snapshots kept for the proxy tools (latest per page, oldest evicted first).
+    /// @default 33554432 (32 MiB)
+    pub snapshot_cache_bytes: Option<u32>,
+    /// Also write each raw snapshot to a file in this directory and name the file in the result.
+    pub raw_snapshots_dir: Option<String>,
 }
 
 /// The state one proxy keeps across an MCP session: options, the tools' output schemas and
@@ -187,6 +212,17 @@ impl FilterSession {
         let mut options = SessionOptions::for_level(level);
         options.snapshot = filter.limits(level);
         options.compact_schemas = config.compact_schemas.unwrap_or(false);
+        options.stats = StatsMode::parse_opt(config.stats.as_deref()).map_err(to_napi)?;
+        if let Some(describe) = config.describe_level.as_deref() {
+            options.describe_level = describe.parse().map_err(to_napi)?;
+        }
+        if let Some(proxy_tools) = config.proxy_tools {
+            options.proxy_tools = proxy_tools;
+        }
+        if let Some(bytes) = config.snapshot_cache_bytes {
+            options.cache_bytes = bytes as usize;
+        }
+        options.raw_snapshots_dir = config.raw_snapshots_dir.map(PathBuf::from);
         Ok(FilterSession {
             inner: Session::new(options),
         })
@@ -196,6 +232,12 @@ impl FilterSession {
     #[napi(getter)]
     pub fn level(&self) -> String {
         self.inner.options().level.as_str().to_string()
+    }
+
+    /// The session's description compression level.
+    #[napi(getter)]
+    pub fn describe_level(&self) -> String {
+        self.inner.options().describe_level.as_str().to_string()
     }
 
     /// Filters a `tools/call` result; `argumentsJson` is the request's `arguments` as JSON.
@@ -212,6 +254,32 @@ impl FilterSession {
             .map_err(to_napi)
     }
 
+    /// True when `toolName` is one of the proxy's own tools (answer it with `callProxyTool`,
+    /// never forward it).
+    #[napi]
+    pub fn is_proxy_tool(&self, tool_name: String) -> bool {
+        self.inner.is_proxy_tool(&tool_name)
+    }
+
+    /// Answers a call of one of the proxy's tools: the `CallToolResult` as JSON (an `isError`
+    /// result when there is no snapshot or the uid is unknown).
+    #[napi(catch_unwind)]
+    pub fn call_proxy_tool(
+        &self,
+        tool_name: String,
+        arguments_json: Option<String>,
+    ) -> Result<String> {
+        self.inner
+            .call_proxy_tool(&tool_name, arguments_json.as_deref())
+            .map_err(to_napi)
+    }
+
+    /// Bytes of raw snapshots held for the proxy tools.
+    #[napi(getter)]
+    pub fn cached_snapshot_bytes(&self) -> f64 {
+        self.inner.cached_snapshot_bytes() as f64
+    }
+
     /// Compresses a list result (and remembers the tools' output schemas).
     #[napi(catch_unwind)]
     pub fn compress_list_result(
@@ -222,6 +290,19 @@ impl FilterSession {
         self.inner
             .compress_list_result(&method, &result_json)
             .map_err(to_napi)
+    }
+
+    /// In `stderr` stats mode: the stats line of the last filtered result, once; `null` when
+    /// there is none (nothing filtered since the last call, or another mode).
+    #[napi]
+    pub fn take_stats_line(&mut self) -> Option<String> {
+        self.inner.take_stats_line()
+    }
+
+    /// The session's stats mode: `inline`, `stderr` or `off`.
+    #[napi(getter)]
+    pub fn stats(&self) -> String {
+        self.inner.options().stats.as_str().to_string()
     }
 
     /// A one-line summary of the session's savings, for stderr on exit.

@@ -7,8 +7,11 @@
 pub mod describe;
 pub mod error;
 pub mod level;
+pub mod proxy_tools;
 pub mod result;
 pub mod session;
 pub mod snapshot;
+pub mod snapshot_cache;
+pub mod stats;
 
 pub mod binding;

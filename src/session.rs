@@ -1,21 +1,37 @@
 //! State the proxy keeps across one MCP session: the options, which tools declared an
-//! `outputSchema`, and running totals for the stats.
+//! `outputSchema`, and running totals for the stats (`crate::stats`).
 
 use std::collections::HashSet;
+use std::path::PathBuf;
 
 use serde_json::Value;
 
 use crate::describe::{self, CompressOptions};
-use crate::error::FilterResult;
+use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
-use crate::result::{self, ResultOptions};
+use crate::proxy_tools;
+use crate::result::{self, ResultLimits, ResultOptions};
 use crate::snapshot::SnapshotLimits;
+use crate::snapshot_cache::{SnapshotCache, DEFAULT_CACHE_BYTES};
+use crate::stats::{self, SavingsTotals, StatsMode};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionOptions {
     pub level: Level,
     pub snapshot: SnapshotLimits,
+    /// Network, console and evaluate_script limits.
+    pub limits: ResultLimits,
     pub compact_schemas: bool,
+    /// Where each filtered result's stats line goes.
+    pub stats: StatsMode,
+    /// Level of the description compressor (list results).
+    pub describe_level: Level,
+    /// Add `expand_snapshot` / `search_snapshot` to `tools/list` and answer them.
+    pub proxy_tools: bool,
+    /// Bytes of raw snapshots kept for the proxy tools.
+    pub cache_bytes: usize,
+    /// Also write each raw snapshot to a file here and name it in the result.
+    pub raw_snapshots_dir: Option<PathBuf>,
 }
 
 impl SessionOptions {
@@ -23,32 +39,51 @@ impl SessionOptions {
         SessionOptions {
             level,
             snapshot: SnapshotLimits::for_level(level),
+            limits: ResultLimits::for_level(level),
             compact_schemas: false,
+            stats: StatsMode::default(),
+            describe_level: level,
+            proxy_tools: Self::proxy_tools_default(level),
+            cache_bytes: DEFAULT_CACHE_BYTES,
+            raw_snapshots_dir: None,
         }
+    }
+
+    /// The proxy tools only pay where a level hides something.
+    pub fn proxy_tools_default(level: Level) -> bool {
+        level >= Level::Moderate
     }
 }
 
-/// Running totals over the filtered `tools/call` results of a session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SessionTotals {
-    pub calls: u64,
-    pub bytes_in: u64,
-    pub bytes_out: u64,
-}
+/// Running totals over the `tools/call` results of a session.
+pub type SessionTotals = SavingsTotals;
 
 #[derive(Debug)]
 pub struct Session {
     options: SessionOptions,
     tools_with_output_schema: HashSet<String>,
     totals: SessionTotals,
+    /// The last stats line, in `stderr` mode, until the proxy takes it.
+    pending_stats_line: Option<String>,
+    /// Raw snapshots for the proxy tools.
+    cache: SnapshotCache,
+    /// Proxy tools whose names the upstream's last `tools/list` also used: those are the
+    /// upstream's, never intercepted.
+    shadowed_proxy_tools: HashSet<String>,
+    /// Raw snapshot files written so far (numbers the next file).
+    raw_snapshot_files: u64,
 }
 
 impl Session {
     pub fn new(options: SessionOptions) -> Session {
         Session {
-            options,
             tools_with_output_schema: HashSet::new(),
             totals: SessionTotals::default(),
+            pending_stats_line: None,
+            cache: SnapshotCache::new(options.cache_bytes),
+            shadowed_proxy_tools: HashSet::new(),
+            raw_snapshot_files: 0,
+            options,
         }
     }
 
@@ -61,25 +96,113 @@ impl Session {
     }
 
     /// Filters one `tools/call` result; `Ok(None)` means forward the original.
-    /// `arguments_json` is the request's `arguments` (used to know which page a snapshot is of).
+    /// `arguments_json` is the request's `arguments` (the filters honour `resourceTypes` and
+    /// `types`). In `inline` stats mode the result's text carries the stats line; in `stderr`
+    /// mode `take_stats_line` returns it.
     pub fn filter_tool_result(
         &mut self,
         tool_name: &str,
         result_json: &str,
-        _arguments_json: Option<&str>,
+        arguments_json: Option<&str>,
     ) -> FilterResult<Option<String>> {
         let options = ResultOptions {
             level: self.options.level,
             snapshot: self.options.snapshot.clone(),
+            limits: self.options.limits.clone(),
             has_output_schema: self.tools_with_output_schema.contains(tool_name),
+            requested_resource_types: Vec::new(),
+            requested_console_types: Vec::new(),
+        }
+        .with_arguments(arguments_json);
+        self.totals.results += 1;
+        let mut raw_snapshot = None;
+        let filtered = result::filter_tool_result_capturing(
+            tool_name,
+            result_json,
+            &options,
+            &mut raw_snapshot,
+        )?;
+        let mut notes = Vec::new();
+        if let Some(raw) = raw_snapshot {
+            notes.extend(self.keep_raw_snapshot(arguments_json, raw));
+        }
+        let Some(mut filtered) = filtered else {
+            return Ok(None);
         };
-        let filtered = result::filter_tool_result(tool_name, result_json, &options)?;
-        Ok(filtered.map(|f| {
-            self.totals.calls += 1;
-            self.totals.bytes_in += f.text_bytes_in as u64;
-            self.totals.bytes_out += f.text_bytes_out as u64;
-            f.json
-        }))
+        for note in &notes {
+            filtered.append_line(note);
+        }
+        let (bytes_in, bytes_out) = (filtered.figures.bytes_in(), filtered.figures.bytes_out());
+        self.totals.record(bytes_in, bytes_out);
+        let line = stats::stats_line(bytes_in, bytes_out, &self.totals);
+        match self.options.stats {
+            StatsMode::Inline => filtered.append_line(&line),
+            StatsMode::Stderr => self.pending_stats_line = Some(line),
+            StatsMode::Off => {}
+        }
+        Ok(Some(filtered.into_filtered_result().json))
+    }
+
+    /// Caches a raw snapshot for the proxy tools and writes it to the raw snapshots directory;
+    /// returns the lines to add to the result (the file written, or why it was not).
+    fn keep_raw_snapshot(&mut self, arguments_json: Option<&str>, raw: String) -> Vec<String> {
+        let page = arguments_json
+            .and_then(|a| serde_json::from_str::<Value>(a).ok())
+            .and_then(|a| a.as_object().and_then(proxy_tools::page_key));
+        let mut notes = Vec::new();
+        if let Some(dir) = self.options.raw_snapshots_dir.clone() {
+            self.raw_snapshot_files += 1;
+            let path = dir.join(raw_snapshot_file_name(
+                self.raw_snapshot_files,
+                page.as_deref(),
+            ));
+            notes.push(match std::fs::write(&path, &raw) {
+                Ok(()) => format!("[raw snapshot: {}]", path.display()),
+                Err(e) => format!("[raw snapshot not written to {}: {e}]", path.display()),
+            });
+        }
+        if self.options.proxy_tools {
+            // A snapshot larger than the whole cache is not kept: the tools then say so.
+            let _ = self.cache.put(page.as_deref().unwrap_or(""), raw);
+        }
+        notes
+    }
+
+    /// True when `tool_name` is one of the proxy's own tools, answered by `call_proxy_tool`.
+    pub fn is_proxy_tool(&self, tool_name: &str) -> bool {
+        self.options.proxy_tools
+            && proxy_tools::NAMES.contains(&tool_name)
+            && !self.shadowed_proxy_tools.contains(tool_name)
+    }
+
+    /// Answers a call of one of the proxy's tools: a `CallToolResult` as JSON.
+    pub fn call_proxy_tool(
+        &self,
+        tool_name: &str,
+        arguments_json: Option<&str>,
+    ) -> FilterResult<String> {
+        if !self.is_proxy_tool(tool_name) {
+            return Err(FilterError::InvalidArgument(format!(
+                "{tool_name:?} is not a proxy tool of this session"
+            )));
+        }
+        let arguments = match arguments_json {
+            Some(a) => serde_json::from_str::<Value>(a).map_err(|e| {
+                FilterError::InvalidArgument(format!("arguments are not JSON: {e}"))
+            })?,
+            None => Value::Null,
+        };
+        Ok(proxy_tools::call(tool_name, &arguments, &self.cache).to_string())
+    }
+
+    /// Bytes of raw snapshots held for the proxy tools.
+    pub fn cached_snapshot_bytes(&self) -> usize {
+        self.cache.bytes()
+    }
+
+    /// The stats line of the last filtered result in `stderr` mode, once (`None` otherwise).
+    pub fn take_stats_line(&mut self) -> Option<String> {
+        self.pending_stats_line.take()
     }
 
     /// Compresses a list result; for `tools/list` it also remembers which tools declare an
@@ -89,20 +212,35 @@ impl Session {
         method: &str,
         result_json: &str,
     ) -> FilterResult<Option<String>> {
-        if method == "tools/list" {
-            self.remember_output_schemas(result_json);
-        }
         let options = CompressOptions {
-            level: self.options.level,
+            level: self.options.describe_level,
             compact_schemas: self.options.compact_schemas,
         };
-        describe::compress_list_result(method, result_json, &options)
+        let compressed = describe::compress_list_result(method, result_json, &options)?;
+        if method != "tools/list" {
+            return Ok(compressed);
+        }
+        let mut list: Value = serde_json::from_str(compressed.as_deref().unwrap_or(result_json))
+            .map_err(|e| FilterError::InvalidArgument(format!("result is not JSON: {e}")))?;
+        self.remember_output_schemas(&list);
+        // Paginated lists get the proxy's tools once, on their last page.
+        let last_page = list.get("nextCursor").is_none_or(Value::is_null);
+        if !self.options.proxy_tools || !last_page {
+            return Ok(compressed);
+        }
+        let added = proxy_tools::add_to_tools_list(&mut list);
+        self.shadowed_proxy_tools = proxy_tools::NAMES
+            .iter()
+            .filter(|name| !added.contains(name))
+            .map(|name| name.to_string())
+            .collect();
+        if added.is_empty() {
+            return Ok(compressed);
+        }
+        Ok(Some(list.to_string()))
     }
 
-    fn remember_output_schemas(&mut self, result_json: &str) {
-        let Ok(result) = serde_json::from_str::<Value>(result_json) else {
-            return;
-        };
+    fn remember_output_schemas(&mut self, result: &Value) {
         let Some(tools) = result.get("tools").and_then(Value::as_array) else {
             return;
         };
@@ -119,10 +257,22 @@ impl Session {
 
     /// One line for stderr when the proxy exits.
     pub fn summary(&self) -> String {
-        let t = self.totals;
-        format!(
-            "session: {} filtered calls, {} bytes in, {} bytes out",
-            t.calls, t.bytes_in, t.bytes_out
-        )
+        stats::summary_line(&self.totals)
+    }
+}
+
+/// `snapshot-<n>.txt` or `snapshot-<n>-page-<id>.txt`: the page id keeps only ASCII letters and
+/// digits, so nothing the upstream or a page sends can choose where the file goes.
+fn raw_snapshot_file_name(n: u64, page: Option<&str>) -> String {
+    let page: String = page
+        .unwrap_or_default()
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(32)
+        .collect();
+    if page.is_empty() {
+        format!("snapshot-{n:06}.txt")
+    } else {
+        format!("snapshot-{n:06}-page-{page}.txt")
     }
 }

@@ -1,22 +1,105 @@
-//! `tools/call` results (`CallToolResult` JSON): which tools are content-heavy, how their text
-//! splits into sections, and which filter each section gets.
+//! `tools/call` results (`CallToolResult` JSON): which tools are content-heavy (`tools`), how
+//! their text splits into sections (`sections`), and the filter each section gets: the
+//! accessibility snapshot (`crate::snapshot`), the network list (`network`), the console list
+//! (`console`), the evaluate_script result (`evaluate`). `structured` keeps `structuredContent`
+//! consistent with the filtered text.
 //!
-//! SKELETON: the section splitter and the network/console/evaluate filters land with the
-//! whole-response issue; until then only the snapshot section of known tools is filtered.
+//! Only text blocks are touched; image blocks, `_meta`, `isError` and its error line pass
+//! untouched, and so does every section without a filter, byte for byte.
 
-use serde_json::Value;
+pub mod console;
+#[cfg(test)]
+mod corpus_tests;
+pub mod evaluate;
+pub mod ids;
+mod lines;
+pub mod network;
+pub mod sections;
+pub mod structured;
+pub mod tools;
+
+use serde_json::{Map, Value};
 
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
 use crate::snapshot::{self, SnapshotLimits, SnapshotOptions};
 
+use console::ConsoleLimits;
+use evaluate::EvaluateLimits;
+use network::NetworkLimits;
+use sections::{split_sections, SectionKind};
+
+/// Per-level limits of the network, console and evaluate_script filters: one table.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ResultLimits {
+    pub network: NetworkLimits,
+    pub console: ConsoleLimits,
+    pub evaluate: EvaluateLimits,
+}
+
+impl ResultLimits {
+    /// `off` and `light` change nothing here (light is lossless and these filters are not).
+    pub fn for_level(level: Level) -> ResultLimits {
+        match level {
+            Level::Off | Level::Light => ResultLimits::default(),
+            Level::Moderate => ResultLimits {
+                network: NetworkLimits {
+                    hide_images: true,
+                    hide_fonts: true,
+                    hide_stylesheets: true,
+                    hide_media: false,
+                    hide_scripts: false,
+                },
+                console: ConsoleLimits {
+                    hide_debug: true,
+                    collapse_similar: true,
+                    max_log_messages: usize::MAX,
+                    max_stack_lines: 4,
+                },
+                evaluate: EvaluateLimits {
+                    max_array_items: 50,
+                    max_string_chars: 500,
+                    max_depth: 10,
+                    max_output_chars: 10_000,
+                },
+            },
+            Level::Aggressive => ResultLimits {
+                network: NetworkLimits {
+                    hide_images: true,
+                    hide_fonts: true,
+                    hide_stylesheets: true,
+                    hide_media: true,
+                    hide_scripts: true,
+                },
+                console: ConsoleLimits {
+                    hide_debug: true,
+                    collapse_similar: true,
+                    max_log_messages: 10,
+                    max_stack_lines: 2,
+                },
+                evaluate: EvaluateLimits {
+                    max_array_items: 20,
+                    max_string_chars: 200,
+                    max_depth: 6,
+                    max_output_chars: 4_000,
+                },
+            },
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResultOptions {
     pub level: Level,
     pub snapshot: SnapshotLimits,
+    pub limits: ResultLimits,
     /// The tool declared an `outputSchema` in `tools/list`: `structuredContent` must stay valid
     /// against it.
     pub has_output_schema: bool,
+    /// The call's `resourceTypes` argument (list_network_requests): kinds never hidden.
+    pub requested_resource_types: Vec<String>,
+    /// The call's `types` argument (list_console_messages): types never hidden.
+    pub requested_console_types: Vec<String>,
 }
 
 impl ResultOptions {
@@ -24,8 +107,77 @@ impl ResultOptions {
         ResultOptions {
             level,
             snapshot: SnapshotLimits::for_level(level),
+            limits: ResultLimits::for_level(level),
             has_output_schema: false,
+            requested_resource_types: Vec::new(),
+            requested_console_types: Vec::new(),
         }
+    }
+
+    /// Takes what the filters honour from the call's `arguments` (JSON); bad JSON is ignored.
+    pub fn with_arguments(mut self, arguments_json: Option<&str>) -> ResultOptions {
+        let Some(arguments) = arguments_json.and_then(|a| serde_json::from_str::<Value>(a).ok())
+        else {
+            return self;
+        };
+        let strings = |key: &str| -> Vec<String> {
+            arguments
+                .get(key)
+                .and_then(Value::as_array)
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        self.requested_resource_types = strings("resourceTypes");
+        self.requested_console_types = strings("types");
+        self
+    }
+
+    /// Console limits with the types the agent asked for exempted.
+    fn console_limits(&self) -> ConsoleLimits {
+        let mut limits = self.limits.console.clone();
+        let asked = |t: &str| self.requested_console_types.iter().any(|r| r == t);
+        if asked("debug") || asked("verbose") {
+            limits.hide_debug = false;
+        }
+        if !self.requested_console_types.is_empty()
+            && self
+                .requested_console_types
+                .iter()
+                .any(|t| !console::always_kept(t) && t != "debug" && t != "verbose")
+        {
+            limits.max_log_messages = usize::MAX;
+        }
+        limits
+    }
+}
+
+/// What the filters removed, for the stats line and `measure`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FilterFigures {
+    /// UTF-8 bytes of the text blocks before and after (without any stats line).
+    pub text_bytes_in: usize,
+    pub text_bytes_out: usize,
+    /// UTF-8 bytes of the `structuredContent` dropped (0 when kept or absent).
+    pub structured_bytes_removed: usize,
+    pub uids_hidden: usize,
+    pub reqids_hidden: usize,
+    pub msgids_hidden: usize,
+}
+
+impl FilterFigures {
+    /// Bytes the client would have received in text and `structuredContent`, and now receives.
+    pub fn bytes_in(&self) -> usize {
+        self.text_bytes_in + self.structured_bytes_removed
+    }
+
+    pub fn bytes_out(&self) -> usize {
+        self.text_bytes_out
     }
 }
 
@@ -37,58 +189,259 @@ pub struct FilteredResult {
     pub text_bytes_in: usize,
     pub text_bytes_out: usize,
     pub uids_hidden: usize,
+    pub figures: FilterFigures,
 }
 
-const SNAPSHOT_HEADER: &str = "## Latest page snapshot\n";
+/// A filtered result before serialization, so that the session can add its stats line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilteredValue {
+    pub result: Map<String, Value>,
+    /// Index in `content` of the first text block that changed: where a stats line goes.
+    pub changed_block: usize,
+    pub figures: FilterFigures,
+}
+
+impl FilteredValue {
+    /// Appends `line` on a line of its own to the changed text block.
+    pub fn append_line(&mut self, line: &str) {
+        let block = self
+            .result
+            .get_mut("content")
+            .and_then(Value::as_array_mut)
+            .and_then(|content| content.get_mut(self.changed_block));
+        if let Some(Value::String(text)) = block.and_then(|b| b.get_mut("text")) {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(line);
+        }
+    }
+
+    pub fn into_filtered_result(self) -> FilteredResult {
+        FilteredResult {
+            json: Value::Object(self.result).to_string(),
+            text_bytes_in: self.figures.text_bytes_in,
+            text_bytes_out: self.figures.text_bytes_out,
+            uids_hidden: self.figures.uids_hidden,
+            figures: self.figures,
+        }
+    }
+}
 
 /// Filters a `CallToolResult`; `Ok(None)` when nothing changed (the caller forwards the original).
 pub fn filter_tool_result(
-    _tool_name: &str,
+    tool_name: &str,
     result_json: &str,
     options: &ResultOptions,
 ) -> FilterResult<Option<FilteredResult>> {
-    if options.level == Level::Off {
+    Ok(filter_tool_result_value(tool_name, result_json, options)?
+        .map(FilteredValue::into_filtered_result))
+}
+
+/// `filter_tool_result` without the final serialization.
+pub fn filter_tool_result_value(
+    tool_name: &str,
+    result_json: &str,
+    options: &ResultOptions,
+) -> FilterResult<Option<FilteredValue>> {
+    filter_tool_result_capturing(tool_name, result_json, options, &mut None)
+}
+
+/// `filter_tool_result_value` that also hands back the raw body of the result's accessibility
+/// snapshot, if it has one (whether or not the filter changed it), for the proxy's snapshot
+/// cache: this way the result is parsed once.
+pub fn filter_tool_result_capturing(
+    tool_name: &str,
+    result_json: &str,
+    options: &ResultOptions,
+    raw_snapshot: &mut Option<String>,
+) -> FilterResult<Option<FilteredValue>> {
+    if options.level == Level::Off || !tools::is_content_heavy(tool_name) {
         return Ok(None);
     }
-    let mut result: Value = serde_json::from_str(result_json)
+    let value: Value = serde_json::from_str(result_json)
         .map_err(|e| FilterError::InvalidArgument(format!("result is not JSON: {e}")))?;
+    let Value::Object(mut result) = value else {
+        return Err(FilterError::InvalidArgument(
+            "result is not a JSON object".to_string(),
+        ));
+    };
+    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+    let structured_bytes = structured::structured_content_bytes(&result);
     let Some(content) = result.get_mut("content").and_then(Value::as_array_mut) else {
         return Ok(None);
     };
+    let mut figures = FilterFigures::default();
+    let mut changed_block = None;
+    for (index, block) in content.iter_mut().enumerate() {
+        if block.get("type").and_then(Value::as_str) != Some("text") {
+            continue;
+        }
+        let Some(Value::String(text)) = block.get_mut("text") else {
+            continue;
+        };
+        figures.text_bytes_in += text.len();
+        if let Some(new_text) = filter_text(
+            tool_name,
+            text,
+            is_error,
+            options,
+            &mut figures,
+            raw_snapshot,
+        ) {
+            *text = new_text;
+            changed_block.get_or_insert(index);
+        }
+        figures.text_bytes_out += text.len();
+    }
+    let Some(changed_block) = changed_block else {
+        return Ok(None);
+    };
+    figures.structured_bytes_removed =
+        structured::reconcile_structured_content(&mut result, options.has_output_schema);
+    debug_assert!(figures.structured_bytes_removed <= structured_bytes);
+    Ok(Some(FilteredValue {
+        result,
+        changed_block,
+        figures,
+    }))
+}
+
+/// Filters one text block section by section; `None` when no section changed.
+fn filter_text(
+    tool_name: &str,
+    text: &str,
+    is_error: bool,
+    options: &ResultOptions,
+    figures: &mut FilterFigures,
+    raw_snapshot: &mut Option<String>,
+) -> Option<String> {
+    let sections = split_sections(text, is_error);
+    let mut parts: Vec<std::borrow::Cow<str>> = Vec::with_capacity(sections.len());
+    let mut changed = false;
+    for section in &sections {
+        let replacement = match section.kind {
+            SectionKind::Snapshot => {
+                filter_snapshot_section(section.text, options, figures, raw_snapshot)
+            }
+            SectionKind::NetworkList => network::filter_network_list(
+                section.text,
+                &options.limits.network,
+                &options.requested_resource_types,
+            )
+            .map(|out| {
+                figures.reqids_hidden += out.hidden_ids.len();
+                out.text
+            }),
+            SectionKind::ConsoleList => {
+                console::filter_console_list(section.text, &options.console_limits()).map(|out| {
+                    figures.msgids_hidden += out.hidden_ids.len();
+                    out.text
+                })
+            }
+            SectionKind::Message if tool_name == tools::EVALUATE_SCRIPT => {
+                evaluate::filter_evaluate_message(section.text, &options.limits.evaluate)
+            }
+            _ => None,
+        };
+        // A summary line can outweigh the little it replaces: keep only what is smaller.
+        match replacement {
+            Some(new) if new.len() < section.text.len() => {
+                changed = true;
+                parts.push(new.into());
+            }
+            _ => parts.push(section.text.into()),
+        }
+    }
+    changed.then(|| sections::reassemble(parts.iter().map(|p| p.as_ref())))
+}
+
+/// The snapshot section: its header line, then the filtered body. The body keeps its final
+/// newline, which separates it from the next section.
+fn filter_snapshot_section(
+    section: &str,
+    options: &ResultOptions,
+    figures: &mut FilterFigures,
+    raw_snapshot: &mut Option<String>,
+) -> Option<String> {
+    let (header, body) = section.split_at(section.find('\n')? + 1);
+    if body.is_empty() {
+        return None;
+    }
+    *raw_snapshot = Some(body.to_string());
     let snapshot_options = SnapshotOptions {
         level: options.level,
         limits: options.snapshot.clone(),
     };
-    let (mut bytes_in, mut bytes_out, mut hidden, mut changed) = (0, 0, 0, false);
-    for block in content.iter_mut() {
-        if block.get("type").and_then(Value::as_str) != Some("text") {
-            continue;
-        }
-        let Some(text) = block.get("text").and_then(Value::as_str) else {
-            continue;
-        };
-        bytes_in += text.len();
-        let Some(start) = text.find(SNAPSHOT_HEADER) else {
-            bytes_out += text.len();
-            continue;
-        };
-        let body_start = start + SNAPSHOT_HEADER.len();
-        let filtered = snapshot::filter_snapshot(&text[body_start..], &snapshot_options);
-        let new_text = format!("{}{}", &text[..body_start], filtered.text);
-        bytes_out += new_text.len();
-        hidden += filtered.uids_hidden;
-        if new_text != text {
-            changed = true;
-            block["text"] = Value::String(new_text);
-        }
+    let filtered = snapshot::filter_snapshot(body, &snapshot_options);
+    if filtered.text == body {
+        return None;
     }
-    if !changed {
-        return Ok(None);
+    figures.uids_hidden += filtered.uids_hidden;
+    let mut out = String::with_capacity(header.len() + filtered.text.len() + 1);
+    out.push_str(header);
+    out.push_str(&filtered.text);
+    if body.ends_with('\n') && !out.ends_with('\n') {
+        out.push('\n');
     }
-    Ok(Some(FilteredResult {
-        json: result.to_string(),
-        text_bytes_in: bytes_in,
-        text_bytes_out: bytes_out,
-        uids_hidden: hidden,
-    }))
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ten_megabyte_network_list_is_filtered_in_one_pass() {
+        let mut text =
+            String::from("## Network requests\nShowing 1-200000 of 200000 (Page 1 of 1).");
+        for id in 0..200_000 {
+            let (url, status) = match id % 4 {
+                0 => (
+                    "http://example.test/assets/some/long/path/picture.png",
+                    "200",
+                ),
+                1 => ("http://example.test/api/v1/orders?page=1", "200"),
+                2 => ("http://example.test/assets/fonts/regular.woff2", "404"),
+                _ => ("http://example.test/assets/app/styles/main.css", "200"),
+            };
+            text.push_str(&format!("\nreqid={id} GET {url} [{status}]"));
+        }
+        assert!(text.len() > 10_000_000);
+        let result = serde_json::json!({"content": [{"type": "text", "text": text}]}).to_string();
+        let options = ResultOptions::for_level(Level::Moderate);
+        let out = filter_tool_result("list_network_requests", &result, &options)
+            .expect("ok")
+            .expect("filtered");
+        assert_eq!(out.figures.reqids_hidden, 100_000);
+        assert!(out.text_bytes_out < out.text_bytes_in / 2 + 1_000_000);
+    }
+
+    #[test]
+    fn off_and_unknown_tools_change_nothing_and_bad_json_is_an_error() {
+        let mut text = String::from("## Network requests");
+        for id in 1..=6 {
+            text.push_str(&format!(
+                "\nreqid={id} GET http://a/images/photo-{id}.png [200]"
+            ));
+        }
+        let result = serde_json::json!({"content": [{"type": "text", "text": text}]}).to_string();
+        let result = result.as_str();
+        let moderate = ResultOptions::for_level(Level::Moderate);
+        assert!(
+            filter_tool_result("list_network_requests", result, &moderate)
+                .expect("ok")
+                .is_some()
+        );
+        let off = ResultOptions::for_level(Level::Off);
+        assert_eq!(
+            filter_tool_result("list_network_requests", result, &off),
+            Ok(None)
+        );
+        assert_eq!(
+            filter_tool_result("browser_network_requests", result, &moderate),
+            Ok(None)
+        );
+        assert!(filter_tool_result("list_network_requests", "{", &moderate).is_err());
+    }
 }

@@ -3,6 +3,8 @@
 //! SKELETON: the parser, the passes and the renderer land with the snapshot-core issue; until
 //! then `filter_snapshot` returns the text unchanged.
 
+pub mod retrieve;
+
 use crate::level::Level;
 
 /// Per-level limits of the lossy passes. One table (`for_level`), overridable field by field.

@@ -1,0 +1,227 @@
+//! The proxy's own tools, added to the upstream's `tools/list` and answered by the proxy from
+//! the raw snapshots it cached: `expand_snapshot` (the unfiltered subtree under a uid) and
+//! `search_snapshot` (matching lines with their ancestors). They let the agent fetch exactly
+//! what a lossy level hid, without a second full snapshot.
+
+use serde_json::{json, Map, Value};
+
+use crate::snapshot::retrieve;
+use crate::snapshot_cache::{CacheMiss, SnapshotCache};
+
+pub const EXPAND_SNAPSHOT: &str = "expand_snapshot";
+pub const SEARCH_SNAPSHOT: &str = "search_snapshot";
+pub const NAMES: [&str; 2] = [EXPAND_SNAPSHOT, SEARCH_SNAPSHOT];
+
+/// Hits returned by `search_snapshot` when the agent gives no limit, and the most it may ask.
+const DEFAULT_SEARCH_LIMIT: usize = 20;
+const MAX_SEARCH_LIMIT: usize = 200;
+
+const PAGE_ID_DOC: &str = "Page of the snapshot (the pageId passed to take_snapshot). Default: the page snapshotted last.";
+
+/// The tool definitions, as `tools/list` entries.
+pub fn definitions() -> Vec<Value> {
+    vec![
+        json!({
+            "name": EXPAND_SNAPSHOT,
+            "title": "Expand snapshot (mcp-snapshot-filter)",
+            "description": "Answered by the mcp-snapshot-filter proxy, not the browser server. Returns the unfiltered subtree under a uid of the last page snapshot: use it when a snapshot line says content was hidden (\"expand_snapshot uid=…\"). Every uid it shows can be clicked or filled as usual.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "uid": {"type": "string", "description": "uid of the node to expand, as shown in the snapshot (e.g. 7_118)."},
+                    "depth": {"type": "integer", "minimum": 0, "description": "Levels below the node to include. Default: all."},
+                    "pageId": {"type": ["number", "string"], "description": PAGE_ID_DOC}
+                },
+                "required": ["uid"],
+                "additionalProperties": false
+            },
+            "annotations": {"readOnlyHint": true, "openWorldHint": false},
+            "_meta": {"mcp-snapshot-filter/proxyTool": true}
+        }),
+        json!({
+            "name": SEARCH_SNAPSHOT,
+            "title": "Search snapshot (mcp-snapshot-filter)",
+            "description": "Answered by the mcp-snapshot-filter proxy, not the browser server. Finds lines of the last unfiltered page snapshot whose role, name, text or attributes match the query (case-insensitive substring, or a regex), each with its uid and its ancestors, including content the filtered snapshot hid. Use the uids with click, fill, hover as usual.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "minLength": 1, "description": "Text to look for (case-insensitive substring unless regex is true)."},
+                    "regex": {"type": "boolean", "description": "Treat query as a regular expression (Rust regex syntax, case-insensitive). Default: false."},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_LIMIT, "description": "Most hits to return. Default: 20."},
+                    "pageId": {"type": ["number", "string"], "description": PAGE_ID_DOC}
+                },
+                "required": ["query"],
+                "additionalProperties": false
+            },
+            "annotations": {"readOnlyHint": true, "openWorldHint": false},
+            "_meta": {"mcp-snapshot-filter/proxyTool": true}
+        }),
+    ]
+}
+
+/// Appends the proxy's tools to a `tools/list` result, unless the upstream already has a tool
+/// of that name (the upstream's wins, and the proxy then never intercepts it). Returns the
+/// names added.
+pub fn add_to_tools_list(result: &mut Value) -> Vec<&'static str> {
+    let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
+        return Vec::new();
+    };
+    let mut added = Vec::new();
+    for def in definitions() {
+        let name = def.get("name").and_then(Value::as_str).unwrap_or_default();
+        let taken = tools
+            .iter()
+            .any(|t| t.get("name").and_then(Value::as_str) == Some(name));
+        if let (false, Some(static_name)) = (taken, NAMES.iter().find(|n| **n == name)) {
+            tools.push(def);
+            added.push(*static_name);
+        }
+    }
+    added
+}
+
+/// A page key from a tool's `pageId` argument (numbers and strings alike), if any.
+pub fn page_key(arguments: &Map<String, Value>) -> Option<String> {
+    match arguments.get("pageId") {
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// Answers a call of one of the proxy's tools with a `CallToolResult`.
+pub fn call(name: &str, arguments: &Value, cache: &SnapshotCache) -> Value {
+    let empty = Map::new();
+    let args = arguments.as_object().unwrap_or(&empty);
+    let page = page_key(args);
+    let snapshot = match cache.get(page.as_deref()) {
+        Ok(s) => s,
+        Err(miss) => return error_result(&miss_message(&miss)),
+    };
+    let answer = match name {
+        EXPAND_SNAPSHOT => {
+            let Some(uid) = args.get("uid").and_then(Value::as_str) else {
+                return error_result(
+                    "expand_snapshot needs a \"uid\" argument (a string such as \"7_118\").",
+                );
+            };
+            let depth = match optional_count(args, "depth") {
+                Ok(d) => d,
+                Err(msg) => return error_result(&msg),
+            };
+            retrieve::expand_subtree(&snapshot.raw, uid, depth)
+        }
+        SEARCH_SNAPSHOT => {
+            let Some(query) = args
+                .get("query")
+                .and_then(Value::as_str)
+                .filter(|q| !q.is_empty())
+            else {
+                return error_result("search_snapshot needs a non-empty \"query\" argument.");
+            };
+            let regex = args.get("regex").and_then(Value::as_bool).unwrap_or(false);
+            let limit = match optional_count(args, "limit") {
+                Ok(l) => l.unwrap_or(DEFAULT_SEARCH_LIMIT).clamp(1, MAX_SEARCH_LIMIT),
+                Err(msg) => return error_result(&msg),
+            };
+            retrieve::search_snapshot(&snapshot.raw, query, regex, limit).map(|hits| hits.text)
+        }
+        other => return error_result(&format!("{other:?} is not a tool of the proxy.")),
+    };
+    match answer {
+        Ok(text) => json!({"content": [{"type": "text", "text": text}]}),
+        Err(e) => error_result(&e.to_string()),
+    }
+}
+
+fn optional_count(args: &Map<String, Value>, key: &str) -> Result<Option<usize>, String> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| format!("\"{key}\" must be a whole number ≥ 0.")),
+    }
+}
+
+fn miss_message(miss: &CacheMiss) -> String {
+    match miss {
+        CacheMiss::NoSnapshot { page: None } => {
+            "No snapshot to read yet: call take_snapshot first.".to_string()
+        }
+        CacheMiss::NoSnapshot { page: Some(p) } => format!(
+            "No snapshot of page {p} is cached (it was never taken or was evicted): call take_snapshot for that page first."
+        ),
+        CacheMiss::TooLarge { page, bytes, cap } => format!(
+            "The snapshot of page {page} ({bytes} bytes) is larger than the proxy's snapshot cache ({cap} bytes): restart the proxy with a larger --snapshot-cache-bytes."
+        ),
+    }
+}
+
+fn error_result(message: &str) -> Value {
+    json!({"content": [{"type": "text", "text": message}], "isError": true})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adds_both_tools_unless_the_upstream_has_one_of_that_name() {
+        let mut list = json!({"tools": [{"name": "take_snapshot"}]});
+        assert_eq!(
+            add_to_tools_list(&mut list),
+            vec![EXPAND_SNAPSHOT, SEARCH_SNAPSHOT]
+        );
+        assert_eq!(list["tools"].as_array().map(Vec::len), Some(3));
+
+        let mut clash = json!({"tools": [{"name": "search_snapshot", "description": "theirs"}]});
+        assert_eq!(add_to_tools_list(&mut clash), vec![EXPAND_SNAPSHOT]);
+        assert_eq!(clash["tools"][0]["description"], "theirs");
+        assert_eq!(clash["tools"].as_array().map(Vec::len), Some(2));
+    }
+
+    #[test]
+    fn calls_without_a_snapshot_or_with_bad_arguments_are_error_results() {
+        let mut cache = SnapshotCache::new(1024);
+        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_1"}), &cache);
+        assert_eq!(res["isError"], true);
+        assert!(res["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("take_snapshot"));
+
+        cache
+            .put("3", "uid=1_0 RootWebArea \"x\"\n".to_string())
+            .unwrap_or_default();
+        let res = call(EXPAND_SNAPSHOT, &json!({}), &cache);
+        assert!(res["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("uid"));
+        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_0", "depth": -1}), &cache);
+        assert_eq!(res["isError"], true);
+        let res = call(SEARCH_SNAPSHOT, &json!({"query": ""}), &cache);
+        assert_eq!(res["isError"], true);
+        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_0", "pageId": 9}), &cache);
+        assert!(res["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("page 9"));
+    }
+
+    #[test]
+    fn page_keys_accept_numbers_and_strings() {
+        let args = json!({"pageId": 2});
+        assert_eq!(
+            page_key(args.as_object().unwrap_or(&Map::new())),
+            Some("2".into())
+        );
+        let args = json!({"pageId": "tab-2"});
+        assert_eq!(
+            page_key(args.as_object().unwrap_or(&Map::new())),
+            Some("tab-2".into())
+        );
+    }
+}

@@ -1,0 +1,425 @@
+//! Whole-response filtering over the real corpus (chrome-devtools-mcp 1.11, plain and
+//! structured passes), at every level: properties that must hold for every result, and
+//! hand-checked expectations on the noisy app page, which has every console level and request
+//! kind.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::level::Level;
+use crate::result::console::always_kept;
+use crate::result::ids::parse_id_ranges;
+use crate::result::network::{classify_url, is_failed, parse_request_line, RequestKind};
+use crate::result::sections::{split_sections, SectionKind};
+use crate::result::{filter_tool_result, ResultOptions};
+use crate::session::{Session, SessionOptions};
+use crate::stats::StatsMode;
+use regex::Regex;
+use serde_json::Value;
+
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("MCP_CORPUS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("corpus not found at {} (set MCP_CORPUS_DIR)", dir.display());
+    }
+    eprintln!(
+        "\n*** SKIPPED: corpus not found at {} (set MCP_CORPUS_DIR) ***\n",
+        dir.display()
+    );
+    None
+}
+
+/// A captured `tools/call`: tool name, arguments JSON, result.
+struct Capture {
+    path: PathBuf,
+    tool: String,
+    arguments: String,
+    result: Value,
+}
+
+fn captures(corpus: &Path) -> Vec<Capture> {
+    let mut out = Vec::new();
+    for server in ["chrome-devtools-mcp", "chrome-devtools-mcp-structured"] {
+        let Ok(pages) = std::fs::read_dir(corpus.join(server)) else {
+            continue;
+        };
+        let mut pages: Vec<PathBuf> = pages.flatten().map(|e| e.path()).collect();
+        pages.sort();
+        for page in pages.into_iter().filter(|p| p.is_dir()) {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(&page)
+                .map(|d| d.flatten().map(|e| e.path()).collect())
+                .unwrap_or_default();
+            files.sort();
+            for path in files
+                .into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            {
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                let Ok(json) = serde_json::from_str::<Value>(&text) else {
+                    continue;
+                };
+                let params = &json["request"]["params"];
+                let (Some(tool), Some(result)) = (params["name"].as_str(), json.get("result"))
+                else {
+                    continue;
+                };
+                if result.get("content").is_none() {
+                    continue;
+                }
+                out.push(Capture {
+                    path: path.clone(),
+                    tool: tool.to_string(),
+                    arguments: params["arguments"].to_string(),
+                    result: result.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+fn text_of(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|b| b["type"] == "text")
+        .filter_map(|b| b["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn filtered(capture: &Capture, level: Level) -> Option<Value> {
+    let options = ResultOptions::for_level(level).with_arguments(Some(&capture.arguments));
+    let json = capture.result.to_string();
+    filter_tool_result(&capture.tool, &json, &options)
+        .unwrap_or_else(|e| panic!("{}: {e}", capture.path.display()))
+        .map(|f| serde_json::from_str(&f.json).expect("filtered result is JSON"))
+}
+
+static SUMMARY_IDS: once_cell::sync::Lazy<Regex> =
+    once_cell::sync::Lazy::new(|| Regex::new(r"(?:reqid|msgid)=([0-9][0-9,\-]*)").expect("regex"));
+
+/// Ids named in the `[hidden …]` summary lines of a text.
+fn ids_named_in_summaries(text: &str) -> BTreeSet<u64> {
+    text.lines()
+        .filter(|l| l.starts_with("[hidden "))
+        .flat_map(|l| SUMMARY_IDS.captures_iter(l).collect::<Vec<_>>())
+        .filter_map(|c| c.get(1).map(|m| parse_id_ranges(m.as_str())))
+        .flatten()
+        .collect()
+}
+
+fn listed_ids(text: &str, prefix: &str) -> BTreeSet<u64> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix(prefix))
+        .filter_map(|rest| rest.split(' ').next()?.parse().ok())
+        .collect()
+}
+
+#[test]
+fn every_corpus_result_keeps_its_invariants_at_every_level() {
+    let Some(corpus) = corpus_dir() else { return };
+    let captures = captures(&corpus);
+    assert!(captures.len() > 200, "corpus too small: {}", captures.len());
+    let mut changed = 0;
+    for capture in &captures {
+        let name = capture.path.display().to_string();
+        assert!(
+            filtered(capture, Level::Off).is_none(),
+            "{name}: off changed it"
+        );
+        for level in [Level::Light, Level::Moderate, Level::Aggressive] {
+            let Some(out) = filtered(capture, level) else {
+                continue;
+            };
+            changed += 1;
+            check_result(capture, &out, &name);
+        }
+    }
+    assert!(changed > 50, "only {changed} results changed");
+}
+
+fn check_result(capture: &Capture, out: &Value, name: &str) {
+    let before = &capture.result;
+    // Only text blocks change; images and everything beside `content` stay (except a dropped
+    // structuredContent, and only because the text changed).
+    let (Some(blocks_in), Some(blocks_out)) =
+        (before["content"].as_array(), out["content"].as_array())
+    else {
+        panic!("{name}: content missing")
+    };
+    assert_eq!(blocks_in.len(), blocks_out.len(), "{name}");
+    for (a, b) in blocks_in.iter().zip(blocks_out) {
+        if a["type"] != "text" {
+            assert_eq!(a, b, "{name}: non-text block changed");
+        }
+    }
+    for key in ["isError", "_meta"] {
+        assert_eq!(before.get(key), out.get(key), "{name}: {key} changed");
+    }
+    assert!(
+        out.get("structuredContent").is_none(),
+        "{name}: structuredContent kept"
+    );
+
+    let text_in = text_of(before);
+    let text_out = text_of(out);
+    assert!(text_out.len() < text_in.len(), "{name}: did not shrink");
+    let is_error = before["isError"] == true;
+    let blank = |t: &str| t.split('\n').filter(|l| l.is_empty()).count();
+    assert!(
+        blank(&text_out) <= blank(&text_in),
+        "{name}: blank lines added"
+    );
+
+    // Sections without a filter come through byte for byte, and the error section last.
+    for section in split_sections(&text_in, is_error) {
+        let passthrough = match section.kind {
+            SectionKind::Snapshot | SectionKind::NetworkList | SectionKind::ConsoleList => false,
+            SectionKind::Message => capture.tool != "evaluate_script",
+            _ => true,
+        };
+        if passthrough {
+            assert!(
+                text_out.contains(section.text),
+                "{name}: {:?} changed",
+                section.kind
+            );
+        }
+        if section.kind == SectionKind::Error {
+            assert!(text_out.ends_with(section.text), "{name}: error line moved");
+        }
+    }
+
+    // Every hidden reqid/msgid is named in a summary line, and no summary names a kept one.
+    let named = ids_named_in_summaries(&text_out);
+    for prefix in ["reqid=", "msgid="] {
+        let ids_in = listed_ids(&text_in, prefix);
+        let ids_out = listed_ids(&text_out, prefix);
+        for id in ids_in.difference(&ids_out) {
+            assert!(
+                named.contains(id),
+                "{name}: {prefix}{id} hidden but not named"
+            );
+        }
+    }
+
+    // Failed requests and possible documents/XHR/fetch stay, line for line.
+    for line in text_in.lines() {
+        if let Some(request) = parse_request_line(line) {
+            // Failed by the test's own reading of the status, not the filter's.
+            let failed = !request.status.parse::<u16>().is_ok_and(|code| code < 400);
+            assert_eq!(failed, is_failed(request.status), "{name}: {line}");
+            if failed || classify_url(request.url) == RequestKind::Other {
+                assert!(text_out.lines().any(|l| l == line), "{name}: lost {line}");
+            }
+        }
+        if let Some(rest) = line.strip_prefix("msgid=") {
+            let ty = rest.split(['[', ']']).nth(1).unwrap_or("");
+            if always_kept(ty) {
+                assert!(text_out.lines().any(|l| l == line), "{name}: lost {line}");
+            }
+        }
+    }
+
+    // evaluate_script: the fence survives and holds valid JSON when it did before.
+    if capture.tool == "evaluate_script" {
+        let payload = |t: &str| t.split('\n').nth(2).map(str::to_string);
+        let lines: Vec<&str> = text_out.split('\n').collect();
+        assert_eq!(lines.get(1), Some(&"```json"), "{name}");
+        assert_eq!(lines.get(3), Some(&"```"), "{name}");
+        if let Some(p) = payload(&text_in) {
+            if serde_json::from_str::<Value>(&p).is_ok() {
+                let q = payload(&text_out).unwrap_or_default();
+                assert!(
+                    serde_json::from_str::<Value>(&q).is_ok(),
+                    "{name}: invalid JSON"
+                );
+            }
+        }
+    }
+}
+
+fn noisy(corpus: &Path, file: &str) -> Capture {
+    let path = corpus.join("chrome-devtools-mcp/app-noisy").join(file);
+    captures(corpus)
+        .into_iter()
+        .find(|c| c.path == path)
+        .unwrap_or_else(|| panic!("missing {}", path.display()))
+}
+
+#[test]
+fn noisy_network_list_hides_exactly_the_successful_static_files() {
+    let Some(corpus) = corpus_dir() else { return };
+    let capture = noisy(&corpus, "list_network_requests.json");
+    let hidden = |level| {
+        let out = text_of(&filtered(&capture, level).expect("filtered"));
+        let ids: Vec<u64> = listed_ids(&text_of(&capture.result), "reqid=")
+            .difference(&listed_ids(&out, "reqid="))
+            .copied()
+            .collect();
+        (ids, out)
+    };
+    // Read off the list by hand: app.css, brand.ttf, logo/hero1/p0/p1/p2/logo .png (200).
+    // theme-missing.css, missing-photo.jpg, the .gif/.webp/.woff2 are 404s and stay.
+    let (moderate, text) = hidden(Level::Moderate);
+    assert_eq!(
+        moderate,
+        vec![2432, 2434, 2437, 2438, 2439, 2440, 2448, 2455]
+    );
+    assert!(text.contains(
+        "[hidden 8 of 34 requests (successful static files): 6 image reqid=2437-2440,2448,2455; \
+         1 font reqid=2434; 1 stylesheet reqid=2432; get_network_request shows any]"
+    ));
+    assert!(text.contains("Showing 1-34 of 34 (Page 1 of 1).\n"));
+    // Aggressive also hides the one successful script, widget.js.
+    let (aggressive, _) = hidden(Level::Aggressive);
+    assert_eq!(aggressive.len(), moderate.len() + 1);
+    assert!(aggressive.contains(&2435));
+    // Asking for fetch/xhr leaves that list alone.
+    let fetch = noisy(&corpus, "list_network_requests.fetch-xhr.json");
+    assert!(filtered(&fetch, Level::Aggressive).is_none());
+    assert!(filtered(&capture, Level::Light).is_none());
+}
+
+#[test]
+fn noisy_console_list_hides_debug_and_repeats_but_no_error_or_warning() {
+    let Some(corpus) = corpus_dir() else { return };
+    let capture = noisy(&corpus, "list_console_messages.json");
+    let out = text_of(&filtered(&capture, Level::Moderate).expect("filtered"));
+    let gone: Vec<u64> = listed_ids(&text_of(&capture.result), "msgid=")
+        .difference(&listed_ids(&out, "msgid="))
+        .copied()
+        .collect();
+    // 12 debug messages (2143, 2158, the polls) and the two repeated `render` counts.
+    assert_eq!(
+        gone,
+        vec![2143, 2155, 2156, 2158, 2181, 2184, 2185, 2186, 2187, 2188, 2189, 2190, 2191, 2193]
+    );
+    assert!(out.contains("msgid=2154 [count] render: 1 (1 args)"));
+    assert!(out.contains("msgid=2153 [assert]"));
+    assert!(out.contains("msgid=2172 [issue]"));
+    let aggressive = text_of(&filtered(&capture, Level::Aggressive).expect("filtered"));
+    assert!(aggressive.contains("older log/info (latest 10 kept) msgid="));
+
+    // With stack traces: the aggressive limit (2 lines, cut only when that saves 2 or more)
+    // cuts nothing the noisy page keeps; with 1 line, every 3-line trace is cut and named.
+    let traces = noisy(&corpus, "list_console_messages.stack-traces.json");
+    let out = text_of(&filtered(&traces, Level::Aggressive).expect("filtered"));
+    assert!(!out.contains("stack traces cut"));
+    let mut options = ResultOptions::for_level(Level::Moderate);
+    options.limits.console.max_stack_lines = 1;
+    let json = traces.result.to_string();
+    let out = filter_tool_result(&traces.tool, &json, &options)
+        .expect("ok")
+        .expect("filtered");
+    let out = text_of(&serde_json::from_str(&out.json).expect("json"));
+    assert!(out.ends_with("Note: stack trace line and column numbers use 1-based indexing"));
+    let summary = out
+        .lines()
+        .find(|l| l.starts_with("[hidden "))
+        .expect("summary");
+    assert!(
+        summary.contains("stack traces cut msgid=2162,2166,2169,2171,2176,2177,2192;"),
+        "{summary}"
+    );
+    // msgid=2169 (an error) had 3 stack lines: cut to 1, named, still listed.
+    assert!(out.contains(
+        "msgid=2169 [error] GET /api/orders failed with status 404 (2 args)\n  at  (noisy.html:48:58)\n  … 2 more stack lines\n"
+    ));
+}
+
+#[test]
+fn details_errors_and_non_heavy_tools_pass_untouched() {
+    let Some(corpus) = corpus_dir() else { return };
+    for capture in captures(&corpus) {
+        let heavy = crate::result::tools::is_content_heavy(&capture.tool);
+        if !heavy || capture.result["isError"] == true && text_of(&capture.result).len() < 1000 {
+            for level in Level::ALL {
+                assert!(
+                    filtered(&capture, level).is_none(),
+                    "{} changed",
+                    capture.path.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn structured_content_is_dropped_without_a_schema_and_kept_with_one() {
+    let Some(corpus) = corpus_dir() else { return };
+    let path = corpus.join("chrome-devtools-mcp-structured/app-noisy/list_network_requests.json");
+    let capture = captures(&corpus)
+        .into_iter()
+        .find(|c| c.path == path)
+        .expect("structured capture");
+    assert!(capture.result.get("structuredContent").is_some());
+    let out = filtered(&capture, Level::Moderate).expect("filtered");
+    assert!(out.get("structuredContent").is_none());
+    let mut options = ResultOptions::for_level(Level::Moderate);
+    options.has_output_schema = true;
+    let kept = filter_tool_result(&capture.tool, &capture.result.to_string(), &options)
+        .expect("ok")
+        .expect("filtered");
+    let kept: Value = serde_json::from_str(&kept.json).expect("json");
+    assert_eq!(
+        kept["structuredContent"],
+        capture.result["structuredContent"]
+    );
+}
+
+#[test]
+fn session_appends_or_holds_the_stats_line() {
+    let Some(corpus) = corpus_dir() else { return };
+    let capture = noisy(&corpus, "list_network_requests.json");
+    let json = capture.result.to_string();
+    let mut inline = Session::new(SessionOptions::for_level(Level::Moderate));
+    let out = inline
+        .filter_tool_result(&capture.tool, &json, Some(&capture.arguments))
+        .expect("ok")
+        .expect("filtered");
+    let out: Value = serde_json::from_str(&out).expect("json");
+    let text = text_of(&out);
+    let last = text.lines().last().unwrap_or("");
+    assert!(
+        last.starts_with("[mcp-snapshot-filter: 2.4 KB → "),
+        "{last}"
+    );
+    assert!(
+        last.ends_with("over 1 calls (−") || last.contains("| session: "),
+        "{last}"
+    );
+    assert!(inline.take_stats_line().is_none());
+
+    let mut options = SessionOptions::for_level(Level::Moderate);
+    options.stats = StatsMode::Stderr;
+    let mut stderr = Session::new(options);
+    let out = stderr
+        .filter_tool_result(&capture.tool, &json, Some(&capture.arguments))
+        .expect("ok")
+        .expect("filtered");
+    assert!(!out.contains("[mcp-snapshot-filter:"));
+    let line = stderr.take_stats_line().expect("stats line held");
+    assert_eq!(line, last);
+    assert!(stderr.take_stats_line().is_none());
+    // An unfiltered result counts as seen but not as a filtered call.
+    let navigate = noisy(&corpus, "navigate_page.json");
+    assert!(stderr
+        .filter_tool_result(&navigate.tool, &navigate.result.to_string(), None)
+        .expect("ok")
+        .is_none());
+    assert!(
+        stderr.summary().ends_with("in 1 of 2 tool results"),
+        "{}",
+        stderr.summary()
+    );
+}

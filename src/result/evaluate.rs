@@ -1,0 +1,300 @@
+//! evaluate_script: `Script ran on page and returned:` then a ```` ```json ```` fence holding
+//! `JSON.stringify(result)` on one line.
+//!
+//! JSON is cut structurally (arrays to their first items, long strings, deep containers), every
+//! cut leaving a marker value in place so the output stays valid JSON, and one note line after
+//! the fence says what was cut. A top-level string (typically `innerHTML`) and output that is not
+//! JSON are cut on a line or tag boundary. The closing fence is always kept.
+
+use serde_json::Value;
+
+use super::lines::split_last_newline;
+
+/// Per-level limits of the evaluate_script filter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvaluateLimits {
+    /// Items kept per array.
+    pub max_array_items: usize,
+    /// Characters kept per string inside arrays and objects.
+    pub max_string_chars: usize,
+    /// Containers nested deeper than this are replaced by a marker string.
+    pub max_depth: usize,
+    /// Characters kept of a top-level string or of output that is not JSON.
+    pub max_output_chars: usize,
+}
+
+impl Default for EvaluateLimits {
+    /// Changes nothing.
+    fn default() -> EvaluateLimits {
+        EvaluateLimits {
+            max_array_items: usize::MAX,
+            max_string_chars: usize::MAX,
+            max_depth: usize::MAX,
+            max_output_chars: usize::MAX,
+        }
+    }
+}
+
+/// What was cut, for the note line.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct Cuts {
+    arrays: usize,
+    items: usize,
+    strings: usize,
+    chars: usize,
+    deep: usize,
+    /// The whole output was cut (top-level string or not JSON): characters removed.
+    output_chars: usize,
+}
+
+impl Cuts {
+    fn any(&self) -> bool {
+        self.arrays + self.strings + self.deep + self.output_chars > 0
+    }
+
+    fn note(&self, limits: &EvaluateLimits) -> String {
+        let mut parts = Vec::new();
+        if self.output_chars > 0 {
+            parts.push(format!(
+                "output cut to {} chars ({} more chars)",
+                limits.max_output_chars, self.output_chars
+            ));
+        }
+        if self.arrays > 0 {
+            parts.push(format!(
+                "{} cut to {} items ({} more items)",
+                plural(self.arrays, "array"),
+                limits.max_array_items,
+                self.items
+            ));
+        }
+        if self.strings > 0 {
+            parts.push(format!(
+                "{} cut to {} chars ({} more chars)",
+                plural(self.strings, "string"),
+                limits.max_string_chars,
+                self.chars
+            ));
+        }
+        if self.deep > 0 {
+            parts.push(format!(
+                "{} nested deeper than {} levels replaced",
+                plural(self.deep, "value"),
+                limits.max_depth
+            ));
+        }
+        format!(
+            "[evaluate_script result cut: {}; a narrower script returns the rest]",
+            parts.join(", ")
+        )
+    }
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// Filters the message section of an evaluate_script result; `None` when nothing was cut.
+pub fn filter_evaluate_message(section: &str, limits: &EvaluateLimits) -> Option<String> {
+    let (body, trailing_newline) = split_last_newline(section);
+    let lines: Vec<&str> = body.split('\n').collect();
+    let open = lines.iter().position(|l| l.starts_with("```"))?;
+    let close = open + 1 + lines.get(open + 1..)?.iter().position(|l| *l == "```")?;
+    let payload = lines.get(open + 1..close)?.join("\n");
+    let mut cuts = Cuts::default();
+    let new_payload = match serde_json::from_str::<Value>(&payload) {
+        Ok(mut value) => {
+            cut_value(&mut value, limits, &mut cuts);
+            if !cuts.any() {
+                return None;
+            }
+            value.to_string()
+        }
+        Err(_) => {
+            let cut = cut_at_boundary(&payload, limits.max_output_chars)?;
+            cuts.output_chars = payload.get(cut..).map_or(0, |rest| rest.chars().count());
+            payload.get(..cut)?.trim_end_matches('\n').to_string()
+        }
+    };
+    let note = cuts.note(limits);
+    let mut out: Vec<&str> = Vec::with_capacity(lines.len() + 1);
+    out.extend(lines.get(..=open)?);
+    out.push(&new_payload);
+    out.push(lines.get(close)?);
+    out.push(&note);
+    out.extend(lines.get(close + 1..)?);
+    let mut text = out.join("\n");
+    text.push_str(trailing_newline);
+    Some(text)
+}
+
+/// Cuts a parsed value in place, with an explicit stack (no recursion on deep values).
+fn cut_value(root: &mut Value, limits: &EvaluateLimits, cuts: &mut Cuts) {
+    if let Value::String(s) = root {
+        if let Some(cut) = cut_at_boundary(s, limits.max_output_chars) {
+            cuts.output_chars = s.get(cut..).map_or(0, |rest| rest.chars().count());
+            s.truncate(cut);
+            s.push('…');
+        }
+        return;
+    }
+    let mut stack: Vec<(&mut Value, usize)> = vec![(root, 0)];
+    while let Some((value, depth)) = stack.pop() {
+        let too_deep = depth >= limits.max_depth;
+        let replacement = match &*value {
+            Value::Array(items) if too_deep && !items.is_empty() => {
+                Some(format!("[… {} items]", items.len()))
+            }
+            Value::Object(map) if too_deep && !map.is_empty() => {
+                Some(format!("{{… {} keys}}", map.len()))
+            }
+            _ => None,
+        };
+        if let Some(marker) = replacement {
+            cuts.deep += 1;
+            *value = Value::String(marker);
+            continue;
+        }
+        match value {
+            Value::Array(items) => {
+                if items.len() > limits.max_array_items {
+                    let extra = items.len() - limits.max_array_items;
+                    items.truncate(limits.max_array_items);
+                    cuts.arrays += 1;
+                    cuts.items += extra;
+                    items.push(Value::String(format!("… {extra} more items")));
+                    // The marker is not pushed below: it is ours, not the page's.
+                    let kept = items.len() - 1;
+                    stack.extend(items.iter_mut().take(kept).map(|v| (v, depth + 1)));
+                } else {
+                    stack.extend(items.iter_mut().map(|v| (v, depth + 1)));
+                }
+            }
+            Value::Object(map) => stack.extend(map.values_mut().map(|v| (v, depth + 1))),
+            Value::String(s) => {
+                if let Some(cut) = cut_at_boundary(s, limits.max_string_chars) {
+                    cuts.strings += 1;
+                    cuts.chars += s.get(cut..).map_or(0, |rest| rest.chars().count());
+                    s.truncate(cut);
+                    s.push('…');
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Where to cut `text` to keep at most `max_chars` characters: after the last newline or `>`,
+/// or before the last `<`, in the final fifth of the allowance; otherwise at `max_chars`.
+/// `None` when the text is short enough.
+fn cut_at_boundary(text: &str, max_chars: usize) -> Option<usize> {
+    let (limit, _) = text.char_indices().nth(max_chars)?;
+    let window_start = text
+        .char_indices()
+        .nth(max_chars - max_chars / 5)
+        .map_or(0, |(i, _)| i);
+    let window = text.get(window_start..limit)?;
+    let after_newline = window.rfind('\n').map(|i| i + 1);
+    let after_tag = window.rfind('>').map(|i| i + 1);
+    let before_tag = window.rfind('<');
+    let best = [after_newline, after_tag, before_tag]
+        .into_iter()
+        .flatten()
+        .max()
+        .filter(|&i| i > 0);
+    Some(best.map_or(limit, |i| window_start + i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits() -> EvaluateLimits {
+        EvaluateLimits {
+            max_array_items: 2,
+            max_string_chars: 5,
+            max_depth: 3,
+            max_output_chars: 20,
+        }
+    }
+
+    fn fenced(payload: &str) -> String {
+        format!("Script ran on page and returned:\n```json\n{payload}\n```")
+    }
+
+    fn payload_of(text: &str) -> &str {
+        text.split('\n').nth(2).unwrap_or("")
+    }
+
+    #[test]
+    fn cuts_arrays_strings_and_depth_to_valid_json_with_a_note() {
+        let input = fenced(r#"[{"t":"abcdefghij","a":{"b":{"c":[1]}}},2,3,4]"#);
+        let out = filter_evaluate_message(&input, &limits()).expect("cut");
+        let value: Value = serde_json::from_str(payload_of(&out)).expect("valid JSON");
+        assert_eq!(
+            value,
+            serde_json::json!([{"t":"abcde…","a":{"b":"{… 1 keys}"}},2,"… 2 more items"])
+        );
+        let lines: Vec<&str> = out.split('\n').collect();
+        assert_eq!(lines[3], "```");
+        assert!(
+            lines[4].contains("1 array cut to 2 items (2 more items)"),
+            "{out}"
+        );
+        assert!(lines[4].contains("1 string cut to 5 chars (5 more chars)"));
+        assert!(lines[4].contains("1 value nested deeper than 3 levels"));
+    }
+
+    #[test]
+    fn cuts_html_strings_on_a_tag_boundary() {
+        let input = fenced(r#""<p>one</p><p>two</p><p>three</p>""#);
+        let out = filter_evaluate_message(&input, &limits()).expect("cut");
+        let value: Value = serde_json::from_str(payload_of(&out)).expect("valid JSON");
+        assert_eq!(value, Value::String("<p>one</p><p>two</p>…".to_string()));
+    }
+
+    #[test]
+    fn non_json_output_is_cut_on_a_line_and_the_fence_survives() {
+        let input = format!("{}\nmore", fenced("line one\nline two\nline three\n```x"));
+        // The payload holds a line that starts with ``` but is not the closing fence.
+        let out = filter_evaluate_message(&input, &limits()).expect("cut");
+        assert_eq!(
+            out.split('\n').take(5).collect::<Vec<_>>(),
+            vec![
+                "Script ran on page and returned:",
+                "```json",
+                "line one",
+                "line two",
+                "```"
+            ]
+        );
+        assert!(out.ends_with("the rest]\nmore"));
+    }
+
+    #[test]
+    fn small_results_and_unfenced_text_are_left_alone() {
+        assert!(filter_evaluate_message(&fenced("[1,2]"), &limits()).is_none());
+        assert!(filter_evaluate_message("no fence here", &limits()).is_none());
+        assert!(filter_evaluate_message("```json\n[1,2,3]", &limits()).is_none());
+    }
+
+    #[test]
+    fn json_deeper_than_the_parser_allows_is_cut_as_text() {
+        // serde_json stops at 128 levels; 5,000 levels are then plain text, cut at the limit.
+        let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+        let out = filter_evaluate_message(&fenced(&deep), &limits()).expect("cut");
+        assert_eq!(payload_of(&out), "[".repeat(20));
+        assert_eq!(out.split('\n').nth(3), Some("```"));
+    }
+
+    #[test]
+    fn deep_json_does_not_overflow() {
+        let deep = format!("{}{}", "[".repeat(120), "]".repeat(120));
+        let out = filter_evaluate_message(&fenced(&deep), &limits()).expect("cut");
+        assert!(serde_json::from_str::<Value>(payload_of(&out)).is_ok());
+    }
+}

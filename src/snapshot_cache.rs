@@ -1,0 +1,155 @@
+//! The raw (unfiltered) text of the latest snapshot of each page, kept so that the proxy's own
+//! tools can hand back exactly what a lossy level hid. Bounded in bytes; oldest page evicted
+//! first.
+
+use std::collections::VecDeque;
+
+/// Default cap: the largest snapshot of the corpus is under 1 MB; 32 MiB holds dozens of pages.
+pub const DEFAULT_CACHE_BYTES: usize = 32 * 1024 * 1024;
+
+#[derive(Debug)]
+pub struct SnapshotCache {
+    cap_bytes: usize,
+    bytes: usize,
+    /// Oldest first; at most one entry per page.
+    entries: VecDeque<CachedSnapshot>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CachedSnapshot {
+    pub page: String,
+    pub raw: String,
+}
+
+/// Why a snapshot could not be cached or found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheMiss {
+    /// No snapshot was taken yet (for that page, when one is named).
+    NoSnapshot { page: Option<String> },
+    /// The snapshot was larger than the whole cache.
+    TooLarge {
+        page: String,
+        bytes: usize,
+        cap: usize,
+    },
+}
+
+impl SnapshotCache {
+    pub fn new(cap_bytes: usize) -> SnapshotCache {
+        SnapshotCache {
+            cap_bytes,
+            bytes: 0,
+            entries: VecDeque::new(),
+        }
+    }
+
+    pub fn cap_bytes(&self) -> usize {
+        self.cap_bytes
+    }
+
+    /// Bytes held now (the sum of the raw texts).
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Stores the latest snapshot of `page`, replacing its previous one and evicting the oldest
+    /// pages until the cap holds. A snapshot larger than the cap is not stored.
+    pub fn put(&mut self, page: &str, raw: String) -> Result<(), CacheMiss> {
+        self.remove(page);
+        if raw.len() > self.cap_bytes {
+            return Err(CacheMiss::TooLarge {
+                page: page.to_string(),
+                bytes: raw.len(),
+                cap: self.cap_bytes,
+            });
+        }
+        while self.bytes + raw.len() > self.cap_bytes {
+            match self.entries.pop_front() {
+                Some(old) => self.bytes -= old.raw.len(),
+                None => break,
+            }
+        }
+        self.bytes += raw.len();
+        self.entries.push_back(CachedSnapshot {
+            page: page.to_string(),
+            raw,
+        });
+        Ok(())
+    }
+
+    /// The snapshot of `page`, or of the page snapshotted last when `page` is `None`.
+    pub fn get(&self, page: Option<&str>) -> Result<&CachedSnapshot, CacheMiss> {
+        let found = match page {
+            Some(p) => self.entries.iter().rev().find(|e| e.page == p),
+            None => self.entries.back(),
+        };
+        found.ok_or_else(|| CacheMiss::NoSnapshot {
+            page: page.map(str::to_string),
+        })
+    }
+
+    fn remove(&mut self, page: &str) {
+        if let Some(pos) = self.entries.iter().position(|e| e.page == page) {
+            if let Some(old) = self.entries.remove(pos) {
+                self.bytes -= old.raw.len();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_latest_per_page_and_defaults_to_the_last_put() {
+        let mut cache = SnapshotCache::new(100);
+        cache.put("1", "a".repeat(10)).unwrap();
+        cache.put("2", "b".repeat(10)).unwrap();
+        cache.put("1", "c".repeat(10)).unwrap();
+        assert_eq!(cache.len(), 2);
+        assert_eq!(cache.bytes(), 20);
+        assert_eq!(cache.get(None).unwrap().page, "1");
+        assert_eq!(cache.get(Some("1")).unwrap().raw, "c".repeat(10));
+        assert_eq!(cache.get(Some("2")).unwrap().raw, "b".repeat(10));
+        assert_eq!(
+            cache.get(Some("3")),
+            Err(CacheMiss::NoSnapshot {
+                page: Some("3".into())
+            })
+        );
+    }
+
+    #[test]
+    fn evicts_oldest_first_and_never_exceeds_the_cap() {
+        let mut cache = SnapshotCache::new(25);
+        cache.put("1", "a".repeat(10)).unwrap();
+        cache.put("2", "b".repeat(10)).unwrap();
+        cache.put("3", "c".repeat(10)).unwrap();
+        assert!(cache.bytes() <= 25);
+        assert!(cache.get(Some("1")).is_err());
+        assert!(cache.get(Some("2")).is_ok());
+        assert!(cache.get(Some("3")).is_ok());
+        let too_big = cache.put("4", "d".repeat(26));
+        assert!(matches!(
+            too_big,
+            Err(CacheMiss::TooLarge { bytes: 26, .. })
+        ));
+        assert!(cache.bytes() <= 25);
+    }
+
+    #[test]
+    fn empty_cache_says_no_snapshot() {
+        let cache = SnapshotCache::new(10);
+        assert!(cache.is_empty());
+        assert_eq!(cache.get(None), Err(CacheMiss::NoSnapshot { page: None }));
+    }
+}
