@@ -81,7 +81,7 @@ export interface FilterOptions {
   level?: string
   /**
    * Nodes rendered at most; the rest is hidden behind markers.
-   * @default 1500 at moderate, 500 at aggressive, unlimited below
+   * @default 1000 at moderate, 120 at aggressive, unlimited below
    */
   maxNodes?: number
   /**
@@ -91,14 +91,20 @@ export interface FilterOptions {
   maxDepth?: number
   /**
    * Similar siblings shown before a run of them is collapsed.
-   * @default 8 at moderate, 4 at aggressive, unlimited below
+   * @default 8 at moderate, 3 at aggressive, unlimited below
    */
   maxSimilarSiblings?: number
   /**
    * Characters of a text or name shown before it is cut.
-   * @default 300 at moderate, 120 at aggressive, unlimited below
+   * @default 80 at moderate, 60 at aggressive, unlimited below
    */
   maxTextLength?: number
+  /**
+   * Characters of text shown per container (the text nodes of one parent) before the
+   * following text nodes are hidden behind a marker.
+   * @default 200 at moderate, 60 at aggressive, unlimited below
+   */
+  maxTextPerContainer?: number
   /**
    * The tool declared an `outputSchema`: `structuredContent` stays valid against it.
    * @default false

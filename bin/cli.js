@@ -81,7 +81,17 @@ async function main(argv) {
   await proxy.start()
 }
 
-main(process.argv.slice(2)).catch((err) => {
-  log(`fatal: ${err.stack ?? err}`)
-  process.exit(1)
-})
+const argv = process.argv.slice(2)
+if (argv[0] === 'measure') {
+  // A subcommand, not an upstream: an upstream executable named `measure` needs `-- measure`.
+  // `measure | head` closes stdout early: that is not an error worth a stack trace.
+  process.stdout.on('error', (err) => {
+    if (err.code !== 'EPIPE') throw err
+  })
+  process.exitCode = require('./measure.js').main(argv.slice(1))
+} else {
+  main(argv).catch((err) => {
+    log(`fatal: ${err.stack ?? err}`)
+    process.exit(1)
+  })
+}

@@ -73,6 +73,7 @@ const HELP = `mcp-snapshot-filter — a token-saving MCP stdio proxy for browser
 
 Usage:
   mcp-snapshot-filter [options] [-- <upstream command> [args...]]
+  mcp-snapshot-filter measure [FILE|DIR ...]   what the filters save (see measure --help)
 
 With no upstream command it starts: ${DEFAULT_UPSTREAM.join(' ')}
 

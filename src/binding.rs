@@ -28,17 +28,21 @@ pub struct FilterOptions {
     /// @default 'moderate'
     pub level: Option<String>,
     /// Nodes rendered at most; the rest is hidden behind markers.
-    /// @default 1500 at moderate, 500 at aggressive, unlimited below
+    /// @default 1000 at moderate, 120 at aggressive, unlimited below
     pub max_nodes: Option<u32>,
     /// Depth below which subtrees are hidden behind markers.
     /// @default 30 at moderate, 20 at aggressive, unlimited below
     pub max_depth: Option<u32>,
     /// Similar siblings shown before a run of them is collapsed.
-    /// @default 8 at moderate, 4 at aggressive, unlimited below
+    /// @default 8 at moderate, 3 at aggressive, unlimited below
     pub max_similar_siblings: Option<u32>,
     /// Characters of a text or name shown before it is cut.
-    /// @default 300 at moderate, 120 at aggressive, unlimited below
+    /// @default 80 at moderate, 60 at aggressive, unlimited below
     pub max_text_length: Option<u32>,
+    /// Characters of text shown per container (the text nodes of one parent) before the
+    /// following text nodes are hidden behind a marker.
+    /// @default 200 at moderate, 60 at aggressive, unlimited below
+    pub max_text_per_container: Option<u32>,
     /// The tool declared an `outputSchema`: `structuredContent` stays valid against it.
     /// @default false
     pub has_output_schema: Option<bool>,
@@ -60,6 +64,10 @@ impl FilterOptions {
         set(&mut limits.max_depth, self.max_depth);
         set(&mut limits.max_similar_siblings, self.max_similar_siblings);
         set(&mut limits.max_text_length, self.max_text_length);
+        set(
+            &mut limits.max_text_per_container,
+            self.max_text_per_container,
+        );
         limits
     }
 }

@@ -1,11 +1,28 @@
 //! Description compression for `tools/list`, `prompts/list`, `resources/list` and
-//! `resources/templates/list` results.
+//! `resources/templates/list` results: fewer tokens in the prose, same meaning.
 //!
-//! SKELETON: the protect/compress/restore rules land with the description issue; until then
-//! nothing is compressed.
+//! Protect, compress, restore: technical spans become sentinels (`protect`), the prose rules
+//! run around them (`rules`, `japanese`, and at aggressive `shorten`), and the spans come back
+//! byte for byte. `list` decides which `description` values are prose; nothing else in the
+//! result changes, except the no-op schema keywords `schema_compact` drops when asked.
+
+mod japanese;
+mod list;
+mod protect;
+mod rules;
+mod schema_compact;
+mod shorten;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+
+use serde_json::Value;
 
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
+use protect::Vocab;
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CompressOptions {
@@ -26,19 +43,103 @@ pub const LIST_METHODS: [&str; 4] = [
 pub fn compress_list_result(
     method: &str,
     result_json: &str,
-    _options: &CompressOptions,
+    options: &CompressOptions,
 ) -> FilterResult<Option<String>> {
-    if !LIST_METHODS.contains(&method) {
-        return Err(FilterError::InvalidArgument(format!(
-            "{method:?} is not a list method this filter knows"
-        )));
-    }
-    serde_json::from_str::<serde_json::Value>(result_json)
+    let items_key = list::items_key(method).ok_or_else(|| {
+        FilterError::InvalidArgument(format!("{method:?} is not a list method this filter knows"))
+    })?;
+    let mut result: Value = serde_json::from_str(result_json)
         .map_err(|e| FilterError::InvalidArgument(format!("result is not JSON: {e}")))?;
-    Ok(None)
+    if options.level == Level::Off {
+        return Ok(None);
+    }
+    let compact = options.compact_schemas && options.level == Level::Aggressive;
+    let Some(Value::Array(items)) = result.get_mut(items_key) else {
+        return Ok(None);
+    };
+    let mut changed = false;
+    // Lists repeat descriptions ("Targets a specific page by ID." on every tool): a text with
+    // the same protected spans compresses the same way.
+    let mut memo: HashMap<(String, Vec<(usize, usize)>), String> = HashMap::new();
+    let mut pattern_memo: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+    for item in items.iter_mut() {
+        let Value::Object(item) = item else { continue };
+        let vocab = list::item_vocab(item);
+        list::item_descriptions(item, &mut |text| {
+            let patterns = match pattern_memo.get(text.as_str()) {
+                Some(found) => found.clone(),
+                None => {
+                    let found = protect::pattern_ranges(text);
+                    pattern_memo.insert(text.clone(), found.clone());
+                    found
+                }
+            };
+            let ranges = protect::with_vocab_ranges(text, patterns, &vocab);
+            let key = (std::mem::take(text), ranges);
+            let compressed = match memo.get(&key) {
+                Some(done) => done.clone(),
+                None => {
+                    let done = compress_ranges(&key.0, options.level, key.1.clone());
+                    memo.insert((key.0.clone(), key.1.clone()), done.clone());
+                    done
+                }
+            };
+            *text = key.0;
+            if compressed != *text {
+                *text = compressed;
+                changed = true;
+            }
+        });
+        if compact {
+            for key in ["inputSchema", "outputSchema"] {
+                if let Some(schema) = item.get_mut(key) {
+                    changed |= schema_compact::compact_schema(schema);
+                }
+            }
+        }
+    }
+    if !changed {
+        return Ok(None);
+    }
+    serde_json::to_string(&result)
+        .map(Some)
+        .map_err(|e| FilterError::InvalidArgument(format!("result could not be written: {e}")))
 }
 
 /// Compresses one prose text.
-pub fn compress_text(text: &str, _level: Level) -> String {
-    text.to_string()
+pub fn compress_text(text: &str, level: Level) -> String {
+    compress_description(text, level, &Vocab::default())
+}
+
+/// Compresses one description; `vocab` holds the words its item declares (parameter names,
+/// enum values), which are protected like code.
+fn compress_description(text: &str, level: Level, vocab: &Vocab) -> String {
+    compress_ranges(text, level, protect::span_ranges(text, vocab))
+}
+
+/// `compress_description` with the protected spans already found.
+fn compress_ranges(text: &str, level: Level, ranges: Vec<(usize, usize)>) -> String {
+    if level == Level::Off || text.is_empty() {
+        return text.to_string();
+    }
+    let Some(protected) = protect::protect_ranges(text, ranges) else {
+        return text.to_string();
+    };
+    protected.restore(&compress_protected(&protected, level))
+}
+
+/// Runs the rules of `level` on a protected text; the result still holds sentinels.
+fn compress_protected(protected: &protect::Protected, level: Level) -> String {
+    let mut prose = rules::apply(&protected.text, level);
+    prose = japanese::apply(&prose, level);
+    if level == Level::Aggressive {
+        let is_example = |c: char| {
+            protected
+                .span_of(c)
+                .is_some_and(|span| span.starts_with("e.g"))
+        };
+        prose = rules::example_asides(&prose, &is_example);
+        prose = shorten::shorten(&prose, protected);
+    }
+    prose
 }

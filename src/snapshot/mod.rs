@@ -1,49 +1,32 @@
-//! Accessibility snapshots as chrome-devtools-mcp 1.11 prints them (`## Latest page snapshot`).
+//! Accessibility snapshots as chrome-devtools-mcp 1.11 prints them (`## Latest page snapshot`):
+//! parsed into a [`tree::Tree`], thinned by the passes of the level, written back in the light
+//! notation with markers for whatever was hidden (see `marker`), and retrievable from the raw
+//! text (`retrieve`).
 //!
-//! SKELETON: the parser, the passes and the renderer land with the snapshot-core issue; until
-//! then `filter_snapshot` returns the text unchanged.
+//! - `off`: the text unchanged.
+//! - `light` (lossless): `uid=` dropped, names escaped, adjacent texts on one line, urls
+//!   relative to the page, capability words without state dropped; a legend line on top.
+//! - `moderate`: light, plus layout nodes dropped, peripheral landmarks summarised, long names
+//!   cut, text per container and runs of similar siblings capped, depth and node caps.
+//! - `aggressive`: moderate with tighter limits and focus on `main`.
 
+mod collapse;
+pub mod escape;
+pub mod marker;
+pub mod params;
+pub mod parse;
+mod prune;
+pub mod render;
 pub mod retrieve;
+mod roles;
+#[cfg(test)]
+mod tests;
+pub mod tree;
+mod url;
 
 use crate::level::Level;
 
-/// Per-level limits of the lossy passes. One table (`for_level`), overridable field by field.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SnapshotLimits {
-    /// Nodes rendered at most before the rest is hidden behind markers.
-    pub max_nodes: usize,
-    /// Depth below which subtrees are hidden behind markers.
-    pub max_depth: usize,
-    /// Similar siblings shown before the run is collapsed.
-    pub max_similar_siblings: usize,
-    /// Characters of a text node or name shown before it is cut.
-    pub max_text_length: usize,
-}
-
-impl SnapshotLimits {
-    pub fn for_level(level: Level) -> SnapshotLimits {
-        match level {
-            Level::Off | Level::Light => SnapshotLimits {
-                max_nodes: usize::MAX,
-                max_depth: usize::MAX,
-                max_similar_siblings: usize::MAX,
-                max_text_length: usize::MAX,
-            },
-            Level::Moderate => SnapshotLimits {
-                max_nodes: 1500,
-                max_depth: 30,
-                max_similar_siblings: 8,
-                max_text_length: 300,
-            },
-            Level::Aggressive => SnapshotLimits {
-                max_nodes: 500,
-                max_depth: 20,
-                max_similar_siblings: 4,
-                max_text_length: 120,
-            },
-        }
-    }
-}
+pub use params::SnapshotLimits;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SnapshotOptions {
@@ -74,10 +57,64 @@ pub struct FilteredSnapshot {
     pub markers: usize,
 }
 
+/// Applies the lossy passes of `options` to a parsed tree (nothing at `off`/`light`).
+pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
+    if options.level < Level::Moderate {
+        return;
+    }
+    let limits = &options.limits;
+    let aggressive = options.level >= Level::Aggressive;
+    let facts = prune::Facts::new(tree);
+    prune::drop_decorative(tree);
+    for node in tree.nodes.iter_mut() {
+        node.drop_url = roles::url_is_droppable(node);
+    }
+    if aggressive {
+        prune::focus_main(tree, &facts);
+    }
+    prune::summarise_landmarks(tree, &facts, aggressive);
+    collapse::cut_long_names(tree, limits.max_text_length);
+    collapse::budget_text(tree, limits.max_text_per_container);
+    collapse::collapse_similar(tree, &facts, limits.max_similar_siblings, !aggressive);
+    prune::cap_depth(tree, limits.max_depth);
+    prune::cap_nodes(tree, limits.max_nodes);
+    prune::show_lone_hidden_leaves(tree);
+}
+
 /// Filters the body of a `## Latest page snapshot` section (the lines after the header).
-pub fn filter_snapshot(text: &str, _options: &SnapshotOptions) -> FilteredSnapshot {
-    FilteredSnapshot {
+pub fn filter_snapshot(text: &str, options: &SnapshotOptions) -> FilteredSnapshot {
+    let mut tree = parse::parse(text);
+    let uids_in = {
+        let mut uids = std::collections::HashSet::with_capacity(tree.nodes.len());
+        uids.extend(tree.uids());
+        uids.len()
+    };
+    let unchanged = |markers| FilteredSnapshot {
         text: text.to_string(),
-        ..FilteredSnapshot::default()
+        uids_in,
+        uids_shown: uids_in,
+        uids_hidden: 0,
+        markers,
+    };
+    if options.level == Level::Off || tree.nodes.is_empty() {
+        return unchanged(0);
+    }
+    apply_passes(&mut tree, options);
+    let rendered = render::render(&tree, options.level >= Level::Moderate);
+    if rendered.text.len() >= text.len() {
+        // Never grow a snapshot (tiny pages, or text filtered already).
+        let markers = tree
+            .nodes
+            .iter()
+            .filter(|n| n.kind == tree::NodeKind::Marker)
+            .count();
+        return unchanged(markers);
+    }
+    FilteredSnapshot {
+        text: rendered.text,
+        uids_in,
+        uids_shown: rendered.uids_shown,
+        uids_hidden: rendered.uids_hidden,
+        markers: rendered.markers,
     }
 }

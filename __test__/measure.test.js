@@ -1,0 +1,232 @@
+'use strict'
+
+// `mcp-snapshot-filter measure`, run as a user runs it (the real bin, a child process). The
+// figures themselves come from the native filters, so these tests check the accounting
+// (rows, totals, inputs, exit codes), never particular savings.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+
+const { uidsHidden, parseInput } = require('../bin/measure.js')
+
+const ROOT = path.resolve(__dirname, '..')
+const BIN = path.join(ROOT, 'bin', 'cli.js')
+const SAMPLES = path.join(ROOT, 'samples')
+const SAMPLE_FILES = fs.readdirSync(SAMPLES).filter((f) => f.endsWith('.json')).sort()
+
+function measure(args, env = {}) {
+  const r = spawnSync(process.execPath, [BIN, 'measure', ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    maxBuffer: 64 * 1024 * 1024,
+  })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+const tmpDirs = []
+function tmpDir() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'measure-test-'))
+  tmpDirs.push(dir)
+  return dir
+}
+test.after(() => {
+  for (const dir of tmpDirs) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+function sample(name) {
+  return JSON.parse(fs.readFileSync(path.join(SAMPLES, name), 'utf8'))
+}
+
+test('the bundled samples exist, are real corpus files and stay small enough to ship', () => {
+  assert.ok(SAMPLE_FILES.length >= 5, `${SAMPLE_FILES.length} samples`)
+  let total = 0
+  for (const f of fs.readdirSync(SAMPLES)) total += fs.statSync(path.join(SAMPLES, f)).size
+  assert.ok(total < 400 * 1024, `samples/ is ${total} bytes`)
+  for (const f of SAMPLE_FILES) {
+    const doc = sample(f)
+    assert.equal(typeof doc.request?.method, 'string', f)
+    assert.ok(doc.result && typeof doc.result === 'object', f)
+  }
+})
+
+test('with no files it measures every bundled sample and prints a total row', () => {
+  const r = measure([])
+  assert.equal(r.code, 0, r.stderr)
+  assert.equal(r.stderr, '')
+  for (const f of SAMPLE_FILES) assert.match(r.stdout, new RegExp(`samples/${f.replace(/\./g, '\\.')} `), f)
+  assert.match(r.stdout, new RegExp(`\\*\\*total\\*\\* \\(${SAMPLE_FILES.length}\\)`))
+  assert.match(r.stdout, /Tokens: o200k_base tokens \(gpt-tokenizer\)/)
+  assert.match(r.stdout, /\| take_snapshot +\|/)
+  assert.match(r.stdout, /\| tools\/list +\|/)
+})
+
+test('--json parses and its totals are the sums of its rows, per level', () => {
+  const r = measure(['--all-levels', '--json'])
+  assert.equal(r.code, 0, r.stderr)
+  const report = JSON.parse(r.stdout)
+  assert.deepEqual(report.levels, ['light', 'moderate', 'aggressive'])
+  assert.equal(report.rows.length, SAMPLE_FILES.length * 3)
+  for (const total of report.totals) {
+    const rows = report.rows.filter((row) => row.level === total.level)
+    assert.equal(total.results, SAMPLE_FILES.length)
+    for (const key of ['bytesBefore', 'bytesAfter', 'tokensBefore', 'tokensAfter', 'uidsHidden']) {
+      assert.equal(total[key], rows.reduce((sum, row) => sum + row[key], 0), `${total.level} ${key}`)
+    }
+    const expected = total.tokensBefore === 0 ? 0 : Math.round(((total.tokensBefore - total.tokensAfter) / total.tokensBefore) * 1000) / 10
+    assert.equal(total.savedPercent, expected)
+  }
+  // Bytes before are what the model reads of the original: the sample's own text, not a stub.
+  const grid = report.rows.find((row) => row.file.endsWith('app-grid.take_snapshot.json'))
+  assert.equal(grid.bytesBefore, Buffer.byteLength(sample('app-grid.take_snapshot.json').result.content[0].text))
+  assert.equal(grid.tool, 'take_snapshot')
+  assert.equal(grid.toolInferred, false)
+})
+
+test('--level off reports 0% saved on every result', () => {
+  const r = measure(['--level', 'off', '--json'])
+  assert.equal(r.code, 0, r.stderr)
+  const report = JSON.parse(r.stdout)
+  assert.equal(report.rows.length, SAMPLE_FILES.length)
+  for (const row of report.rows) {
+    assert.equal(row.savedPercent, 0, row.file)
+    assert.equal(row.bytesAfter, row.bytesBefore, row.file)
+    assert.equal(row.uidsHidden, 0, row.file)
+  }
+  assert.equal(report.totals[0].savedPercent, 0)
+})
+
+test('a file it cannot read or parse is reported on stderr and skipped; the others are measured; exit 1', () => {
+  const dir = tmpDir()
+  const good = path.join(dir, 'good.json')
+  fs.copyFileSync(path.join(SAMPLES, 'app-noisy.list_network_requests.json'), good)
+  const broken = path.join(dir, 'broken.json')
+  fs.writeFileSync(broken, '{"result": {"content": [')
+  const missing = path.join(dir, 'missing.json')
+  const r = measure([good, missing, broken, '--json'])
+  assert.equal(r.code, 1)
+  const errLines = r.stderr.trim().split('\n')
+  assert.equal(errLines.length, 2, r.stderr)
+  assert.match(r.stderr, /missing\.json: cannot read: ENOENT/)
+  assert.match(r.stderr, /broken\.json: not valid JSON/)
+  const report = JSON.parse(r.stdout)
+  assert.equal(report.rows.length, 1)
+  assert.equal(report.rows[0].tool, 'list_network_requests')
+  assert.equal(report.errors.length, 2)
+})
+
+test('usage errors exit 2', () => {
+  for (const args of [['--bogus'], ['--level', 'extreme'], ['--level'], ['--level=light', '--all-levels']]) {
+    const r = measure(args)
+    assert.equal(r.code, 2, args.join(' '))
+    assert.match(r.stderr, /error:/)
+    assert.equal(r.stdout, '')
+  }
+})
+
+test('measure --help prints its usage; the proxy keeps its own --help', () => {
+  const r = measure(['--help'])
+  assert.equal(r.code, 0)
+  assert.match(r.stdout, /mcp-snapshot-filter measure \[FILE\|DIR/)
+  const proxy = spawnSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' })
+  assert.equal(proxy.status, 0)
+  assert.match(proxy.stdout, /-- <upstream command>/)
+})
+
+test('without gpt-tokenizer the documented bytes estimate is used and named in the header', () => {
+  const r = measure([path.join(SAMPLES, 'app-grid.take_snapshot.json')], { MCP_SNAPSHOT_FILTER_TOKENS: 'estimate' })
+  assert.equal(r.code, 0, r.stderr)
+  assert.match(r.stdout, /estimated tokens: UTF-8 bytes \/ 3/)
+  const json = JSON.parse(measure([path.join(SAMPLES, 'app-grid.take_snapshot.json'), '--json'], { MCP_SNAPSHOT_FILTER_TOKENS: 'estimate' }).stdout)
+  assert.equal(json.tokenizer.exact, false)
+  assert.equal(json.rows[0].tokensBefore, Math.ceil(json.rows[0].bytesBefore / 3))
+})
+
+test('a JSON-RPC log: responses are paired with requests by id to know the tool', () => {
+  const snap = sample('app-grid.take_snapshot.json')
+  const list = sample('chrome-devtools-mcp.tools-list.json')
+  const net = sample('app-noisy.list_network_requests.json')
+  const lines = [
+    { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+    { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: snap.request.params },
+    { jsonrpc: '2.0', id: 1, result: list.result },
+    'a line that is not a message',
+    { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } },
+    { jsonrpc: '2.0', id: 'a', result: snap.result },
+    { jsonrpc: '2.0', id: 7, result: net.result }, // no request in the log
+    { jsonrpc: '2.0', id: 8, method: 'initialize', params: {} },
+    { jsonrpc: '2.0', id: 8, result: { protocolVersion: '2025-11-25', capabilities: {} } },
+  ]
+  const dir = tmpDir()
+  const log = path.join(dir, 'session.jsonl')
+  fs.writeFileSync(log, `${lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}\n`)
+  const r = measure([log, '--json'])
+  assert.equal(r.code, 0, r.stderr)
+  const rows = JSON.parse(r.stdout).rows
+  assert.deepEqual(
+    rows.map((row) => [row.file.replace(/.*session/, 'session'), row.tool, row.kind, row.toolInferred]),
+    [
+      ['session.jsonl:3', 'tools/list', 'list', false],
+      ['session.jsonl:6', 'take_snapshot', 'result', false],
+      ['session.jsonl:7', 'list_network_requests', 'result', true],
+    ],
+  )
+})
+
+test('bare results, a single JSON-RPC response and bare snapshot text are measured; directories are walked', () => {
+  const dir = tmpDir()
+  fs.mkdirSync(path.join(dir, 'deep', 'er'), { recursive: true })
+  const snap = sample('app-grid.take_snapshot.json')
+  const text = snap.result.content[0].text
+  fs.writeFileSync(path.join(dir, 'result.json'), JSON.stringify(sample('app-noisy.list_console_messages.json').result))
+  fs.writeFileSync(path.join(dir, 'deep', 'response.json'), JSON.stringify({ jsonrpc: '2.0', id: 1, result: snap.result }))
+  fs.writeFileSync(path.join(dir, 'deep', 'er', 'page.txt'), text)
+  fs.writeFileSync(path.join(dir, 'deep', 'notes.md'), 'not walked')
+  fs.writeFileSync(path.join(dir, 'stderr.txt'), 'Chrome started\n') // walked, not a result: noted only
+  const r = measure([dir, '--json'])
+  assert.equal(r.code, 0, r.stderr)
+  assert.match(r.stderr, /ignored .*stderr\.txt/)
+  const rows = JSON.parse(r.stdout).rows
+  const byName = Object.fromEntries(rows.map((row) => [path.basename(row.file), row]))
+  assert.deepEqual(Object.keys(byName).sort(), ['page.txt', 'response.json', 'result.json'])
+  assert.equal(byName['result.json'].tool, 'list_console_messages')
+  assert.equal(byName['result.json'].toolInferred, true)
+  assert.equal(byName['response.json'].tool, 'take_snapshot')
+  assert.equal(byName['page.txt'].kind, 'snapshot')
+  // The snapshot section's body: the text after the header line.
+  assert.equal(byName['page.txt'].bytesBefore, Buffer.byteLength(text) - '## Latest page snapshot\n'.length)
+})
+
+test('an explicitly named file in no known format fails; one with nothing filtered is only noted', () => {
+  const dir = tmpDir()
+  const prose = path.join(dir, 'prose.txt')
+  fs.writeFileSync(prose, 'just some words\n')
+  const init = path.join(dir, 'init.json')
+  fs.writeFileSync(init, JSON.stringify({ request: { method: 'initialize', params: {} }, result: { capabilities: {} } }))
+  const r = measure([prose, init])
+  assert.equal(r.code, 1)
+  assert.match(r.stderr, /skipped .*prose\.txt: not a tool result/)
+  assert.match(r.stderr, /ignored .*init\.json: nothing to measure/)
+  assert.equal(measure([init]).code, 0)
+})
+
+test('uids hidden: node-line uids of the input no longer rendered as nodes in the output', () => {
+  const before = 'uid=1_0 RootWebArea "x"\n  uid=1_1 link "a"\n  uid=1_2 link "b"\n  uid=1_3 link "c"\n'
+  const after = 'uid=1_0 RootWebArea "x"\n  uid=1_1 link "a"\n  … 2 more links hidden (uids 1_2…1_3)\n'
+  assert.equal(uidsHidden(before, after), 2)
+  assert.equal(uidsHidden(before, before), 0)
+  // Playwright refs count the same way.
+  assert.equal(uidsHidden('- link "a" [ref=e1]\n- link "b" [ref=e2]\n', '- link "a" [ref=e1]\n'), 1)
+})
+
+test('parseInput tells corpus files, bare results and list results apart', () => {
+  const corpus = parseInput(fs.readFileSync(path.join(SAMPLES, 'app-noisy.evaluate_script.html.json'), 'utf8'))
+  assert.equal(corpus[0].tool, 'evaluate_script')
+  assert.equal(JSON.parse(corpus[0].argsJson).function, '() => document.body.innerHTML')
+  assert.equal(parseInput(JSON.stringify({ prompts: [] }))[0].tool, 'prompts/list')
+  assert.equal(parseInput(JSON.stringify({ resourceTemplates: [] }))[0].tool, 'resources/templates/list')
+  assert.equal(parseInput(JSON.stringify({ content: [{ type: 'image', data: '', mimeType: 'image/png' }] }))[0].tool, 'unknown')
+})

@@ -1,0 +1,497 @@
+#!/usr/bin/env node
+'use strict'
+
+// `npm run bench`: speed against the limits and savings on the corpus. A benchmark, not a test:
+// it prints figures (one markdown table per part) and judges them against the targets of the
+// issue, but never fails on them. Nothing here is a hard-coded figure: every number comes from
+// running the native filters (release build) on the corpus.
+//
+//   node bench/run.js [--parts core,boundary,proxy,reduction,extra] [--calls N] [--no-build]
+//                     [--corpus DIR] [--budget-ms N]
+//
+// Parts: core (Rust, examples/bench_core.rs), boundary (the same through index.js, split into
+// core and crossing time, plus which results cross at all), proxy (tools/call latency through
+// the proxy vs directly, and the proxy's RSS), reduction (bytes and o200k tokens per tool and
+// level, the README's table), extra (the filters' own level tables, when present).
+// The corpus is $MCP_CORPUS_DIR, else ../shared/corpus beside the repo, else samples/.
+
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { spawn, spawnSync } = require('node:child_process')
+const { PassThrough } = require('node:stream')
+
+const ROOT = path.resolve(__dirname, '..')
+const FIXTURE_SERVER = path.join(ROOT, '__test__', 'fixtures', 'fixture-server.js')
+const BIN = path.join(ROOT, 'bin', 'cli.js')
+const LEVELS = ['light', 'moderate', 'aggressive']
+const SNAPSHOT_HEADER = '## Latest page snapshot\n'
+
+// Benches the filter branches write (per-filter level tables). run.js runs each one that exists
+// with MCP_CORPUS_DIR set and prints its stdout under its own heading.
+const EXTRA_PARTS = ['snapshot-levels.js', 'results-levels.js', 'describe-levels.js']
+
+// ---- options and corpus ----
+
+function parseOptions(argv) {
+  const opts = { parts: ['core', 'boundary', 'proxy', 'reduction', 'extra'], calls: 1000, build: true, corpus: null, budgetMs: 30 }
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s)
+    const value = () => (inline !== undefined ? inline : argv[++i])
+    if (flag === '--parts') opts.parts = value().split(',')
+    else if (flag === '--calls') opts.calls = Number(value())
+    else if (flag === '--no-build') opts.build = false
+    else if (flag === '--corpus') opts.corpus = value()
+    else if (flag === '--budget-ms') opts.budgetMs = Number(value())
+    else {
+      process.stderr.write(`bench: unknown option ${argv[i]}\n`)
+      process.exit(2)
+    }
+  }
+  return opts
+}
+
+function findCorpus(given) {
+  for (const dir of [given, process.env.MCP_CORPUS_DIR, path.join(ROOT, '..', 'shared', 'corpus')]) {
+    if (dir && fs.existsSync(dir)) return { dir: path.resolve(dir), samples: false }
+  }
+  return { dir: path.join(ROOT, 'samples'), samples: true }
+}
+
+/** Every `{request, result}` corpus file: { file (relative), doc }. */
+function corpusDocs(dir) {
+  const out = []
+  const stack = [dir]
+  while (stack.length > 0) {
+    const d = stack.pop()
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, e.name)
+      if (e.isDirectory()) stack.push(full)
+      else if (e.name.endsWith('.json')) {
+        try {
+          const doc = JSON.parse(fs.readFileSync(full, 'utf8'))
+          if (doc?.request?.method && doc.result && typeof doc.result === 'object') out.push({ file: path.relative(dir, full), path: full, doc })
+        } catch {
+          // not a corpus result (site assets, server captures)
+        }
+      }
+    }
+  }
+  return out.sort((a, b) => (a.file < b.file ? -1 : 1))
+}
+
+/** The snapshot section body, cut exactly as examples/bench_core.rs cuts it. */
+function snapshotBody(result) {
+  for (const block of result.content ?? []) {
+    if (typeof block?.text !== 'string') continue
+    const start = block.text.indexOf(SNAPSHOT_HEADER)
+    if (start === -1) continue
+    const rest = block.text.slice(start + SNAPSHOT_HEADER.length)
+    const end = rest.indexOf('\n## ')
+    return end === -1 ? rest : rest.slice(0, end + 1)
+  }
+  return null
+}
+
+// ---- small helpers ----
+
+/** Plain chrome-devtools-mcp results first (the proxy's main upstream), app-noisy first among them. */
+function preferred(docs) {
+  const rank = (d) => (d.file.startsWith(`chrome-devtools-mcp${path.sep}app-noisy`) ? 0 : d.file.startsWith(`chrome-devtools-mcp${path.sep}`) ? 1 : 2)
+  return [...docs].sort((a, b) => rank(a) - rank(b))
+}
+
+const median = (xs) => {
+  if (xs.length === 0) return NaN
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)]
+}
+const mean = (xs) => (xs.length === 0 ? NaN : xs.reduce((a, b) => a + b, 0) / xs.length)
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
+const fmt = (x, digits = 2) => (Number.isFinite(x) ? x.toFixed(digits) : '–')
+const pct = (before, after) => (before === 0 ? 0 : ((before - after) / before) * 100)
+
+function table(head, rows) {
+  return [`| ${head.join(' | ')} |`, `| ${head.map((_, i) => (i === 0 ? '---' : '---:')).join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n')
+}
+
+/** Median time (ns) of fn over repeated runs: at least 5, until budgetMs is spent. */
+function timeMedian(fn, budgetMs) {
+  const samples = []
+  const start = process.hrtime.bigint()
+  const budget = BigInt(Math.round(budgetMs * 1e6))
+  while (samples.length < 5 || (process.hrtime.bigint() - start < budget && samples.length < 2000)) {
+    const t0 = process.hrtime.bigint()
+    fn()
+    samples.push(Number(process.hrtime.bigint() - t0))
+  }
+  return median(samples)
+}
+
+function heading(title) {
+  process.stdout.write(`\n## ${title}\n\n`)
+}
+
+// ---- part (a): core throughput (Rust) ----
+
+function runCore(ctx) {
+  heading('Core throughput (Rust, release, one core)')
+  const r = spawnSync('cargo', ['run', '--release', '--quiet', '--example', 'bench_core', '--', ctx.corpus.dir, '--json', '--budget-ms', String(ctx.opts.budgetMs)], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 256 * 1024 * 1024,
+  })
+  if (r.status !== 0) {
+    process.stdout.write(`(bench_core failed with exit code ${r.status})\n`)
+    return
+  }
+  const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+  ctx.core = new Map(rows.map((row) => [`${row.function}|${row.file}|${row.level}`, row]))
+  const out = []
+  for (const fn of ['filter_snapshot', 'filter_tool_result', 'compress_list_result']) {
+    for (const level of LEVELS) {
+      const group = rows.filter((row) => row.function === fn && row.level === level)
+      if (group.length === 0) continue
+      const bytes = group.reduce((a, row) => a + row.bytes, 0)
+      const ns = group.reduce((a, row) => a + row.median_ns, 0)
+      const rates = group.filter((row) => row.bytes >= 10_000).map((row) => row.bytes / 1e6 / (row.median_ns / 1e9))
+      const largest = group.reduce((a, row) => (row.bytes > a.bytes ? row : a))
+      const target = fn === 'filter_snapshot' ? `≥ 200: ${bytes / 1e6 / (ns / 1e9) >= 200 && Math.min(...rates) >= 200 ? 'met' : 'NOT met'}` : ''
+      out.push([fn, level, group.length, fmt(bytes / 1e6), fmt(ns / 1e6), fmt(bytes / 1e6 / (ns / 1e9), 0), fmt(median(rates), 0), fmt(Math.min(...rates), 0), `${fmt(largest.bytes / 1e6 / (largest.median_ns / 1e9), 0)} (${(largest.bytes / 1e3).toFixed(0)} KB)`, target])
+    }
+  }
+  process.stdout.write(`${table(['function', 'level', 'files', 'MB', 'Σ median ms', 'MB/s overall', 'MB/s median file ≥10 KB', 'MB/s slowest file ≥10 KB', 'MB/s largest file', 'target MB/s'], out)}\n`)
+  process.stdout.write(`\nMedian of ≥ 5 runs per file (${ctx.opts.budgetMs} ms budget per file and level); \`cargo run --release --example bench_core -- ${path.relative(ROOT, ctx.corpus.dir) || '.'}\` prints the same summary.\n`)
+}
+
+// ---- part (b): the N-API boundary ----
+
+function runBoundary(ctx) {
+  heading('Boundary: the same calls through index.js (level moderate)')
+  if (!ctx.core) {
+    process.stdout.write('(needs the core part for the core times: run with --parts core,boundary)\n')
+    return
+  }
+  const native = require(path.join(ROOT, 'index.js'))
+  const level = 'moderate'
+  const groups = new Map()
+  const add = (key, core, total, floor, bytes) => {
+    const g = groups.get(key) ?? { n: 0, core: 0, total: 0, floor: 0, bytes: 0 }
+    g.n++
+    g.core += core
+    g.total += total
+    g.floor += floor
+    g.bytes += bytes
+    groups.set(key, g)
+  }
+  const budget = Math.max(5, ctx.opts.budgetMs / 2)
+  // The floor: V8's own UTF-8 conversion of what crosses, in (string -> UTF-8) and out (UTF-8 -> string).
+  const floorOf = (input, output) => {
+    const enc = timeMedian(() => Buffer.from(input, 'utf8'), budget)
+    if (typeof output !== 'string') return enc
+    const buf = Buffer.from(output, 'utf8')
+    return enc + timeMedian(() => buf.toString('utf8'), budget)
+  }
+  const sizeBucket = (bytes) => (bytes < 10_000 ? '< 10 KB' : bytes < 100_000 ? '10–100 KB' : '≥ 100 KB')
+  for (const { file, doc } of ctx.docs) {
+    const method = doc.request.method
+    if (method === 'tools/call') {
+      const tool = doc.tool ?? doc.request.params?.name
+      const body = snapshotBody(doc.result)
+      const coreSnap = ctx.core.get(`filter_snapshot|${file}|${level}`)
+      if (body !== null && coreSnap && Buffer.byteLength(body) === coreSnap.bytes) {
+        let out
+        const total = timeMedian(() => {
+          out = native.filterSnapshot(body, { level })
+        }, budget)
+        add(`filterSnapshot ${sizeBucket(coreSnap.bytes)}`, coreSnap.median_ns, total, floorOf(body, out.text), coreSnap.bytes)
+      }
+      const json = JSON.stringify(doc.result)
+      const coreResult = ctx.core.get(`filter_tool_result|${file}|${level}`)
+      if (coreResult) {
+        let out
+        const total = timeMedian(() => {
+          out = native.filterToolResult(tool, json, { level })
+        }, budget)
+        add('filterToolResult', coreResult.median_ns, total, floorOf(json, out), coreResult.bytes)
+      }
+    } else {
+      const coreList = ctx.core.get(`compress_list_result|${file}|${level}`)
+      if (!coreList) continue
+      const json = JSON.stringify(doc.result)
+      let out
+      const total = timeMedian(() => {
+        out = native.compressListResult(method, json, { level })
+      }, budget)
+      add('compressListResult', coreList.median_ns, total, floorOf(json, out), coreList.bytes)
+    }
+  }
+  const rows = [...groups.entries()]
+    .sort()
+    .map(([key, g]) => {
+      const crossing = g.total - g.core
+      const ratio = crossing / g.floor
+      return [key, g.n, fmt(g.bytes / 1e6), fmt(g.core / 1e3, 0), fmt(g.total / 1e3, 0), fmt(crossing / 1e3, 0), fmt(g.floor / 1e3, 0), fmt(ratio), ratio <= 1.5 ? 'met' : 'NOT met']
+    })
+  process.stdout.write(`${table(['call', 'files', 'MB in', 'core µs (Rust)', 'through index.js µs', 'crossing µs', 'floor µs (V8 UTF-8)', 'crossing / floor', 'target ≤ 1.5×'], rows)}\n`)
+  process.stdout.write('\nSums of per-file medians. Core = bench_core on the same input; crossing = through index.js − core; floor = Buffer.from(input) + toString() of the output.\n')
+}
+
+/** Which tools/call results the proxy hands to native: drives bin/proxy.js in-process with a counting session. */
+async function runCrossingCheck(ctx) {
+  heading('What crosses: results the proxy hands to the native filter')
+  const native = require(path.join(ROOT, 'index.js'))
+  const { Proxy } = require(path.join(ROOT, 'bin', 'proxy.js'))
+  const pick = ['take_screenshot', 'navigate_page', 'take_snapshot', 'list_console_messages', 'list_network_requests', 'evaluate_script']
+  const replay = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-cross-'))
+  const chosen = []
+  for (const tool of pick) {
+    const found = preferred(ctx.docs).find((d) => d.doc.request.method === 'tools/call' && (d.doc.tool ?? d.doc.request.params?.name) === tool)
+    if (!found) continue
+    fs.writeFileSync(path.join(replay, `${tool}.json`), JSON.stringify(found.doc))
+    chosen.push({ tool, file: found.file, args: found.doc.request.params?.arguments ?? {} })
+  }
+  const real = new native.FilterSession({ filter: { level: 'moderate' } })
+  const crossed = new Map()
+  const session = {
+    filterToolResult(tool, json, args) {
+      const c = crossed.get(tool) ?? { calls: 0, bytes: 0, imageBytes: 0 }
+      c.calls++
+      c.bytes += Buffer.byteLength(json)
+      for (const block of JSON.parse(json).content ?? []) if (block.type === 'image') c.imageBytes += Buffer.byteLength(JSON.stringify(block))
+      crossed.set(tool, c)
+      return real.filterToolResult(tool, json, args)
+    },
+    compressListResult: (m, j) => real.compressListResult(m, j),
+    summary: () => real.summary(),
+  }
+  const stdin = new PassThrough()
+  const stdout = new PassThrough()
+  const proxy = new Proxy({ command: process.execPath, args: [FIXTURE_SERVER], session, stdin, stdout, exit: () => {} })
+  const saved = process.env.FIXTURE_REPLAY_DIR
+  process.env.FIXTURE_REPLAY_DIR = replay
+  await proxy.start()
+  if (saved === undefined) delete process.env.FIXTURE_REPLAY_DIR
+  else process.env.FIXTURE_REPLAY_DIR = saved
+  const client = lineClient(stdout, (line) => stdin.write(`${line}\n`))
+  let id = 0
+  for (const c of chosen) await client.call(JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: c.tool, arguments: c.args } }), id)
+  await proxy.shutdown(0, null)
+  fs.rmSync(replay, { recursive: true, force: true })
+  const rows = chosen.map((c) => {
+    const x = crossed.get(c.tool)
+    return [c.tool, c.file, x ? 'yes' : 'no', x ? x.bytes.toLocaleString('en-US') : '0', x ? x.imageBytes.toLocaleString('en-US') : '0']
+  })
+  process.stdout.write(`${table(['tool', 'corpus file', 'crossed to native', 'bytes crossed', 'of which image blocks'], rows)}\n`)
+  if (!chosen.some((c) => c.tool === 'take_screenshot' || c.tool === 'navigate_page')) {
+    process.stdout.write('\nCannot judge "nothing crosses that need not": this corpus has no take_screenshot or navigate_page result.\n')
+    return
+  }
+  const imageBytes = [...crossed.values()].reduce((a, c) => a + c.imageBytes, 0)
+  const unfiltered = ['navigate_page', 'take_screenshot'].filter((t) => crossed.has(t))
+  process.stdout.write(`\nTarget: nothing crosses that need not. Image bytes crossed: ${imageBytes.toLocaleString('en-US')}${imageBytes > 0 ? ' (NOT met)' : ' (met)'}; tools without text to filter that crossed: ${unfiltered.length > 0 ? `${unfiltered.join(', ')} (NOT met: bin/proxy.js rewrite() calls the native filter for every tools/call)` : 'none (met)'}.\n`)
+}
+
+// ---- part (c): proxy latency and memory ----
+
+/** Sequential JSON-RPC over a line stream: call(line, id) resolves with the response line. */
+function lineClient(readable, write) {
+  let buf = ''
+  let waiting = null
+  readable.setEncoding('utf8')
+  readable.on('data', (chunk) => {
+    buf += chunk
+    let nl
+    while ((nl = buf.indexOf('\n')) !== -1) {
+      const line = buf.slice(0, nl)
+      buf = buf.slice(nl + 1)
+      // One request is outstanding at a time: the response is the line carrying its id.
+      if (waiting && line.slice(0, 200).includes(`"id":${waiting.id}`)) {
+        const w = waiting
+        waiting = null
+        w.resolve(line)
+      }
+    }
+  })
+  return {
+    call(line, id) {
+      return new Promise((resolve) => {
+        waiting = { id, resolve }
+        write(line)
+      })
+    },
+  }
+}
+
+function procStatus(pid) {
+  try {
+    const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+    const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(s)?.[1] ?? NaN)
+    return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 }
+  } catch {
+    return { rss: NaN, hwm: NaN }
+  }
+}
+
+async function latencyRun(command, env, cases, calls, rssPid) {
+  const child = spawn(command[0], command.slice(1), { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, ...env } })
+  const client = lineClient(child.stdout, (line) => child.stdin.write(`${line}\n`))
+  let id = 0
+  const req = (name) => JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: { fixture: name } } })
+  await client.call(JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }), id)
+  const results = {}
+  const memory = []
+  const pid = rssPid ? child.pid : null
+  for (const name of cases) {
+    for (let i = 0; i < 50; i++) await client.call(req(name), id) // warm-up, not counted
+    const times = []
+    for (let i = 0; i < calls; i++) {
+      const t0 = process.hrtime.bigint()
+      await client.call(req(name), id)
+      times.push(Number(process.hrtime.bigint() - t0) / 1e6)
+      if (pid && i % Math.max(1, Math.floor(calls / 10)) === 0) memory.push({ name, i, ...procStatus(pid) })
+    }
+    times.sort((a, b) => a - b)
+    results[name] = { p50: quantile(times, 0.5), p99: quantile(times, 0.99), n: times.length }
+  }
+  const final = pid ? procStatus(pid) : null
+  child.stdin.end()
+  await new Promise((resolve) => child.once('exit', resolve))
+  return { results, memory, final }
+}
+
+async function runProxy(ctx) {
+  heading(`Proxy latency: tools/call through the proxy vs directly (fixture upstream, ${ctx.opts.calls} calls each)`)
+  const snapshots = ctx.docs.filter((d) => d.doc.request.method === 'tools/call' && (d.doc.tool ?? d.doc.request.params?.name) === 'take_snapshot' && snapshotBody(d.doc.result) !== null)
+  const big = snapshots.reduce((best, d) => (Math.abs(Buffer.byteLength(snapshotBody(d.doc.result)) - 500_000) < Math.abs(Buffer.byteLength(snapshotBody(best.doc.result)) - 500_000) ? d : best), snapshots[0])
+  const small = preferred(ctx.docs.filter((d) => path.basename(d.file).endsWith('list_console_messages.json')))[0] ?? ctx.docs.find((d) => d.doc.request.method === 'tools/call')
+  if (!big || !small) {
+    process.stdout.write('(no snapshot in the corpus)\n')
+    return
+  }
+  const replay = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-latency-'))
+  // Replay under the real tool names, so the proxy treats them as it treats the real tools.
+  const smallTool = small.doc.tool ?? small.doc.request.params.name
+  const bigTool = big.doc.tool ?? big.doc.request.params.name
+  fs.writeFileSync(path.join(replay, `${smallTool}.json`), JSON.stringify(small.doc))
+  fs.writeFileSync(path.join(replay, `${bigTool}.json`), JSON.stringify(big.doc))
+  const env = { FIXTURE_REPLAY_DIR: replay }
+  const cases = [smallTool, bigTool]
+  const direct = await latencyRun([process.execPath, FIXTURE_SERVER], env, cases, ctx.opts.calls, false)
+  const proxied = await latencyRun([process.execPath, BIN, '--', process.execPath, FIXTURE_SERVER], env, cases, ctx.opts.calls, true)
+  fs.rmSync(replay, { recursive: true, force: true })
+  const label = { [smallTool]: `small: ${small.file} (${(Buffer.byteLength(JSON.stringify(small.doc.result)) / 1e3).toFixed(1)} KB)`, [bigTool]: `snapshot: ${big.file} (${(Buffer.byteLength(JSON.stringify(big.doc.result)) / 1e3).toFixed(0)} KB)` }
+  const rows = cases.map((name) => {
+    const d = direct.results[name]
+    const p = proxied.results[name]
+    const added50 = p.p50 - d.p50
+    const added99 = p.p99 - d.p99
+    const target = name === smallTool ? `p50 ≤ 1, p99 ≤ 5: ${added50 <= 1 && added99 <= 5 ? 'met' : 'NOT met'}` : ''
+    return [label[name], p.n, fmt(d.p50), fmt(d.p99), fmt(p.p50), fmt(p.p99), fmt(added50), fmt(added99), target]
+  })
+  process.stdout.write(`${table(['result', 'calls', 'direct p50 ms', 'direct p99 ms', 'proxy p50 ms', 'proxy p99 ms', 'added p50 ms', 'added p99 ms', 'target (added ms)'], rows)}\n`)
+  const mem = proxied.memory
+  const bigMem = mem.filter((m) => m.name === bigTool)
+  const afterWarm = bigMem[0]?.rss ?? NaN
+  const end = proxied.final.rss
+  const peak = proxied.final.hwm
+  const grows = end - afterWarm > Math.max(10, afterWarm * 0.1)
+  process.stdout.write(`\nProxy memory (/proc/<pid>/status of the proxy process, level moderate): peak RSS (VmHWM) ${fmt(peak, 1)} MB (target < 100 MB: ${peak < 100 ? 'met' : 'NOT met'}); RSS over the snapshot calls ${bigMem.map((m) => fmt(m.rss, 0)).join(' → ')} → ${fmt(end, 0)} MB at the end: ${grows ? 'GROWS (NOT met)' : 'does not grow (met)'}.\n`)
+  process.stdout.write(`Latencies are client-measured round trips (write request → response line) after 50 warm-up calls, one request in flight; added = proxy − direct per percentile.\n`)
+}
+
+// ---- part (d): reduction over the corpus ----
+
+function runReduction(ctx) {
+  heading('Reduction: bytes and o200k tokens per tool and level over the corpus')
+  const native = require(path.join(ROOT, 'index.js'))
+  const { measure, tokenCounter } = require(path.join(ROOT, 'bin', 'measure.js'))
+  const counter = tokenCounter()
+  const files = ctx.docs.map((d) => ({ file: d.path, label: d.file, walked: true }))
+  const report = measure(native, files, LEVELS, counter)
+  const groups = new Map()
+  for (const row of report.rows) {
+    const source = row.file.split(path.sep)[0]
+    const key = `${source} ${row.tool}`
+    const g = groups.get(key) ?? { source, tool: row.tool, rows: [] }
+    g.rows.push(row)
+    groups.set(key, g)
+  }
+  const cell = (rows, level) => {
+    const r = rows.filter((x) => x.level === level)
+    const tb = r.reduce((a, x) => a + x.tokensBefore, 0)
+    const ta = r.reduce((a, x) => a + x.tokensAfter, 0)
+    const bb = r.reduce((a, x) => a + x.bytesBefore, 0)
+    const ba = r.reduce((a, x) => a + x.bytesAfter, 0)
+    const per = r.map((x) => pct(x.tokensBefore, x.tokensAfter))
+    return `${fmt(median(per), 1)} / ${fmt(mean(per), 1)} / ${fmt(pct(tb, ta), 1)} (bytes ${fmt(pct(bb, ba), 1)})`
+  }
+  // Tools holding under 0.5% of the corpus' tokens share one row: the table stays README-sized.
+  const tokensOf = (g) => g.rows.filter((x) => x.level === LEVELS[0]).reduce((s, x) => s + x.tokensBefore, 0)
+  const corpusTokens = [...groups.values()].reduce((s, g) => s + tokensOf(g), 0)
+  const other = { source: `${[...groups.values()].filter((g) => tokensOf(g) < corpusTokens * 0.005).length} tools`, tool: 'other', rows: [] }
+  for (const [key, g] of groups) {
+    if (tokensOf(g) >= corpusTokens * 0.005) continue
+    other.rows.push(...g.rows)
+    groups.delete(key)
+  }
+  const sorted = [...groups.values()].sort((a, b) => tokensOf(b) - tokensOf(a))
+  if (other.rows.length > 0) sorted.push(other)
+  const rows = sorted.map((g) => {
+    const base = g.rows.filter((x) => x.level === LEVELS[0])
+    const tokens = base.map((x) => x.tokensBefore)
+    return [`${g.tool} (${g.source})`, base.length, `${fmt(median(tokens), 0)} / ${fmt(mean(tokens), 0)}`, ...LEVELS.map((l) => cell(g.rows, l))]
+  })
+  const allBase = report.rows.filter((x) => x.level === LEVELS[0])
+  rows.push([`**all**`, allBase.length, `${fmt(median(allBase.map((x) => x.tokensBefore)), 0)} / ${fmt(mean(allBase.map((x) => x.tokensBefore)), 0)}`, ...LEVELS.map((l) => cell(report.rows, l))])
+  process.stdout.write(`${table(['tool (corpus dir)', 'results', `${counter.name} tokens before (median / mean)`, ...LEVELS.map((l) => `${l}: tokens saved % median / mean / total`)], rows)}\n`)
+  const uids = LEVELS.map((l) => `${l} ${report.totals.find((t) => t.level === l).uidsHidden.toLocaleString('en-US')}`).join(', ')
+  process.stdout.write(`\nTokens: ${counter.description}; the same accounting as \`mcp-snapshot-filter measure\` (text blocks of tool results, JSON of list results). Uids hidden behind markers: ${uids}.${report.errors.length ? ` ${report.errors.length} files failed: ${report.errors.map((e) => e.file).join(', ')}` : ''}\n`)
+}
+
+// ---- extra parts written by the filter branches ----
+
+function runExtra(ctx) {
+  for (const name of EXTRA_PARTS) {
+    const file = path.join(__dirname, name)
+    if (!fs.existsSync(file)) continue
+    heading(`bench/${name}`)
+    const r = spawnSync(process.execPath, [file], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, MCP_CORPUS_DIR: ctx.corpus.dir }, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 })
+    process.stdout.write(r.status === 0 ? r.stdout : `(exited with code ${r.status})\n`)
+  }
+}
+
+// ---- main ----
+
+async function main() {
+  const opts = parseOptions(process.argv.slice(2))
+  const corpus = findCorpus(opts.corpus)
+  const ctx = { opts, corpus, docs: corpusDocs(corpus.dir), core: null }
+  const started = Date.now()
+  process.stdout.write(`# mcp-snapshot-filter bench\n\nCorpus: ${corpus.samples ? 'the bundled samples/ (no ../shared/corpus found)' : corpus.dir} — ${ctx.docs.length} results. Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}.\n`)
+  const needsAddon = opts.parts.some((p) => ['boundary', 'proxy', 'reduction'].includes(p))
+  if (needsAddon && opts.build) {
+    // Timings are of the release addon, the one users get. `--no-build` uses whatever is built.
+    process.stderr.write('bench: building the release addon (npx napi build --platform --release)…\n')
+    const b = spawnSync('npx', ['napi', 'build', '--platform', '--release'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] })
+    if (b.status !== 0) {
+      process.stderr.write('bench: the release build failed\n')
+      process.exit(1)
+    }
+  }
+  if (opts.parts.includes('core')) runCore(ctx)
+  if (opts.parts.includes('boundary')) {
+    runBoundary(ctx)
+    await runCrossingCheck(ctx)
+  }
+  if (opts.parts.includes('proxy')) await runProxy(ctx)
+  if (opts.parts.includes('reduction')) runReduction(ctx)
+  if (opts.parts.includes('extra')) runExtra(ctx)
+  process.stdout.write(`\n(${((Date.now() - started) / 1000).toFixed(0)} s)\n`)
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench: ${err.stack ?? err}\n`)
+  process.exit(1)
+})

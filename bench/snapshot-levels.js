@@ -1,0 +1,190 @@
+#!/usr/bin/env node
+// Token savings of the snapshot filter per level over every chrome-devtools-mcp corpus
+// snapshot (take_snapshot*, and click/fill/hover/wait_for/... results carrying one).
+// Prints a markdown table per page, medians, uid and word retention, and at moderate the share
+// of interactive uids inside `main` kept in place.
+//
+//   node bench/snapshot-levels.js [corpusDir]      (needs `npx napi build --platform` first)
+'use strict'
+const fs = require('node:fs')
+const path = require('node:path')
+const { filterSnapshot } = require('../index.js')
+const { encode } = require('/work/tools/node_modules/gpt-tokenizer/cjs/encoding/o200k_base')
+
+const corpusDir =
+  process.argv[2] || process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus')
+const cdpDir = path.join(corpusDir, 'chrome-devtools-mcp')
+const HEADER = '## Latest page snapshot\n'
+const LEVELS = ['light', 'moderate', 'aggressive']
+const INTERACTIVE = new Set(
+  'button checkbox combobox DisclosureTriangle link listbox menuitem menuitemcheckbox menuitemradio option radio scrollbar searchbox slider spinbutton switch tab textbox treeitem Video Audio'.split(' ')
+)
+const UID = /^\d+_\d+$/
+
+function snapshotBodies() {
+  const out = []
+  for (const page of fs.readdirSync(cdpDir).sort()) {
+    const dir = path.join(cdpDir, page)
+    if (page.startsWith('_') || !fs.statSync(dir).isDirectory()) continue
+    for (const file of fs.readdirSync(dir).sort()) {
+      if (!file.endsWith('.json')) continue
+      const json = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'))
+      for (const block of json.result?.content ?? []) {
+        if (block.type !== 'text') continue
+        const at = block.text.indexOf(HEADER)
+        if (at < 0) continue
+        let body = block.text.slice(at + HEADER.length)
+        const next = body.search(/^## /m)
+        if (next >= 0) body = body.slice(0, next)
+        out.push({ name: `${page}/${file.replace(/\.json$/, '')}`, body })
+      }
+    }
+  }
+  return out
+}
+
+// Uids written as nodes in our notation: tokens outside quotes that look like uids.
+function shownUids(text) {
+  const uids = []
+  for (const line of text.split('\n')) {
+    const t = line.trimStart()
+    if (t.startsWith('…') || t.startsWith('#snapshot-filter') || t.startsWith('\\')) continue
+    if (t.startsWith('uid=')) { uids.push(t.slice(4).split(' ')[0]); continue }
+    let token = ''
+    let inQuote = false
+    for (let i = 0; i <= t.length; i++) {
+      const c = t[i]
+      if (inQuote) {
+        if (c === '\\') i++
+        else if (c === '"') inQuote = false
+        continue
+      }
+      if (c === '"') { inQuote = true; token = ''; continue }
+      if (c === ' ' || c === undefined) {
+        if (UID.test(token)) uids.push(token)
+        token = ''
+      } else token += c
+    }
+  }
+  return uids
+}
+
+function malformedLines(text) {
+  let n = 0
+  const lines = text.split('\n')
+  if (!lines[0].startsWith('#snapshot-filter')) return 0 // raw text returned unchanged
+  for (const line of lines.slice(1)) {
+    const t = line.trimStart()
+    if (t === '' && line === lines[lines.length - 1]) continue
+    if (t.startsWith('…') || t.startsWith('\\')) continue
+    if (!UID.test(t.split(' ')[0])) n++
+  }
+  return n
+}
+
+// Words of page text: everything but uids, urls, our legend/marker lines and dropped words.
+const DROPPED_WORDS = new Set(['disableable', 'focusable', 'selectable', 'uid'])
+function words(text) {
+  const counts = new Map()
+  const cleaned = text
+    .split('\n')
+    .filter((l) => !l.trimStart().startsWith('…') && !l.startsWith('#snapshot-filter'))
+    .join('\n')
+    .replace(/uid=\S+/g, ' ')
+    .replace(/url="[^"\n]*"/g, ' ')
+    .replace(/\b\d+_\d+\b/g, ' ')
+    .replace(/\\n/g, ' ')
+  for (const w of cleaned.match(/[\p{L}\p{N}]+/gu) ?? []) {
+    if (DROPPED_WORDS.has(w)) continue
+    counts.set(w, (counts.get(w) ?? 0) + 1)
+  }
+  return counts
+}
+function wordRetention(input, output) {
+  const a = words(input)
+  const b = words(output)
+  let total = 0
+  let kept = 0
+  for (const [w, n] of a) {
+    total += n
+    kept += Math.min(n, b.get(w) ?? 0)
+  }
+  return total ? kept / total : 1
+}
+
+// Interactive uids inside `main` in the raw input (indentation gives the nesting).
+function interactiveInMain(body) {
+  const out = []
+  let mainIndent = -1
+  for (const line of body.split('\n')) {
+    const m = /^( *)uid=(\S+)(?: ([A-Za-z][\w-]*))?/.exec(line)
+    if (!m) continue
+    const indent = m[1].length
+    if (mainIndent >= 0 && indent <= mainIndent) mainIndent = -1
+    if (mainIndent >= 0 && (INTERACTIVE.has(m[3]) || /\b(focusable|expandable)\b/.test(line))) out.push(m[2])
+    if (m[3] === 'main' && mainIndent < 0) mainIndent = indent
+  }
+  return out
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  if (!s.length) return NaN
+  const mid = s.length >> 1
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2
+}
+const pct = (x) => `${(100 * x).toFixed(1)}%`
+
+const rows = []
+const saved = Object.fromEntries(LEVELS.map((l) => [l, []]))
+const uidKept = Object.fromEntries(LEVELS.map((l) => [l, []]))
+const uidAccounted = Object.fromEntries(LEVELS.map((l) => [l, []]))
+const wordKept = Object.fromEntries(LEVELS.map((l) => [l, []]))
+const malformed = Object.fromEntries(LEVELS.map((l) => [l, 0]))
+const mainKept = []
+let mainTotal = 0
+let mainShown = 0
+for (const { name, body } of snapshotBodies()) {
+  const before = encode(body).length
+  const row = { name, before }
+  for (const level of LEVELS) {
+    const r = filterSnapshot(body, { level })
+    const after = encode(r.text).length
+    row[level] = after
+    saved[level].push(1 - after / before)
+    const shown = new Set(shownUids(r.text))
+    uidKept[level].push(r.uidsIn ? shown.size / r.uidsIn : 1)
+    uidAccounted[level].push(r.uidsIn ? Math.min(1, (r.uidsShown + r.uidsHidden) / r.uidsIn) : 1)
+    wordKept[level].push(wordRetention(body, r.text))
+    malformed[level] += malformedLines(r.text)
+    if (level === 'moderate') {
+      const inMain = interactiveInMain(body)
+      if (inMain.length) {
+        const kept = inMain.filter((u) => shown.has(u)).length
+        mainKept.push(kept / inMain.length)
+        mainTotal += inMain.length
+        mainShown += kept
+        row.main = `${kept}/${inMain.length}`
+      }
+    }
+  }
+  rows.push(row)
+}
+
+console.log('| snapshot | tokens | light | moderate | aggressive | main controls kept (moderate) |')
+console.log('|---|---:|---:|---:|---:|---:|')
+for (const r of rows) {
+  const cell = (l) => `${r[l]} (−${pct(1 - r[l] / r.before)})`
+  console.log(`| ${r.name} | ${r.before} | ${cell('light')} | ${cell('moderate')} | ${cell('aggressive')} | ${r.main ?? '–'} |`)
+}
+console.log(`\n${rows.length} snapshots. Medians over snapshots (o200k tokens):\n`)
+console.log('| level | tokens saved | uids shown | uids shown or named by a marker | text words kept | malformed lines |')
+console.log('|---|---:|---:|---:|---:|---:|')
+for (const l of LEVELS) {
+  console.log(
+    `| ${l} | ${pct(median(saved[l]))} | ${pct(median(uidKept[l]))} (min ${pct(Math.min(...uidKept[l]))}) | ${pct(median(uidAccounted[l]))} (min ${pct(Math.min(...uidAccounted[l]))}) | ${pct(median(wordKept[l]))} (min ${pct(Math.min(...wordKept[l]))}) | ${malformed[l]} |`
+  )
+}
+console.log(
+  `\nInteractive uids inside main kept in place at moderate: median ${pct(median(mainKept))} over ${mainKept.length} snapshots with a main (min ${pct(Math.min(...mainKept))}), ${mainShown}/${mainTotal} overall.`
+)

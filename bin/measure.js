@@ -1,0 +1,524 @@
+'use strict'
+
+// `mcp-snapshot-filter measure`: runs the proxy's own native filters over saved results and
+// prints what they would save. Nothing here filters: every figure comes from the native
+// functions (FilterSession for tool and list results, exactly as bin/proxy.js calls them;
+// filterSnapshot for bare snapshot text), so the table shows whatever the installed build does.
+
+const fs = require('node:fs')
+const path = require('node:path')
+
+const { LEVELS, UsageError } = require('./options.js')
+const { LIST_METHODS } = require('./proxy.js')
+
+/** Levels shown by --all-levels (`off` saves nothing by definition). */
+const ALL_LEVELS = ['light', 'moderate', 'aggressive']
+const DEFAULT_LEVEL = 'moderate'
+const WALKED_EXTENSIONS = new Set(['.json', '.jsonl', '.txt', '.log'])
+const SAMPLES_DIR = path.join(__dirname, '..', 'samples')
+/**
+ * Fallback when gpt-tokenizer (a dev dependency) is not installed: o200k averages 2.5-4.5
+ * UTF-8 bytes per token on the corpus results (snapshots ~3, prose and schemas ~4.5), ~3.15
+ * overall, so bytes / 3 errs slightly high.
+ */
+const BYTES_PER_TOKEN_ESTIMATE = 3
+
+const HELP = `mcp-snapshot-filter measure — what the filters save on your own saved results
+
+Usage:
+  mcp-snapshot-filter measure [FILE|DIR ...] [--level L | --all-levels] [--json]
+
+Runs the same native filters the proxy runs over saved MCP results and prints, per result:
+bytes and tokens before and after, the saving, and how many uids were hidden behind markers.
+With no FILE it measures the sample results bundled with the package (samples/).
+
+Accepted inputs (directories are walked for *.json, *.jsonl, *.txt, *.log):
+  - a corpus file: {"tool", "request": {"method", "params"}, "result", ...}
+  - a bare CallToolResult ({"content": [...]}): the tool is inferred from its sections
+  - a tools/list, prompts/list, resources/list or resources/templates/list result
+  - a JSON-RPC response, or a log of JSON-RPC lines (requests and responses are paired by id
+    to know each result's tool)
+  - bare accessibility snapshot text
+
+Options:
+  --level=off|light|moderate|aggressive   Level to measure (default: ${DEFAULT_LEVEL}).
+  --all-levels               Measure light, moderate and aggressive.
+  --json                     Print machine-readable JSON instead of the table.
+  -h, --help                 Show this help and exit.
+
+What is counted is what the model reads: the text blocks of a tool result (plus
+structuredContent, if any; images are not counted), the JSON of a list result, the snapshot
+text. Tokens are o200k_base counts when the gpt-tokenizer package is installed, otherwise
+an estimate of UTF-8 bytes / ${BYTES_PER_TOKEN_ESTIMATE} (the table header says which).
+Set MCP_SNAPSHOT_FILTER_TOKENS=estimate to force the estimate.
+
+Exit status: 0 when every file was measured, 1 when a file could not be read or parsed (it is
+reported on stderr and skipped), 2 on a usage error.
+`
+
+// ---- options ----
+
+function parseMeasureArgs(argv) {
+  const opts = { help: false, levels: null, allLevels: false, json: false, paths: [] }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--') {
+      opts.paths.push(...argv.slice(i + 1))
+      break
+    }
+    if (arg === '-h' || arg === '--help') opts.help = true
+    else if (arg === '--json') opts.json = true
+    else if (arg === '--all-levels') opts.allLevels = true
+    else if (arg === '--level' || arg.startsWith('--level=')) {
+      let value = arg === '--level' ? argv[++i] : arg.slice('--level='.length)
+      if (value === undefined) throw new UsageError('--level needs a value')
+      if (!LEVELS.includes(value)) {
+        throw new UsageError(`invalid value ${JSON.stringify(value)} for --level: expected one of ${LEVELS.join(', ')}`)
+      }
+      if (opts.levels) throw new UsageError('--level given twice')
+      opts.levels = [value]
+    } else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg} (see measure --help)`)
+    else opts.paths.push(arg)
+  }
+  if (opts.allLevels && opts.levels) throw new UsageError('--level and --all-levels exclude each other')
+  opts.levels = opts.allLevels ? ALL_LEVELS : (opts.levels ?? [DEFAULT_LEVEL])
+  return opts
+}
+
+// ---- token counting ----
+
+function tokenCounter(env = process.env) {
+  if (env.MCP_SNAPSHOT_FILTER_TOKENS !== 'estimate') {
+    try {
+      const { countTokens } = require('gpt-tokenizer/encoding/o200k_base')
+      return { name: 'o200k', description: 'o200k_base tokens (gpt-tokenizer)', exact: true, count: countTokens }
+    } catch {
+      // not installed (it is a dev dependency): fall through to the estimate
+    }
+  }
+  return {
+    name: `~bytes/${BYTES_PER_TOKEN_ESTIMATE}`,
+    description: `estimated tokens: UTF-8 bytes / ${BYTES_PER_TOKEN_ESTIMATE} (gpt-tokenizer not installed)`,
+    exact: false,
+    count: (text) => Math.ceil(Buffer.byteLength(text) / BYTES_PER_TOKEN_ESTIMATE),
+  }
+}
+
+// ---- reading inputs ----
+
+/** A file that was read but cannot be measured; `kind`: 'invalid' (broken JSON), 'unknown' (not a format this reads), 'nothing' (valid, but no result the proxy filters). */
+class InputError extends Error {
+  constructor(message, kind = 'unknown') {
+    super(message)
+    this.kind = kind
+  }
+}
+
+/** Files to measure, in a stable order: [{ file, label, walked }], plus path errors. */
+function collectFiles(paths) {
+  const files = []
+  const errors = []
+  for (const given of paths) {
+    let stat
+    try {
+      stat = fs.statSync(given)
+    } catch (err) {
+      errors.push({ file: given, error: `cannot read: ${err.code ?? err.message}` })
+      continue
+    }
+    if (!stat.isDirectory()) {
+      files.push({ file: given, walked: false })
+      continue
+    }
+    const found = walk(given)
+    if (found.length === 0) errors.push({ file: given, error: 'no .json, .jsonl, .txt or .log files in this directory' })
+    for (const file of found) files.push({ file, walked: true })
+  }
+  return { files, errors }
+}
+
+/** Recursive, iterative (deep trees must not overflow), sorted; skips dot-dirs and node_modules. */
+function walk(root) {
+  const out = []
+  const stack = [root]
+  while (stack.length > 0) {
+    const dir = stack.pop()
+    let entries
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true })
+    } catch {
+      out.push(dir) // reported as unreadable by the reader
+      continue
+    }
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name)
+      if (entry.isDirectory()) {
+        if (!entry.name.startsWith('.') && entry.name !== 'node_modules') stack.push(full)
+      } else if (WALKED_EXTENSIONS.has(path.extname(entry.name).toLowerCase())) {
+        out.push(full)
+      }
+    }
+  }
+  return out.sort()
+}
+
+const SNAPSHOT_HEADER = '## Latest page snapshot\n'
+const SNAPSHOT_LINE = /^[ \t]*uid=\S+/m
+
+/** What a CallToolResult's text says about the tool that produced it (chrome-devtools-mcp 1.11, Playwright MCP). */
+function inferTool(result) {
+  const text = textBlocks(result)
+  if (text.includes(SNAPSHOT_HEADER)) return 'take_snapshot'
+  if (text.includes('## Network requests')) return 'list_network_requests'
+  if (text.includes('## Console messages')) return 'list_console_messages'
+  if (text.includes('## Request URL')) return 'get_network_request'
+  if (text.startsWith('Script ran on page and returned:')) return 'evaluate_script'
+  if (/^### Snapshot\n```yaml/m.test(text)) return 'browser_snapshot'
+  return 'unknown'
+}
+
+function listMethodOf(result) {
+  if (Array.isArray(result?.tools)) return 'tools/list'
+  if (Array.isArray(result?.prompts)) return 'prompts/list'
+  if (Array.isArray(result?.resourceTemplates)) return 'resources/templates/list'
+  if (Array.isArray(result?.resources)) return 'resources/list'
+  return null
+}
+
+function isObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
+}
+
+/** An item to measure from a result whose request is known or guessed. */
+function resultItem(result, { method, tool, args, where }) {
+  if (!isObject(result)) throw new InputError(`${where}: result is not an object`)
+  if (method === 'tools/call' || (method === undefined && Array.isArray(result.content))) {
+    const inferred = tool === undefined
+    return {
+      kind: 'result',
+      tool: inferred ? inferTool(result) : tool,
+      inferred,
+      result,
+      argsJson: args === undefined ? null : JSON.stringify(args),
+    }
+  }
+  const list = method ?? listMethodOf(result)
+  if (list && LIST_METHODS.has(list)) return { kind: 'list', tool: list, inferred: method === undefined, result }
+  return null
+}
+
+/** Items of a sequence of JSON-RPC messages (a log or a batch): responses paired with requests by id. */
+function itemsFromMessages(messages) {
+  const requests = new Map()
+  const items = []
+  for (const { msg, line } of messages) {
+    if (!isObject(msg)) continue
+    const key = `${typeof msg.id}:${msg.id}`
+    if (typeof msg.method === 'string' && 'id' in msg) {
+      requests.set(key, msg)
+      continue
+    }
+    if (!('result' in msg) || !('id' in msg)) continue
+    const request = requests.get(key)
+    requests.delete(key)
+    const where = line === undefined ? `id ${msg.id}` : `line ${line}`
+    const known = request
+      ? { method: request.method, tool: request.params?.name, args: request.params?.arguments }
+      : {}
+    const item = isObject(msg.result) ? resultItem(msg.result, { ...known, where }) : null
+    if (item) items.push({ ...item, where: line === undefined ? null : `:${line}` })
+  }
+  return items
+}
+
+/** Items of a parsed JSON document. */
+function itemsFromJson(value) {
+  if (Array.isArray(value)) return itemsFromMessages(value.map((msg) => ({ msg })))
+  if (!isObject(value)) throw new InputError('JSON is neither an object nor an array')
+  if (isObject(value.request) && 'result' in value) {
+    // corpus format
+    if (!isObject(value.result)) {
+      throw new InputError(`corpus file without a result${value.jsonrpc_error ? ` (JSON-RPC error: ${JSON.stringify(value.jsonrpc_error).slice(0, 120)})` : ''}`, 'nothing')
+    }
+    const method = value.request.method
+    const tool = value.tool ?? value.request.params?.name
+    const item = resultItem(value.result, { method, tool, args: value.request.params?.arguments, where: 'result' })
+    if (!item) throw new InputError(`nothing to measure: the proxy does not filter ${method} results`, 'nothing')
+    return [item]
+  }
+  if (typeof value.jsonrpc === 'string') return itemsFromMessages([{ msg: value }])
+  const item = resultItem(value, { where: 'document' })
+  if (!item) throw new InputError('not a CallToolResult, a list result, a corpus file or a JSON-RPC message')
+  return [item]
+}
+
+/** Items of a log: one JSON-RPC message per line (text before the first `{` is ignored). */
+function itemsFromLog(text) {
+  const messages = []
+  const lines = text.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const brace = lines[i].indexOf('{')
+    if (brace === -1) continue
+    try {
+      messages.push({ msg: JSON.parse(lines[i].slice(brace)), line: i + 1 })
+    } catch {
+      // not a message: logs carry other lines too
+    }
+  }
+  if (messages.length === 0) return null
+  return itemsFromMessages(messages)
+}
+
+/** Parses one file's text into the items to measure; throws InputError when it cannot. */
+function parseInput(text) {
+  const trimmed = text.trim()
+  if (trimmed === '') throw new InputError('empty file')
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    let value
+    let jsonError = null
+    try {
+      value = JSON.parse(trimmed)
+    } catch (err) {
+      jsonError = err
+    }
+    if (!jsonError) return itemsFromJson(value)
+    if (!trimmed.includes('\n')) throw new InputError(`not valid JSON: ${jsonError.message}`, 'invalid')
+    const items = itemsFromLog(trimmed)
+    if (items === null) throw new InputError(`not valid JSON: ${jsonError.message}`, 'invalid')
+    return items
+  }
+  const header = text.indexOf(SNAPSHOT_HEADER)
+  if (header !== -1) return [{ kind: 'snapshot', tool: 'snapshot text', inferred: false, text: text.slice(header + SNAPSHOT_HEADER.length) }]
+  if (SNAPSHOT_LINE.test(text)) return [{ kind: 'snapshot', tool: 'snapshot text', inferred: false, text }]
+  const items = itemsFromLog(text)
+  if (items !== null) return items
+  throw new InputError('not a tool result, a JSON-RPC log or snapshot text')
+}
+
+// ---- measuring ----
+
+/** The text the model reads from a CallToolResult. */
+function textBlocks(result) {
+  const parts = []
+  for (const block of Array.isArray(result?.content) ? result.content : []) {
+    if (block?.type === 'text' && typeof block.text === 'string') parts.push(block.text)
+    else if (block?.type === 'resource' && typeof block.resource?.text === 'string') parts.push(block.resource.text)
+  }
+  return parts.join('\n')
+}
+
+function modelText(result) {
+  const text = textBlocks(result)
+  return result?.structuredContent === undefined ? text : `${text}\n${JSON.stringify(result.structuredContent)}`
+}
+
+const UID_NODE = /^[ \t]*uid=(\S+)/gm // chrome-devtools-mcp snapshot node lines
+const REF_NODE = /\[ref=([^\]\s]+)\]/g // Playwright snapshot refs
+
+function nodeIds(text) {
+  const ids = new Set()
+  for (const m of text.matchAll(UID_NODE)) ids.add(m[1])
+  for (const m of text.matchAll(REF_NODE)) ids.add(m[1])
+  return ids
+}
+
+/** Uids rendered as nodes before and no longer rendered after (the filters name each in a marker). */
+function uidsHidden(before, after) {
+  if (before === after) return 0
+  const shown = nodeIds(after)
+  let hidden = 0
+  for (const id of nodeIds(before)) if (!shown.has(id)) hidden++
+  return hidden
+}
+
+/** Runs one item through the native filter at the session's level: { before, after, uidsHidden }. */
+function runItem(native, session, level, item) {
+  if (item.kind === 'snapshot') {
+    const out = native.filterSnapshot(item.text, { level })
+    return { before: item.text, after: out.text, uidsHidden: out.uidsHidden }
+  }
+  const json = JSON.stringify(item.result)
+  if (item.kind === 'list') {
+    const out = session.compressListResult(item.tool, json)
+    return { before: json, after: out ?? json, uidsHidden: 0 }
+  }
+  const out = session.filterToolResult(item.tool, json, item.argsJson)
+  const before = modelText(item.result)
+  const after = out === null || out === undefined ? before : modelText(JSON.parse(out))
+  return { before, after, uidsHidden: uidsHidden(before, after) }
+}
+
+function percent(before, after) {
+  return before === 0 ? 0 : Math.round(((before - after) / before) * 1000) / 10
+}
+
+/**
+ * Measures files at the given levels. Returns { tokenizer, levels, rows, totals, errors, skipped }.
+ * One FilterSession per file and level, fed in file order, as the proxy feeds one session.
+ */
+function measure(native, files, levels, counter) {
+  const rows = []
+  const errors = []
+  const skipped = []
+  const parsed = []
+  for (const { file, label, walked } of files) {
+    let items
+    try {
+      items = parseInput(fs.readFileSync(file, 'utf8'))
+    } catch (err) {
+      const reason = err instanceof InputError ? err.message : `cannot read: ${err.code ?? err.message}`
+      // Unreadable files and broken JSON are failures. A file with nothing the proxy filters
+      // (an initialize result), or one met while walking a directory that is not a result at
+      // all (a stderr capture), is only noted.
+      const kind = err instanceof InputError ? err.kind : 'unreadable'
+      const noted = kind === 'nothing' || (walked && kind === 'unknown')
+      ;(noted ? skipped : errors).push({ file: label, error: reason })
+      continue
+    }
+    if (items.length === 0) {
+      skipped.push({ file: label, error: 'nothing to measure: no result the proxy filters' })
+      continue
+    }
+    parsed.push({ label, items })
+  }
+  for (const level of levels) {
+    for (const { label, items } of parsed) {
+      const session = new native.FilterSession({ filter: { level } })
+      for (const item of items) {
+        let m
+        try {
+          m = runItem(native, session, level, item)
+        } catch (err) {
+          errors.push({ file: `${label}${item.where ?? ''}`, error: `filter failed: ${err.code ? `${err.code}: ` : ''}${err.message}` })
+          continue
+        }
+        // The same input at every level: count it once.
+        if (item.countedText !== m.before) {
+          item.countedText = m.before
+          item.countedTokens = counter.count(m.before)
+        }
+        const tokensBefore = item.countedTokens
+        const tokensAfter = m.after === m.before ? tokensBefore : counter.count(m.after)
+        const bytesBefore = Buffer.byteLength(m.before)
+        const bytesAfter = m.after === m.before ? bytesBefore : Buffer.byteLength(m.after)
+        rows.push({
+          file: `${label}${item.where ?? ''}`,
+          tool: item.tool,
+          toolInferred: item.inferred,
+          kind: item.kind,
+          level,
+          bytesBefore,
+          bytesAfter,
+          tokensBefore,
+          tokensAfter,
+          savedPercent: percent(tokensBefore, tokensAfter),
+          bytesSavedPercent: percent(bytesBefore, bytesAfter),
+          uidsHidden: m.uidsHidden,
+        })
+      }
+    }
+  }
+  const totals = levels.map((level) => {
+    const t = { level, results: 0, bytesBefore: 0, bytesAfter: 0, tokensBefore: 0, tokensAfter: 0, uidsHidden: 0 }
+    for (const r of rows) {
+      if (r.level !== level) continue
+      t.results++
+      t.bytesBefore += r.bytesBefore
+      t.bytesAfter += r.bytesAfter
+      t.tokensBefore += r.tokensBefore
+      t.tokensAfter += r.tokensAfter
+      t.uidsHidden += r.uidsHidden
+    }
+    return { ...t, savedPercent: percent(t.tokensBefore, t.tokensAfter), bytesSavedPercent: percent(t.bytesBefore, t.bytesAfter) }
+  })
+  return {
+    tokenizer: { name: counter.name, description: counter.description, exact: counter.exact },
+    levels,
+    rows,
+    totals,
+    errors,
+    skipped,
+  }
+}
+
+// ---- output ----
+
+function formatTable(report) {
+  const multi = report.levels.length > 1
+  const tok = report.tokenizer.name
+  const head = ['file', 'tool', ...(multi ? ['level'] : []), 'bytes before', 'bytes after', `${tok} before`, `${tok} after`, 'saved', 'uids hidden']
+  const right = new Set(head.slice(multi ? 3 : 2).map((_, i) => i + (multi ? 3 : 2)))
+  const n = (x) => x.toLocaleString('en-US')
+  const body = []
+  for (const level of report.levels) {
+    for (const r of report.rows.filter((row) => row.level === level)) {
+      body.push([r.file, `${r.tool}${r.toolInferred ? '*' : ''}`, ...(multi ? [level] : []), n(r.bytesBefore), n(r.bytesAfter), n(r.tokensBefore), n(r.tokensAfter), `${r.savedPercent.toFixed(1)}%`, n(r.uidsHidden)])
+    }
+    const t = report.totals.find((x) => x.level === level)
+    body.push([`**total** (${t.results})`, '', ...(multi ? [level] : []), n(t.bytesBefore), n(t.bytesAfter), n(t.tokensBefore), n(t.tokensAfter), `${t.savedPercent.toFixed(1)}%`, n(t.uidsHidden)])
+  }
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)))
+  const cell = (text, i) => (right.has(i) ? text.padStart(widths[i]) : text.padEnd(widths[i]))
+  const line = (cells) => `| ${cells.map(cell).join(' | ')} |`
+  const rule = `| ${widths.map((w, i) => (right.has(i) ? `${'-'.repeat(w - 1)}:` : '-'.repeat(w))).join(' | ')} |`
+  const out = [
+    `Level${multi ? 's' : ''}: ${report.levels.join(', ')}. Tokens: ${report.tokenizer.description}.`,
+    '',
+    line(head),
+    rule,
+    ...body.map(line),
+  ]
+  if (report.rows.some((r) => r.toolInferred)) out.push('', '* tool inferred from the content (no request in the file)')
+  return `${out.join('\n')}\n`
+}
+
+function loadNative() {
+  try {
+    return require('../index.js')
+  } catch (err) {
+    throw new Error(`cannot load the native filter: ${err.message.split('\n')[0]}`)
+  }
+}
+
+/** Entry point; returns the exit code. */
+function main(argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {
+  let opts
+  try {
+    opts = parseMeasureArgs(argv)
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err
+    stderr.write(`mcp-snapshot-filter measure: error: ${err.message}\n`)
+    return 2
+  }
+  if (opts.help) {
+    stdout.write(HELP)
+    return 0
+  }
+  let native
+  try {
+    native = loadNative()
+  } catch (err) {
+    stderr.write(`mcp-snapshot-filter measure: ${err.message}\n`)
+    return 1
+  }
+  const usingSamples = opts.paths.length === 0
+  const { files, errors: pathErrors } = collectFiles(usingSamples ? [SAMPLES_DIR] : opts.paths)
+  const cwd = process.cwd()
+  for (const f of files) {
+    const rel = path.relative(usingSamples ? path.join(SAMPLES_DIR, '..') : cwd, f.file)
+    f.label = rel.startsWith('..') || path.isAbsolute(rel) ? f.file : rel
+  }
+  const report = measure(native, files, opts.levels, tokenCounter(env))
+  report.errors.unshift(...pathErrors)
+  report.samples = usingSamples
+  for (const e of report.errors) stderr.write(`mcp-snapshot-filter measure: skipped ${e.file}: ${e.error}\n`)
+  for (const s of report.skipped) stderr.write(`mcp-snapshot-filter measure: ignored ${s.file}: ${s.error}\n`)
+  if (opts.json) stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+  else {
+    if (usingSamples) stdout.write('No files given: measuring the sample results bundled in samples/ (see samples/README.md).\n')
+    stdout.write(formatTable(report))
+  }
+  return report.errors.length > 0 ? 1 : 0
+}
+
+module.exports = { main, measure, parseInput, parseMeasureArgs, tokenCounter, collectFiles, modelText, inferTool, uidsHidden, HELP, SAMPLES_DIR }

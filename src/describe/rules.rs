@@ -1,0 +1,683 @@
+//! The English prose rules. They run on text whose protected spans are already sentinels
+//! (see `protect`), so they only ever see prose; a sentinel counts as a word.
+//!
+//! Every rule deletes or replaces whole words and never leaves a dangling one: a phrase is
+//! matched whole or not at all, and guards keep words whose removal would change meaning
+//! (a filler after a negation, an article that is really a label, a leader before "not").
+
+use std::borrow::Cow;
+
+use once_cell::sync::Lazy;
+use regex::{Captures, Regex};
+
+use super::protect::SENTINEL_CLASS;
+use crate::level::Level;
+
+fn compile(pattern: &str) -> Regex {
+    Regex::new(pattern).unwrap_or_else(|e| panic!("description rule regex {pattern:?}: {e}"))
+}
+
+/// The next word after a matched phrase: a prose word, a number or a protected span.
+fn next_word_pattern() -> String {
+    format!(r"([A-Za-z][A-Za-z'’\-]*|[0-9]+|[{SENTINEL_CLASS}])")
+}
+
+/// Negations and limits. A rule never removes one of these, and never removes a word that
+/// qualifies one ("not just", "maybe not", "might not").
+pub static LIMIT_WORDS: Lazy<Regex> = Lazy::new(|| {
+    compile(
+        r"(?i)(?-u:\b)(?:not|no|never|none|nor|neither|without|cannot|can't|don't|doesn't|didn't|won't|isn't|aren't|wasn't|weren't|shouldn't|mustn't|couldn't|wouldn't|only|except|must|required|at most|at least|unless|before|after|[a-z]+n't)(?-u:\b)",
+    )
+});
+
+const NEGATIONS: [&str; 12] = [
+    "not", "no", "never", "none", "nor", "neither", "without", "cannot", "only", "except",
+    "unless", "nothing",
+];
+
+fn is_negation(word: &str) -> bool {
+    let lower = word.to_ascii_lowercase();
+    NEGATIONS.contains(&lower.as_str()) || lower.ends_with("n't") || lower.ends_with("n’t")
+}
+
+/// The word that ends right before byte `pos` (skipping blanks), if any.
+fn word_before(text: &str, pos: usize) -> &str {
+    let head = text.get(..pos).unwrap_or("").trim_end_matches([' ', '\t']);
+    let start = head
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '\'' || c == '’' || c == '-'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    head.get(start..).unwrap_or("")
+}
+
+/// Whether byte `pos` starts a sentence: text start, after `.!?:` and blanks, at a line
+/// start, or right after a list marker (`- `, `* `, `1. `).
+pub fn is_sentence_start(text: &str, pos: usize) -> bool {
+    let head = text.get(..pos).unwrap_or("");
+    let trimmed = head.trim_end_matches([' ', '\t']);
+    match trimmed.chars().next_back() {
+        None | Some('\n') | Some('.') | Some('!') | Some('?') | Some(':') => return true,
+        _ => {}
+    }
+    let line = trimmed.rsplit('\n').next().unwrap_or("").trim_start();
+    matches!(line, "-" | "*" | "•")
+        || (line.ends_with(['.', ')'])
+            && line.len() > 1
+            && line
+                .get(..line.len() - 1)
+                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit())))
+}
+
+fn capitalize(word: &str) -> String {
+    let mut chars = word.chars();
+    match chars.next() {
+        Some(first) if first.is_ascii_lowercase() => {
+            first.to_ascii_uppercase().to_string() + chars.as_str()
+        }
+        _ => word.to_string(),
+    }
+}
+
+/// Gives `replacement` the case of the first letter of `original`.
+fn match_case(original: &str, replacement: &str) -> String {
+    if original.chars().next().is_some_and(char::is_uppercase) {
+        capitalize(replacement)
+    } else {
+        replacement.to_string()
+    }
+}
+
+// ---- whitespace (light) -------------------------------------------------------------
+
+static TRAILING_BLANKS: Lazy<Regex> = Lazy::new(|| compile(r"(?m)[ \t]+$"));
+static INNER_BLANKS: Lazy<Regex> = Lazy::new(|| compile(r"(\S)[ \t]{2,}|(\S)\t"));
+static BLANK_LINES: Lazy<Regex> = Lazy::new(|| compile(r"\n{3,}"));
+
+/// Trailing blanks, runs of blanks between words, runs of blank lines, and the ends.
+/// Leading indentation stays (it nests lists).
+pub fn whitespace(text: &str) -> String {
+    let text = TRAILING_BLANKS.replace_all(text, "");
+    let text = INNER_BLANKS.replace_all(&text, |c: &Captures| {
+        let word = c.get(1).or_else(|| c.get(2)).map_or("", |m| m.as_str());
+        format!("{word} ")
+    });
+    let text = BLANK_LINES.replace_all(&text, "\n\n");
+    text.trim().to_string()
+}
+
+// ---- pleasantries (light) -----------------------------------------------------------
+
+static PLEASANTRY_WORDS: Lazy<Regex> =
+    Lazy::new(|| compile(r"(?i)(?-u:\b)(?:please|kindly|feel free to)(?-u:\b),?[ \t]+([a-z])?"));
+static PLEASANTRY_SENTENCES: Lazy<Regex> = Lazy::new(|| {
+    compile(
+        r"(?i)(?:(?-u:\b)(?:thank you|thanks)(?: (?:so|very) much)?(?: for [^.!?\n]*)?|(?-u:\b)i hope (?:this|that|it) helps|(?-u:\b)happy (?:coding|hacking)|(?-u:\b)have fun)[.!]+[ \t]*",
+    )
+});
+
+/// "please", "kindly", "feel free to", thank-you and hope-this-helps sentences.
+pub fn pleasantries(text: &str) -> String {
+    let text = PLEASANTRY_SENTENCES.replace_all(text, "");
+    PLEASANTRY_WORDS
+        .replace_all(&text, |c: &Captures| {
+            c.get(1).map_or("", |m| m.as_str()).to_string()
+        })
+        .into_owned()
+}
+
+// ---- sentence leaders (moderate) ----------------------------------------------------
+
+/// Leaders that only open a sentence, and what they become (empty: dropped).
+const LEADERS: [(&str, &str); 25] = [
+    ("you can use this tool to", "use to"),
+    ("you can use this to", "use to"),
+    ("use this tool when you need to", "use to"),
+    ("use this tool to", "use to"),
+    ("use this tool when", "use when"),
+    ("use this tool for", "use for"),
+    ("use this to", "use to"),
+    ("use this command to", "use to"),
+    ("use this function to", "use to"),
+    ("this tool will", ""),
+    ("this tool can be used to", ""),
+    ("this tool is used to", ""),
+    ("this tool allows you to", ""),
+    ("this tool lets you", ""),
+    ("this tool enables you to", ""),
+    ("this tool helps you", "helps"),
+    ("this tool helps", "helps"),
+    ("this tool is useful for", "useful for"),
+    ("this tool is essential for", "essential for"),
+    ("this tool is perfect for", "useful for"),
+    ("this tool is great for", "useful for"),
+    ("allows you to", ""),
+    ("lets you", ""),
+    ("you can", ""),
+    ("you may", ""),
+];
+
+fn phrase_alternation(phrases: impl Iterator<Item = &'static str>) -> String {
+    let mut phrases: Vec<&str> = phrases.collect();
+    // Longest first, so a phrase never loses to its own prefix.
+    phrases.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    phrases
+        .iter()
+        .map(|p| regex::escape(p).replace(' ', r"[ \t]+"))
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+fn normalize_phrase(matched: &str) -> String {
+    matched
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+static LEADER: Lazy<Regex> = Lazy::new(|| {
+    compile(&format!(
+        r"(?i)(?-u:\b)({})[ \t]+{}",
+        phrase_alternation(LEADERS.iter().map(|(p, _)| *p)),
+        next_word_pattern()
+    ))
+});
+static THIS_TOOL_VERB: Lazy<Regex> = Lazy::new(|| {
+    compile(r"(?i)(?-u:\b)this (?:tool|function|command|endpoint)[ \t]+([a-z]+s)(?-u:\b)")
+});
+
+/// "You can", "This tool will", "Use this tool to", ... at the start of a sentence.
+pub fn leaders(text: &str) -> String {
+    let text = LEADER.replace_all(text, |c: &Captures| {
+        let whole = c.get(0).map_or("", |m| m.as_str());
+        let start = c.get(0).map_or(0, |m| m.start());
+        let (Some(phrase), Some(next)) = (c.get(1), c.get(2)) else {
+            return whole.to_string();
+        };
+        if !is_sentence_start(text, start) || is_negation(next.as_str()) {
+            return whole.to_string();
+        }
+        let key = normalize_phrase(phrase.as_str());
+        let replacement = LEADERS
+            .iter()
+            .find(|(p, _)| *p == key)
+            .map_or(phrase.as_str(), |(_, r)| *r);
+        if replacement.is_empty() {
+            next.as_str().to_string()
+        } else {
+            format!(
+                "{} {}",
+                match_case(phrase.as_str(), replacement),
+                next.as_str()
+            )
+        }
+    });
+    let text = THIS_TOOL_VERB.replace_all(&text, |c: &Captures| {
+        let whole = c.get(0).map_or("", |m| m.as_str());
+        let start = c.get(0).map_or(0, |m| m.start());
+        let verb = c.get(1).map_or("", |m| m.as_str());
+        let copula = ["is", "was", "has", "does"].contains(&verb.to_ascii_lowercase().as_str());
+        if copula || !is_sentence_start(&text, start) {
+            whole.to_string()
+        } else {
+            verb.to_string()
+        }
+    });
+    text.into_owned()
+}
+
+// ---- wordy phrases (moderate) -------------------------------------------------------
+
+const WORDY: [(&str, &str); 46] = [
+    ("the provided", ""),
+    ("the given", ""),
+    ("create a new", "create"),
+    ("creates a new", "creates"),
+    ("create new", "create"),
+    ("creates new", "creates"),
+    ("along with", "with"),
+    ("defaults to", "default"),
+    ("as well as", "and"),
+    ("the maximum number of", "max"),
+    ("maximum number of", "max"),
+    ("minimum number of", "min"),
+    ("a specific", ""),
+    ("in order to", "to"),
+    ("so as to", "to"),
+    ("is able to", "can"),
+    ("are able to", "can"),
+    ("has the ability to", "can"),
+    ("have the ability to", "can"),
+    ("a large number of", "many"),
+    ("a great number of", "many"),
+    ("the vast majority of", "most"),
+    ("the majority of", "most"),
+    ("due to the fact that", "because"),
+    ("owing to the fact that", "because"),
+    ("in spite of the fact that", "although"),
+    ("despite the fact that", "although"),
+    ("in the event that", "if"),
+    ("at this point in time", "now"),
+    ("at the present time", "now"),
+    ("for the purpose of", "for"),
+    ("with regard to", "about"),
+    ("in regard to", "about"),
+    ("make sure to", "ensure"),
+    ("make sure that", "ensure"),
+    ("make sure", "ensure"),
+    ("whether or not", "whether"),
+    ("each and every", "each"),
+    ("in conjunction with", "with"),
+    ("by means of", "by"),
+    ("until such time as", "until"),
+    ("on a daily basis", "daily"),
+    ("at all times", "always"),
+    ("is going to", "will"),
+    ("prior to", "before"),
+    ("subsequent to", "after"),
+];
+
+static WORDY_PHRASE: Lazy<Regex> = Lazy::new(|| {
+    compile(&format!(
+        r"(?i)(?-u:\b)(?:{})(?-u:\b)",
+        phrase_alternation(WORDY.iter().map(|(p, _)| *p))
+    ))
+});
+
+/// "in order to" -> "to", "is able to" -> "can", "make sure to" -> "ensure", ...
+pub fn wordy_phrases(text: &str) -> String {
+    WORDY_PHRASE
+        .replace_all(text, |c: &Captures| {
+            let whole = c.get(0).map_or("", |m| m.as_str());
+            let key = normalize_phrase(whole);
+            WORDY
+                .iter()
+                .find(|(p, _)| *p == key)
+                .map_or_else(|| whole.to_string(), |(_, r)| match_case(whole, r))
+        })
+        .into_owned()
+}
+
+// ---- fillers and hedges (moderate) --------------------------------------------------
+
+static FILLER: Lazy<Regex> = Lazy::new(|| {
+    compile(&format!(
+        r"(?i)(?-u:\b)(just|basically|actually|simply|very|really|quite|various|desired|essentially|literally|totally|certainly|definitely|obviously|clearly|extremely|truly|of course|i think|i believe|in my opinion|needless to say|as you know|to be honest)(?-u:\b),?[ \t]+{}",
+        next_word_pattern()
+    ))
+});
+
+/// After "just" (or "quite") these make it mean "only" / "a fair amount": kept.
+const QUANTITY_NEXT: [&str; 14] = [
+    "the", "a", "an", "one", "once", "few", "little", "like", "as", "before", "after", "when",
+    "since", "for",
+];
+
+/// Fillers ("just", "basically", "very", ...) and speaker hedges ("I think"). Kept when they
+/// qualify a negation ("not just", "not very"), when the next word is a negation, and for
+/// "just"/"quite" before a quantity ("just the first line" means "only").
+pub fn fillers(text: &str) -> String {
+    FILLER
+        .replace_all(text, |c: &Captures| {
+            let whole = c.get(0).map_or("", |m| m.as_str());
+            let start = c.get(0).map_or(0, |m| m.start());
+            let (Some(filler), Some(next)) = (c.get(1), c.get(2)) else {
+                return whole.to_string();
+            };
+            let filler_lower = filler.as_str().to_ascii_lowercase();
+            let next_word = next.as_str();
+            let next_lower = next_word.to_ascii_lowercase();
+            let next_is_quantity = QUANTITY_NEXT.contains(&next_lower.as_str())
+                || next_word.starts_with(|c: char| c.is_ascii_digit() || !c.is_ascii());
+            if is_negation(word_before(text, start))
+                || is_negation(next_word)
+                || (matches!(filler_lower.as_str(), "just" | "quite") && next_is_quantity)
+            {
+                return whole.to_string();
+            }
+            next_word.to_string()
+        })
+        .into_owned()
+}
+
+// ---- articles (moderate) ------------------------------------------------------------
+
+static ARTICLE: Lazy<Regex> = Lazy::new(|| {
+    compile(&format!(
+        r"(?-u:\b)(the|The|an|An|a|A|its|Its|their|Their)[ \t]+{}",
+        next_word_pattern()
+    ))
+});
+
+/// Words after which "a" is an article only if nothing else fits; "a" there is a label
+/// ("option a", "type a"), so it stays.
+const LABEL_NOUNS: [&str; 40] = [
+    "option",
+    "options",
+    "type",
+    "class",
+    "group",
+    "case",
+    "part",
+    "step",
+    "plan",
+    "point",
+    "grade",
+    "letter",
+    "item",
+    "column",
+    "row",
+    "section",
+    "variant",
+    "mode",
+    "version",
+    "choice",
+    "answer",
+    "appendix",
+    "figure",
+    "table",
+    "tier",
+    "level",
+    "phase",
+    "track",
+    "side",
+    "key",
+    "button",
+    "cell",
+    "field",
+    "variable",
+    "param",
+    "parameter",
+    "argument",
+    "value",
+    "node",
+    "label",
+];
+
+/// Words after an article that make it not droppable: function words (the "article" is then
+/// a label: "a or b"), and quantities whose meaning needs it ("a few" is not "few").
+const KEEP_BEFORE: [&str; 60] = [
+    "is", "are", "was", "were", "be", "been", "or", "and", "nor", "of", "to", "in", "on", "at",
+    "by", "with", "as", "if", "for", "from", "then", "than", "that", "which", "who", "so", "but",
+    "not", "no", "can", "could", "will", "would", "should", "may", "might", "must", "shall",
+    "does", "do", "did", "has", "have", "had", "few", "little", "lot", "lots", "bit", "couple",
+    "number", "while", "other", "others", "rest", "former", "latter", "one", "ones", "same",
+];
+
+/// Articles and the possessives "its"/"their". Kept when the "article" is a label ("option a", "a or b", sentence-internal "A"),
+/// before a word that needs it ("a few", "the other") and after a hyphen or apostrophe.
+pub fn articles(text: &str) -> String {
+    ARTICLE
+        .replace_all(text, |c: &Captures| {
+            let whole = c.get(0).map_or("", |m| m.as_str());
+            let start = c.get(0).map_or(0, |m| m.start());
+            let (Some(article), Some(next)) = (c.get(1), c.get(2)) else {
+                return whole.to_string();
+            };
+            let article = article.as_str();
+            let next_word = next.as_str();
+            let next_lower = next_word.to_ascii_lowercase();
+            let prev_char = text.get(..start).and_then(|h| h.chars().next_back());
+            let after_joiner =
+                prev_char.is_some_and(|p| !p.is_whitespace() && !"([{\"“:,;".contains(p));
+            let sentence_start = is_sentence_start(text, start);
+            let capitalized = article.starts_with(|c: char| c.is_ascii_uppercase());
+            let single_letter = next_word.len() == 1 && next_word.is_ascii();
+            let label_a = article.eq_ignore_ascii_case("a")
+                && LABEL_NOUNS.contains(&word_before(text, start).to_ascii_lowercase().as_str());
+            if after_joiner
+                || (capitalized && !sentence_start)
+                || single_letter
+                || label_a
+                || KEEP_BEFORE.contains(&next_lower.as_str())
+            {
+                return whole.to_string();
+            }
+            next_word.to_string()
+        })
+        .into_owned()
+}
+
+// ---- copulas (moderate) ------------------------------------------------------------
+
+static COPULA: Lazy<Regex> =
+    Lazy::new(|| compile(&format!(r"(?-u:\b)(is|are)[ \t]+{}", next_word_pattern())));
+
+/// Subjects after which "is"/"are" carries the sentence ("it is", "which are").
+const COPULA_SUBJECTS: [&str; 26] = [
+    "it", "this", "that", "there", "here", "what", "which", "who", "whom", "whose", "where",
+    "when", "how", "why", "whether", "they", "he", "she", "we", "you", "i", "these", "those",
+    "each", "one", "a",
+];
+/// Words after which "is"/"are" is not a plain copula ("is to", "is a few").
+const COPULA_OBJECTS: [&str; 9] = ["to", "a", "an", "the", "that", "this", "there", "it", "as"];
+
+/// "is"/"are" between a noun and a participle or adjective: "Default is false" ->
+/// "Default false", "body is returned inline" -> "body returned inline". Kept at a sentence
+/// start (a question), after pronouns and relatives, and before "to", articles, "as".
+pub fn copulas(text: &str) -> String {
+    COPULA
+        .replace_all(text, |c: &Captures| {
+            let whole = c.get(0).map_or("", |m| m.as_str());
+            let start = c.get(0).map_or(0, |m| m.start());
+            let next = c.get(2).map_or("", |m| m.as_str());
+            let subject = word_before(text, start).to_ascii_lowercase();
+            if subject.is_empty()
+                || is_sentence_start(text, start)
+                || COPULA_SUBJECTS.contains(&subject.as_str())
+                || COPULA_OBJECTS.contains(&next.to_ascii_lowercase().as_str())
+            {
+                return whole.to_string();
+            }
+            next.to_string()
+        })
+        .into_owned()
+}
+
+static FINAL_PERIOD: Lazy<Regex> = Lazy::new(|| compile(r"([^.])[.。]$"));
+
+/// The period that ends a description carries nothing.
+pub fn final_period(text: &str) -> String {
+    FINAL_PERIOD.replace(text, "$1").into_owned()
+}
+
+// ---- description openers (moderate) ----------------------------------------------------------------
+
+static CONTAINER_OPENER: Lazy<Regex> = Lazy::new(|| {
+    compile(&format!(
+        r"^(?:An? |The )?(?:array|list) of[ \t]+{}",
+        next_word_pattern()
+    ))
+});
+
+/// "An array of X" / "List of X" opening a description: the schema already says it is an
+/// array, so the description starts at X. Runs on whole descriptions only.
+pub fn container_opener(text: &str) -> String {
+    CONTAINER_OPENER
+        .replace(text, |c: &Captures| {
+            c.get(1).map_or("", |m| m.as_str()).to_string()
+        })
+        .into_owned()
+}
+
+static WHETHER_OPENER: Lazy<Regex> = Lazy::new(|| {
+    compile(&format!(
+        r"^(?:Whether|whether)(?:[ \t]+to)?[ \t]+{}",
+        next_word_pattern()
+    ))
+});
+
+/// "Whether to include X" opening a (boolean or choice) parameter's description: the
+/// description starts at what is chosen.
+pub fn whether_opener(text: &str) -> String {
+    WHETHER_OPENER
+        .replace(text, |c: &Captures| {
+            c.get(1).map_or("", |m| m.as_str()).to_string()
+        })
+        .into_owned()
+}
+
+static EXAMPLE_ASIDE: Lazy<Regex> = Lazy::new(|| {
+    compile(&format!(
+        r"[ \t]*\((?:[{SENTINEL_CLASS}][ \t]*|for example,?[ \t]+|like[ \t]+)[^()\n]*\)"
+    ))
+});
+
+/// Parenthesized examples ("(e.g. ...)", "(for example ...)"): the span sentinel of "e.g."
+/// must open the parenthesis, so a parenthesis that only holds an identifier is not an
+/// example unless it starts with one.
+pub fn example_asides(text: &str, is_example_opener: &dyn Fn(char) -> bool) -> String {
+    EXAMPLE_ASIDE
+        .replace_all(text, |c: &Captures| {
+            let whole = c.get(0).map_or("", |m| m.as_str());
+            let inner = whole.trim_start().trim_start_matches('(');
+            let opener = inner.chars().next().is_some_and(is_example_opener);
+            let words = inner.starts_with("for example") || inner.starts_with("like ");
+            if opener || words {
+                String::new()
+            } else {
+                whole.to_string()
+            }
+        })
+        .into_owned()
+}
+
+/// Runs the rules a level allows, in order.
+pub fn apply(text: &str, level: Level) -> String {
+    if level == Level::Off {
+        return text.to_string();
+    }
+    let mut text: Cow<str> = Cow::Owned(whitespace(text));
+    text = Cow::Owned(pleasantries(&text));
+    if level >= Level::Moderate {
+        text = Cow::Owned(leaders(&text));
+        text = Cow::Owned(wordy_phrases(&text));
+        text = Cow::Owned(fillers(&text));
+        text = Cow::Owned(articles(&text));
+        text = Cow::Owned(copulas(&text));
+        text = Cow::Owned(container_opener(&text));
+        text = Cow::Owned(whether_opener(&text));
+    }
+    let text = whitespace(&text);
+    if level >= Level::Moderate {
+        final_period(&text)
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whitespace_collapses_but_keeps_indentation() {
+        assert_eq!(whitespace("  a  b\t c \n\n\n\n  - d  \n"), "a b c\n\n  - d");
+    }
+
+    #[test]
+    fn pleasantries_go() {
+        assert_eq!(pleasantries("Please pass the id."), "pass the id.");
+        assert_eq!(pleasantries("Then, please, wait."), "Then, wait.");
+        assert_eq!(pleasantries("Feel free to retry. Thanks!"), "retry. ");
+        assert_eq!(
+            pleasantries("Done thanks to caching."),
+            "Done thanks to caching."
+        );
+    }
+
+    #[test]
+    fn leaders_go_only_at_sentence_start() {
+        assert_eq!(leaders("You can adjust it."), "adjust it.");
+        assert_eq!(leaders("- You can branch"), "- branch");
+        assert_eq!(leaders("If set, you can skip"), "If set, you can skip");
+        assert_eq!(
+            leaders("Use this tool to read files."),
+            "Use to read files."
+        );
+        assert_eq!(leaders("This tool returns data."), "returns data.");
+        assert_eq!(leaders("This tool is fast."), "This tool is fast.");
+        assert_eq!(
+            leaders("This tool will not delete."),
+            "This tool will not delete."
+        );
+    }
+
+    #[test]
+    fn wordy_phrases_are_replaced_whole() {
+        assert_eq!(wordy_phrases("In order to wait"), "To wait");
+        assert_eq!(wordy_phrases("it is able to run"), "it can run");
+        assert_eq!(wordy_phrases("a large number of rows"), "many rows");
+        assert_eq!(wordy_phrases("Make sure to close it"), "Ensure close it");
+        assert_eq!(wordy_phrases("prior to load"), "before load");
+        assert_eq!(wordy_phrases("makes sure"), "makes sure");
+    }
+
+    #[test]
+    fn fillers_go_unless_they_qualify_a_negation_or_quantity() {
+        assert_eq!(fillers("It is very fast"), "It is fast");
+        assert_eq!(fillers("Simply call it"), "call it");
+        assert_eq!(fillers("not just since then"), "not just since then");
+        assert_eq!(fillers("not very large"), "not very large");
+        assert_eq!(
+            fillers("returns just the first line"),
+            "returns just the first line"
+        );
+        assert_eq!(fillers("I think not."), "I think not.");
+    }
+
+    #[test]
+    fn articles_go_unless_they_are_labels() {
+        assert_eq!(articles("The uid of an element"), "uid of element");
+        assert_eq!(articles("Closes it by its index"), "Closes it by index");
+        assert_eq!(articles("choose option a or b"), "choose option a or b");
+        assert_eq!(articles("choose option a"), "choose option a");
+        assert_eq!(articles("plan A works"), "plan A works");
+        assert_eq!(articles("read a few lines"), "read a few lines");
+        assert_eq!(articles("Vitamin-a pills"), "Vitamin-a pills");
+        assert_eq!(articles("the other page"), "the other page");
+    }
+
+    #[test]
+    fn copulas_go_between_noun_and_predicate() {
+        assert_eq!(copulas("Default is false"), "Default false");
+        assert_eq!(copulas("names are resolved here"), "names resolved here");
+        assert_eq!(copulas("it is fast"), "it is fast");
+        assert_eq!(copulas("Is it set?"), "Is it set?");
+        assert_eq!(copulas("goal is to win"), "goal is to win");
+        assert_eq!(copulas("page is not closed"), "page not closed");
+    }
+
+    #[test]
+    fn final_period_only() {
+        assert_eq!(final_period("One. Two."), "One. Two");
+        assert_eq!(final_period("Wait..."), "Wait...");
+        assert_eq!(final_period("終わり。"), "終わり");
+    }
+
+    #[test]
+    fn container_opener_only_at_description_start() {
+        assert_eq!(container_opener("An array of entity names"), "entity names");
+        assert_eq!(
+            container_opener("Takes an array of names"),
+            "Takes an array of names"
+        );
+    }
+
+    #[test]
+    fn sentence_start_detection() {
+        let text = "a. b\n- c\n2. d: e f";
+        for (word, start) in [
+            ("a", true),
+            ("b", true),
+            ("c", true),
+            ("d", true),
+            ("e", true),
+            ("f", false),
+        ] {
+            let pos = text.rfind(word).unwrap();
+            assert_eq!(is_sentence_start(text, pos), start, "{word}");
+        }
+    }
+}

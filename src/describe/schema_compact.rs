@@ -1,0 +1,162 @@
+//! `compact_schemas` (aggressive only): drops schema keywords that tell the model nothing and
+//! cannot change any validation outcome:
+//! - `$schema`, unless the schema uses a keyword whose meaning differs between JSON Schema
+//!   dialects (array-form `items`, `prefixItems`, `dependencies`, boolean `exclusiveMinimum`,
+//!   `$recursiveRef`, `$dynamicRef`, `unevaluated*`, ...), so the dialect cannot matter;
+//! - `$comment` (an annotation by definition);
+//! - `additionalProperties: true`, `required: []`, `properties: {}` (the defaults: no-ops).
+//!
+//! Everything else stays, including `additionalProperties: false`, bounds, `format`,
+//! `default`, `title` and `examples`.
+
+use serde_json::Value;
+
+const SUBSCHEMA_KEYS: [&str; 22] = [
+    "items",
+    "additionalProperties",
+    "additionalItems",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "prefixItems",
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+    "dependencies",
+];
+
+/// Keywords whose validation meaning depends on the dialect `$schema` names.
+fn is_dialect_sensitive(key: &str, value: &Value) -> bool {
+    match key {
+        "prefixItems"
+        | "dependencies"
+        | "dependentSchemas"
+        | "dependentRequired"
+        | "$recursiveRef"
+        | "$recursiveAnchor"
+        | "$dynamicRef"
+        | "$dynamicAnchor"
+        | "unevaluatedProperties"
+        | "unevaluatedItems"
+        | "additionalItems"
+        | "$vocabulary"
+        | "$ref"
+        | "$id"
+        | "id" => true,
+        "items" => value.is_array(),
+        "exclusiveMinimum" | "exclusiveMaximum" => value.is_boolean(),
+        _ => false,
+    }
+}
+
+/// Visits every schema object below `schema` (itself included) with an explicit stack.
+fn for_each_schema(schema: &mut Value, visit: &mut dyn FnMut(&mut serde_json::Map<String, Value>)) {
+    let mut stack = vec![schema];
+    while let Some(node) = stack.pop() {
+        let Value::Object(map) = node else { continue };
+        visit(map);
+        for (key, value) in map.iter_mut() {
+            if !SUBSCHEMA_KEYS.contains(&key.as_str()) {
+                continue;
+            }
+            let is_map = matches!(
+                key.as_str(),
+                "properties"
+                    | "patternProperties"
+                    | "$defs"
+                    | "definitions"
+                    | "dependentSchemas"
+                    | "dependencies"
+            );
+            if value.is_object() && !is_map {
+                stack.push(value);
+                continue;
+            }
+            match value {
+                Value::Object(m) => stack.extend(m.values_mut()),
+                Value::Array(a) => stack.extend(a.iter_mut()),
+                _ => {}
+            }
+        }
+    }
+}
+
+fn uses_dialect_sensitive_keywords(schema: &mut Value) -> bool {
+    let mut sensitive = false;
+    for_each_schema(schema, &mut |map| {
+        sensitive |= map.iter().any(|(k, v)| is_dialect_sensitive(k, v));
+    });
+    sensitive
+}
+
+/// Compacts one tool schema in place; returns whether anything was dropped.
+pub fn compact_schema(schema: &mut Value) -> bool {
+    let keep_dialect = uses_dialect_sensitive_keywords(schema);
+    let mut changed = false;
+    for_each_schema(schema, &mut |map| {
+        let before = map.len();
+        if !keep_dialect {
+            map.shift_remove("$schema");
+        }
+        map.shift_remove("$comment");
+        if map.get("additionalProperties") == Some(&Value::Bool(true)) {
+            map.shift_remove("additionalProperties");
+        }
+        if map
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty)
+        {
+            map.shift_remove("required");
+        }
+        if map
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|m| m.is_empty())
+        {
+            map.shift_remove("properties");
+        }
+        changed |= map.len() != before;
+    });
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn drops_only_no_op_keywords() {
+        let mut schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$comment": "x",
+            "properties": {"a": {"type": "object", "properties": {}, "required": [], "additionalProperties": true}},
+            "additionalProperties": false
+        });
+        assert!(compact_schema(&mut schema));
+        assert_eq!(
+            schema,
+            json!({"type": "object", "properties": {"a": {"type": "object"}}, "additionalProperties": false})
+        );
+    }
+
+    #[test]
+    fn keeps_schema_uri_when_dialect_matters() {
+        let mut schema = json!({"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "string"}]});
+        assert!(!compact_schema(&mut schema));
+        assert!(schema.get("$schema").is_some());
+    }
+}

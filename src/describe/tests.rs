@@ -1,0 +1,771 @@
+//! Cross-module tests of description compression: the meaning table (including the known bad
+//! outputs of earlier tools) and the corpus-wide invariants.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::protect::{self, Vocab};
+use super::*;
+
+// ---- the meaning table ----------------------------------------------------------------
+
+/// (input, level, must contain, must not contain). Fragments are matched case-sensitively.
+const MEANING: &[(&str, Level, &[&str], &[&str])] = &[
+    // Known bad outputs of earlier tools.
+    ("Maybe not.", Level::Moderate, &["Maybe not"], &[]),
+    ("Maybe not.", Level::Aggressive, &["Maybe not"], &[]),
+    ("Select option a", Level::Moderate, &["option a"], &[]),
+    (
+        "Select option a or option b.",
+        Level::Moderate,
+        &["option a or option b"],
+        &[],
+    ),
+    (
+        "This might not work on iframes.",
+        Level::Moderate,
+        &["might not work"],
+        &[],
+    ),
+    (
+        "Make sure to close the page first.",
+        Level::Moderate,
+        &["Ensure close"],
+        &["make", "Make"],
+    ),
+    (
+        "Please make sure that the page is loaded.",
+        Level::Moderate,
+        &["ensure"],
+        &["make that", "Please"],
+    ),
+    // Negations and limits stay.
+    (
+        "Do not just click the button.",
+        Level::Moderate,
+        &["not just click"],
+        &[],
+    ),
+    (
+        "The value is not very large.",
+        Level::Moderate,
+        &["not very large"],
+        &[],
+    ),
+    (
+        "You can't close the last page.",
+        Level::Moderate,
+        &["can't close"],
+        &[],
+    ),
+    (
+        "You cannot undo this.",
+        Level::Moderate,
+        &["cannot undo"],
+        &[],
+    ),
+    (
+        "Returns at most 10 items and at least one.",
+        Level::Moderate,
+        &["at most 10 items", "at least one"],
+        &[],
+    ),
+    (
+        "Only works within allowed directories.",
+        Level::Moderate,
+        &["Only works"],
+        &[],
+    ),
+    (
+        "Never cache the result unless asked.",
+        Level::Moderate,
+        &["Never cache", "unless"],
+        &[],
+    ),
+    (
+        "Must be called before the trace, after load.",
+        Level::Moderate,
+        &["Must", "before", "after"],
+        &[],
+    ),
+    (
+        "Returns just the first line.",
+        Level::Moderate,
+        &["just first line"],
+        &[],
+    ),
+    (
+        "Works without a page, except for frames.",
+        Level::Moderate,
+        &["without", "except"],
+        &[],
+    ),
+    (
+        "This tool will not delete files.",
+        Level::Moderate,
+        &["will not delete"],
+        &[],
+    ),
+    ("Reads a few lines.", Level::Moderate, &["a few lines"], &[]),
+    // Rules that do apply.
+    (
+        "In order to wait, you should simply call it.",
+        Level::Moderate,
+        &["To wait", "call it"],
+        &["order", "simply"],
+    ),
+    (
+        "It is able to read a large number of files.",
+        Level::Moderate,
+        &["can read many files"],
+        &["able"],
+    ),
+    (
+        "You can use this tool to read the file.",
+        Level::Moderate,
+        &["Use to read file"],
+        &["You can"],
+    ),
+    (
+        "Please pass the id. Thank you!",
+        Level::Light,
+        &["pass the id."],
+        &["Please", "Thank"],
+    ),
+    (
+        "Keep  the   spaces\n\n\n\nhere",
+        Level::Light,
+        &["Keep the spaces\n\nhere"],
+        &[],
+    ),
+    (
+        "The uid of an element",
+        Level::Light,
+        &["The uid of an element"],
+        &[],
+    ),
+    // Protected spans pass through.
+    (
+        "Use the `--headless` flag, see https://example.com/a/the/b.",
+        Level::Moderate,
+        &["`--headless`", "https://example.com/a/the/b"],
+        &[],
+    ),
+    (
+        "Set the 'a' value in /the/path with fill() and the_value.",
+        Level::Moderate,
+        &["'a'", "/the/path", "fill()", "the_value"],
+        &[],
+    ),
+    (
+        "Waits 500 ms for the MAX_WAIT of version 1.2.3.",
+        Level::Moderate,
+        &["500 ms", "MAX_WAIT", "1.2.3"],
+        &[],
+    ),
+    // Japanese.
+    (
+        "恐れ入りますが、ファイルを指定してください。",
+        Level::Moderate,
+        &["ファイルを指定して"],
+        &["恐れ入ります", "ください"],
+    ),
+    (
+        "動作しないかもしれません。",
+        Level::Moderate,
+        &["動作しないかもしれない"],
+        &[],
+    ),
+];
+
+#[test]
+fn meaning_table() {
+    for &(input, level, keep, drop) in MEANING {
+        let out = compress_text(input, level);
+        for fragment in keep {
+            assert!(
+                out.contains(fragment),
+                "{input:?} at {level}: {out:?} lost {fragment:?}"
+            );
+        }
+        for fragment in drop {
+            assert!(
+                !out.contains(fragment),
+                "{input:?} at {level}: {out:?} kept {fragment:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn off_changes_nothing_and_is_not_a_rewrite() {
+    let json = r#"{"tools":[{"name":"a","description":"The very  long text."}]}"#;
+    let off = CompressOptions {
+        level: Level::Off,
+        compact_schemas: true,
+    };
+    assert_eq!(compress_list_result("tools/list", json, &off), Ok(None));
+    assert_eq!(compress_text("The  text.", Level::Off), "The  text.");
+    assert!(compress_list_result("tools/call", json, &CompressOptions::default()).is_err());
+    assert!(compress_list_result("tools/list", "{", &CompressOptions::default()).is_err());
+}
+
+#[test]
+fn only_list_descriptions_change_and_vocab_is_protected() {
+    let json = r#"{"tools":[{"name":"t","title":"The Tool","description":"The tool reads the head of a file.",
+        "inputSchema":{"type":"object","properties":{"head":{"type":"number","description":"The head lines.",
+        "default":{"description":"The default object"},"enum":[1]}}},"_meta":{"description":"The meta"},
+        "annotations":{"title":"The title"}}],"nextCursor":"The cursor"}"#;
+    let out = compress_list_result("tools/list", json, &CompressOptions::default())
+        .unwrap()
+        .unwrap();
+    let out: Value = serde_json::from_str(&out).unwrap();
+    let tool = &out["tools"][0];
+    assert_eq!(tool["description"], "tool reads head of file");
+    assert_eq!(
+        tool["inputSchema"]["properties"]["head"]["description"],
+        "head lines"
+    );
+    assert_eq!(
+        tool["inputSchema"]["properties"]["head"]["default"]["description"],
+        "The default object"
+    );
+    assert_eq!(tool["_meta"]["description"], "The meta");
+    assert_eq!(tool["annotations"]["title"], "The title");
+    assert_eq!(tool["title"], "The Tool");
+    assert_eq!(out["nextCursor"], "The cursor");
+}
+
+#[test]
+fn prompts_and_resources_are_compressed() {
+    let prompts = r#"{"prompts":[{"name":"p","description":"A prompt with the city","arguments":[{"name":"city","description":"The name of the city"}]}]}"#;
+    let out = compress_list_result("prompts/list", prompts, &CompressOptions::default())
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        out,
+        r#"{"prompts":[{"name":"p","description":"prompt with city","arguments":[{"name":"city","description":"name of city"}]}]}"#
+    );
+    let templates = r#"{"resourceTemplates":[{"uriTemplate":"x://{id}","name":"t","description":"The {id} of the item."}]}"#;
+    let out = compress_list_result(
+        "resources/templates/list",
+        templates,
+        &CompressOptions::default(),
+    )
+    .unwrap()
+    .unwrap();
+    assert!(out.contains(r#""description":"{id} of item""#), "{out}");
+}
+
+// ---- fixtures and corpus ----------------------------------------------------------------
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/fixtures/lists")
+}
+
+/// The corpus directory, or `None` (with a loud message) when it is missing outside CI.
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("MCP_CORPUS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "corpus missing at {}",
+        dir.display()
+    );
+    eprintln!(
+        "!!!!! SKIPPED: corpus not found at {} (set MCP_CORPUS_DIR) !!!!!",
+        dir.display()
+    );
+    None
+}
+
+fn method_of(path: &Path) -> Option<&'static str> {
+    let name = path.file_name()?.to_str()?;
+    if name.contains("resources-templates-list") {
+        Some("resources/templates/list")
+    } else if name.contains("resources-list") {
+        Some("resources/list")
+    } else if name.contains("prompts-list") {
+        Some("prompts/list")
+    } else if name.contains("tools-list") || path.parent()?.ends_with("_tools-list-variants") {
+        Some("tools/list")
+    } else {
+        None
+    }
+}
+
+/// (method, result JSON) of every list file under the given directories.
+fn list_results(dirs: &[PathBuf]) -> Vec<(PathBuf, &'static str, String)> {
+    let mut out = Vec::new();
+    let mut stack: Vec<PathBuf> = dirs.to_vec();
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Some(method) = method_of(&path) {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let wrapper: Value = serde_json::from_str(&text).unwrap();
+                if let Some(result) = wrapper.get("result").filter(|r| r.is_object()) {
+                    out.push((path, method, serde_json::to_string(result).unwrap()));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn corpus_lists(corpus: &Path) -> Vec<PathBuf> {
+    vec![
+        corpus.join("chrome-devtools-mcp/_server"),
+        corpus.join("chrome-devtools-mcp/_tools-list-variants"),
+        corpus
+            .join("playwright-mcp/tools-list.json")
+            .parent()
+            .unwrap()
+            .to_path_buf(),
+        corpus.join("servers"),
+    ]
+}
+
+/// Every (vocab, description) of a list result, in walk order.
+fn descriptions(method: &str, result: &mut Value) -> Vec<(Vocab, String)> {
+    let mut out = Vec::new();
+    let key = list::items_key(method).unwrap();
+    if let Some(Value::Array(items)) = result.get_mut(key) {
+        for item in items.iter_mut() {
+            let Value::Object(item) = item else { continue };
+            let vocab = list::item_vocab(item);
+            list::item_descriptions(item, &mut |t| out.push((vocab.clone(), t.clone())));
+        }
+    }
+    out
+}
+
+fn blank_descriptions(method: &str, result: &mut Value) {
+    let key = list::items_key(method).unwrap();
+    if let Some(Value::Array(items)) = result.get_mut(key) {
+        for item in items.iter_mut() {
+            if let Value::Object(item) = item {
+                list::item_descriptions(item, &mut |t| t.clear());
+            }
+        }
+    }
+}
+
+fn limit_word_counts(text: &str) -> HashMap<String, usize> {
+    let mut counts = HashMap::new();
+    for m in rules::LIMIT_WORDS.find_iter(text) {
+        *counts.entry(m.as_str().to_lowercase()).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// The invariants every level must keep on one list result.
+fn check_invariants(path: &Path, method: &str, json: &str) -> usize {
+    let mut checked = 0;
+    for level in Level::ALL {
+        let options = CompressOptions {
+            level,
+            compact_schemas: false,
+        };
+        let out = compress_list_result(method, json, &options).unwrap();
+        assert_eq!(
+            out,
+            compress_list_result(method, json, &options).unwrap(),
+            "deterministic"
+        );
+        let out = out.unwrap_or_else(|| json.to_string());
+        let mut before: Value = serde_json::from_str(json).unwrap();
+        let mut after: Value = serde_json::from_str(&out).unwrap();
+        let pairs = descriptions(method, &mut before);
+        let compressed = descriptions(method, &mut after);
+        assert_eq!(pairs.len(), compressed.len());
+        for ((vocab, original), (_, new)) in pairs.iter().zip(&compressed) {
+            checked += 1;
+            // Negations and limits: none lost.
+            let (was, now) = (limit_word_counts(original), limit_word_counts(new));
+            for (word, n) in &was {
+                assert!(
+                    now.get(word).copied().unwrap_or(0) >= *n,
+                    "{}: {level}: lost {word:?}\n  {original:?}\n  {new:?}",
+                    path.display()
+                );
+            }
+            // Protected spans: at light and moderate all present, in order, byte for byte.
+            if level != Level::Aggressive {
+                let mut from = 0;
+                for (s, e) in protect::span_ranges(original, vocab) {
+                    let span = &original[s..e];
+                    let at = new.get(from..).and_then(|rest| rest.find(span));
+                    assert!(
+                        at.is_some(),
+                        "{}: {level}: span {span:?} altered\n  {new:?}",
+                        path.display()
+                    );
+                    from += at.unwrap_or(0) + span.len();
+                }
+            }
+            if level == Level::Off || level == Level::Light {
+                // Light drops pleasantries and blanks, nothing else.
+                let words = |t: &str| t.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+                let expected = if level == Level::Light {
+                    rules::pleasantries(original)
+                } else {
+                    original.clone()
+                };
+                assert!(
+                    words(&expected) == words(new),
+                    "{level} changed words of {original:?}"
+                );
+            }
+        }
+        // Everything but descriptions identical, key order included.
+        blank_descriptions(method, &mut before);
+        blank_descriptions(method, &mut after);
+        assert_eq!(
+            serde_json::to_string(&before).unwrap(),
+            serde_json::to_string(&after).unwrap(),
+            "{}: {level}: something besides descriptions changed",
+            path.display()
+        );
+    }
+    checked
+}
+
+#[test]
+fn fixture_lists_keep_every_invariant() {
+    let lists = list_results(&[fixtures_dir()]);
+    assert!(lists.len() >= 13, "fixtures missing");
+    let checked: usize = lists
+        .iter()
+        .map(|(path, method, json)| check_invariants(path, method, json))
+        .sum();
+    assert!(checked > 1000, "{checked}");
+}
+
+#[test]
+fn corpus_lists_keep_every_invariant() {
+    let Some(corpus) = corpus_dir() else { return };
+    let lists = list_results(&corpus_lists(&corpus));
+    assert!(lists.len() >= 15, "{} lists", lists.len());
+    for (path, method, json) in &lists {
+        check_invariants(path, method, json);
+    }
+}
+
+/// At aggressive, a span is kept whole or dropped whole: the sentinels left after the rules
+/// and shortening are distinct and in their original order.
+#[test]
+fn aggressive_keeps_or_drops_spans_whole() {
+    for (_, method, json) in list_results(&[fixtures_dir()]) {
+        let mut result: Value = serde_json::from_str(&json).unwrap();
+        for (vocab, text) in descriptions(method, &mut result) {
+            let protected = protect::protect(&text, &vocab).unwrap();
+            let is_sentinel = |c: char| protected.span_of(c).is_some();
+            let input: Vec<char> = protected.text.chars().filter(|&c| is_sentinel(c)).collect();
+            let short = compress_protected(&protected, Level::Aggressive);
+            let kept: Vec<char> = short.chars().filter(|&c| is_sentinel(c)).collect();
+            assert!(kept.windows(2).all(|w| w[0] < w[1]), "{text:?}");
+            assert!(kept.iter().all(|c| input.contains(c)));
+            assert_eq!(
+                protected.restore(&short),
+                compress_description(&text, Level::Aggressive, &vocab)
+            );
+        }
+    }
+}
+
+// ---- compact_schemas: same validation outcomes --------------------------------------------
+
+/// A minimal JSON Schema validator covering the keywords of the corpus schemas (and a few
+/// more); enough to show that compaction changes no outcome.
+fn validates(schema: &Value, value: &Value) -> bool {
+    let Value::Object(s) = schema else {
+        return schema.as_bool().unwrap_or(true);
+    };
+    let num = |k: &str| s.get(k).and_then(Value::as_f64);
+    if let Some(t) = s.get("type") {
+        let types: Vec<&str> = match t {
+            Value::String(t) => vec![t.as_str()],
+            Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => vec![],
+        };
+        let is = |t: &str| match t {
+            "string" => value.is_string(),
+            "number" => value.is_number(),
+            "integer" => value.as_f64().is_some_and(|n| n.fract() == 0.0),
+            "boolean" => value.is_boolean(),
+            "object" => value.is_object(),
+            "array" => value.is_array(),
+            "null" => value.is_null(),
+            _ => true,
+        };
+        if !types.iter().any(|t| is(t)) {
+            return false;
+        }
+    }
+    if let Some(Value::Array(options)) = s.get("enum") {
+        if !options.contains(value) {
+            return false;
+        }
+    }
+    if s.get("const").is_some_and(|c| c != value) {
+        return false;
+    }
+    if let Some(n) = value.as_f64() {
+        if num("minimum").is_some_and(|m| n < m)
+            || num("maximum").is_some_and(|m| n > m)
+            || num("exclusiveMinimum").is_some_and(|m| n <= m)
+            || num("exclusiveMaximum").is_some_and(|m| n >= m)
+        {
+            return false;
+        }
+    }
+    if let Some(text) = value.as_str() {
+        let len = text.chars().count() as f64;
+        if num("minLength").is_some_and(|m| len < m) || num("maxLength").is_some_and(|m| len > m) {
+            return false;
+        }
+    }
+    if let Value::Array(items) = value {
+        let len = items.len() as f64;
+        if num("minItems").is_some_and(|m| len < m) || num("maxItems").is_some_and(|m| len > m) {
+            return false;
+        }
+        if let Some(item_schema) = s.get("items").filter(|i| !i.is_array()) {
+            if !items.iter().all(|i| validates(item_schema, i)) {
+                return false;
+            }
+        }
+    }
+    if let Value::Object(object) = value {
+        let empty = serde_json::Map::new();
+        let props = s
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        if let Some(Value::Array(required)) = s.get("required") {
+            if !required
+                .iter()
+                .filter_map(Value::as_str)
+                .all(|r| object.contains_key(r))
+            {
+                return false;
+            }
+        }
+        for (key, v) in object {
+            let ok = match props.get(key) {
+                Some(p) => validates(p, v),
+                None => s
+                    .get("additionalProperties")
+                    .is_none_or(|a| validates(a, v)),
+            };
+            if !ok {
+                return false;
+            }
+            if let Some(names) = s.get("propertyNames") {
+                if !validates(names, &Value::String(key.clone())) {
+                    return false;
+                }
+            }
+        }
+    }
+    let all = |k: &str| s.get(k).and_then(Value::as_array);
+    if all("allOf").is_some_and(|a| !a.iter().all(|x| validates(x, value)))
+        || all("anyOf").is_some_and(|a| !a.iter().any(|x| validates(x, value)))
+        || all("oneOf").is_some_and(|a| a.iter().filter(|x| validates(x, value)).count() != 1)
+        || s.get("not").is_some_and(|n| validates(n, value))
+    {
+        return false;
+    }
+    true
+}
+
+/// The corpus arguments of a call plus mutations that a schema should reject.
+fn argument_variants(args: &Value, schema: &Value) -> Vec<Value> {
+    let mut out = vec![args.clone()];
+    let Value::Object(map) = args else { return out };
+    let mut extra = map.clone();
+    extra.insert("__unknown".into(), Value::from(1));
+    out.push(Value::Object(extra));
+    for (key, value) in map {
+        let wrong = match value {
+            Value::String(_) => Value::from(12345),
+            Value::Number(_) => Value::from("x"),
+            Value::Array(_) => Value::Object(serde_json::Map::new()),
+            _ => Value::Array(vec![]),
+        };
+        for replacement in [
+            wrong,
+            Value::from(-1e18),
+            Value::from(1e18),
+            Value::from("__not_in_enum__"),
+        ] {
+            let mut m = map.clone();
+            m.insert(key.clone(), replacement);
+            out.push(Value::Object(m));
+        }
+    }
+    for required in schema["required"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        let mut m = map.clone();
+        m.remove(required);
+        out.push(Value::Object(m));
+    }
+    out
+}
+
+#[test]
+fn compact_schemas_accept_and_reject_the_same_corpus_arguments() {
+    let Some(corpus) = corpus_dir() else { return };
+    let mut calls: Vec<(String, Value)> = Vec::new();
+    let mut stack = vec![corpus.join("chrome-devtools-mcp")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let Ok(file) = serde_json::from_str::<Value>(&text) else {
+                continue;
+            };
+            if file["request"]["method"] == "tools/call" {
+                let params = &file["request"]["params"];
+                if let Some(name) = params["name"].as_str() {
+                    calls.push((name.to_string(), params["arguments"].clone()));
+                }
+            }
+        }
+    }
+    assert!(calls.len() > 100, "{} calls", calls.len());
+    let lists = list_results(&[
+        corpus.join("chrome-devtools-mcp/_server"),
+        corpus.join("chrome-devtools-mcp/_tools-list-variants"),
+    ]);
+    let options = CompressOptions {
+        level: Level::Aggressive,
+        compact_schemas: true,
+    };
+    let (mut accepted, mut rejected) = (0, 0);
+    for (_, method, json) in lists {
+        let original: Value = serde_json::from_str(&json).unwrap();
+        let compacted: Value = match compress_list_result(method, &json, &options).unwrap() {
+            Some(out) => serde_json::from_str(&out).unwrap(),
+            None => original.clone(),
+        };
+        let schema_of = |list: &Value, name: &str| {
+            list["tools"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|t| t["name"] == name)
+                .map(|t| t["inputSchema"].clone())
+        };
+        for (name, args) in &calls {
+            let (Some(before), Some(after)) =
+                (schema_of(&original, name), schema_of(&compacted, name))
+            else {
+                continue;
+            };
+            assert_ne!(before, after, "compaction did something for {name}");
+            for variant in argument_variants(args, &before) {
+                let outcome = validates(&before, &variant);
+                assert_eq!(outcome, validates(&after, &variant), "{name}: {variant}");
+                if outcome {
+                    accepted += 1
+                } else {
+                    rejected += 1
+                }
+            }
+        }
+    }
+    assert!(
+        accepted > 100 && rejected > 100,
+        "accepted {accepted}, rejected {rejected}"
+    );
+}
+
+/// `cargo test --release describe::tests::speed -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn speed() {
+    for file in [
+        "chrome-devtools-mcp.default.tools-list.json",
+        "chrome-devtools-mcp.all-categories.tools-list.json",
+    ] {
+        let (_, method, json) = list_results(&[fixtures_dir()])
+            .into_iter()
+            .find(|(p, _, _)| p.ends_with(file))
+            .unwrap();
+        for level in [Level::Moderate, Level::Aggressive] {
+            let options = CompressOptions {
+                level,
+                compact_schemas: level == Level::Aggressive,
+            };
+            let runs = 500;
+            let _ = compress_list_result(method, &json, &options);
+            let start = std::time::Instant::now();
+            for _ in 0..runs {
+                std::hint::black_box(compress_list_result(method, &json, &options).unwrap());
+            }
+            let per = start.elapsed() / runs;
+            eprintln!(
+                "{file} ({} bytes) at {level}: {per:?} per tools/list",
+                json.len()
+            );
+        }
+    }
+}
+
+/// Where the time of `speed` goes (parse/serialize, span search, rules).
+#[test]
+#[ignore]
+fn speed_breakdown() {
+    let (_, method, json) = list_results(&[fixtures_dir()])
+        .into_iter()
+        .find(|(p, _, _)| p.ends_with("chrome-devtools-mcp.default.tools-list.json"))
+        .unwrap();
+    let mut value: Value = serde_json::from_str(&json).unwrap();
+    let texts = descriptions(method, &mut value);
+    let runs = 300;
+    let time = |label: &str, f: &dyn Fn()| {
+        let start = std::time::Instant::now();
+        for _ in 0..runs {
+            f();
+        }
+        eprintln!("{label}: {:?}", start.elapsed() / runs);
+    };
+    time("parse+serialize", &|| {
+        let v: Value = serde_json::from_str(&json).unwrap();
+        std::hint::black_box(serde_json::to_string(&v).unwrap());
+    });
+    time("span_ranges", &|| {
+        for (vocab, t) in &texts {
+            std::hint::black_box(protect::span_ranges(t, vocab));
+        }
+    });
+    time("rules moderate", &|| {
+        for (_, t) in &texts {
+            std::hint::black_box(rules::apply(t, Level::Moderate));
+        }
+    });
+}

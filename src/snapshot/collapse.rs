@@ -1,0 +1,111 @@
+//! Lossy passes that shorten content: long names cut (`cut=N`), text beyond a budget per
+//! container hidden, and runs of similar siblings collapsed after the first few.
+
+use super::prune::Facts;
+use super::roles;
+use super::tree::{NodeKind, Tree};
+
+/// Names longer than `max_chars` keep their first `max_chars` characters.
+pub fn cut_long_names(tree: &mut Tree<'_>, max_chars: usize) {
+    for node in tree.nodes.iter_mut() {
+        if node.kind != NodeKind::Element || node.role == "RootWebArea" {
+            continue;
+        }
+        // Count at most max_chars + 2 characters: linear even on a 10 MB name.
+        let long = node
+            .name
+            .as_deref()
+            .is_some_and(|n| n.chars().take(max_chars.saturating_add(2)).count() > max_chars + 1);
+        if long {
+            node.keep_chars = Some(max_chars);
+        }
+    }
+}
+
+/// The children of `id` as rendered (dropped nodes replaced by their children).
+pub fn visible_children(tree: &Tree<'_>, id: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut stack: Vec<usize> = tree
+        .nodes
+        .get(id)
+        .map(|n| n.children.iter().rev().copied().collect())
+        .unwrap_or_default();
+    while let Some(c) = stack.pop() {
+        let Some(node) = tree.nodes.get(c) else {
+            continue;
+        };
+        if node.dropped && !node.hidden {
+            stack.extend(node.children.iter().rev().copied());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Under each container, text nodes past `budget` characters hide (interactive nodes, headings
+/// and the rest stay): the start of each block of text stays readable.
+pub fn budget_text(tree: &mut Tree<'_>, budget: usize) {
+    for parent in 0..tree.nodes.len() {
+        if tree.nodes.get(parent).is_none_or(|n| n.dropped) {
+            continue;
+        }
+        let mut used = 0usize;
+        for c in visible_children(tree, parent) {
+            let Some(node) = tree.nodes.get_mut(c) else {
+                continue;
+            };
+            if !node.is_text() || node.hidden || !node.children.is_empty() {
+                continue;
+            }
+            if used >= budget {
+                node.hidden = true;
+            } else {
+                used += node.name.as_deref().map_or(0, |n| n.chars().count());
+            }
+        }
+    }
+}
+
+/// Runs of consecutive siblings with the same role past `keep` hide behind one marker. With
+/// `keep_main_controls`, controls inside `main` are never collapsed (they stay in place).
+pub fn collapse_similar(tree: &mut Tree<'_>, facts: &Facts, keep: usize, keep_main_controls: bool) {
+    for parent in 0..tree.nodes.len() {
+        if tree.nodes.get(parent).is_none_or(|n| n.dropped) {
+            continue;
+        }
+        let items = visible_children(tree, parent);
+        let mut run_role: Option<&str> = None;
+        let mut run_len = 0usize;
+        let mut to_hide = Vec::new();
+        for &c in &items {
+            let Some(node) = tree.nodes.get(c) else {
+                continue;
+            };
+            let eligible = node.kind == NodeKind::Element
+                && !node.role.is_empty()
+                && !node.hidden
+                && node.role != "heading"
+                && !(keep_main_controls && facts.in_main(c) && roles::is_interactive(node));
+            if !eligible {
+                run_role = None;
+                run_len = 0;
+                continue;
+            }
+            if run_role == Some(node.role) {
+                run_len += 1;
+            } else {
+                run_role = Some(node.role);
+                run_len = 1;
+            }
+            if run_len > keep {
+                to_hide.push(c);
+            }
+        }
+        for c in to_hide {
+            if let Some(node) = tree.nodes.get_mut(c) {
+                node.hidden = true;
+            }
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! Marker lines: where a lossy level hid something, one line says what (roles and counts),
+//! which uids (a list, or the first…last range in document order) and how to get them back:
+//!
+//! `… 37 hidden (link 30, text 7; uid 7_120…7_410): expand_snapshot uid=7_118`
+//! `… 3 text hidden (uid 7_120…7_122): expand_snapshot uid=7_118` (one role)
+//!
+//! Every hidden uid is inside the subtree of the uid to expand. The parser reads these lines
+//! back as `Marker` nodes, so filtering filtered output keeps them as they are.
+
+use std::collections::BTreeMap;
+
+use super::tree::{NodeKind, Tree};
+
+/// Uids listed one by one up to this many; beyond, a first…last range.
+const MAX_LISTED_UIDS: usize = 2;
+/// Roles named in a marker's summary.
+const MAX_ROLES_NAMED: usize = 3;
+
+struct Summary<'a> {
+    total: usize,
+    by_role: BTreeMap<&'a str, usize>,
+    uids: Vec<&'a str>,
+}
+
+impl<'a> Summary<'a> {
+    fn new() -> Self {
+        Summary {
+            total: 0,
+            by_role: BTreeMap::new(),
+            uids: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, tree: &Tree<'a>, id: usize) {
+        let Some(node) = tree.nodes.get(id) else {
+            return;
+        };
+        if node.kind != NodeKind::Element {
+            return;
+        }
+        self.total += 1;
+        let role = if node.role.is_empty() {
+            "text"
+        } else {
+            node.role
+        };
+        *self.by_role.entry(role).or_default() += 1;
+        if !node.uid.is_empty() {
+            self.uids.push(node.uid);
+        }
+    }
+
+    fn write(&self, out: &mut String, depth: usize, verb: &str, expand_uid: &str) {
+        for _ in 0..depth {
+            out.push_str("  ");
+        }
+        let mut roles: Vec<(&str, usize)> = self.by_role.iter().map(|(r, c)| (*r, *c)).collect();
+        // Most frequent first; ties by name so the output is deterministic.
+        roles.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        out.push_str("… ");
+        out.push_str(&self.total.to_string());
+        out.push(' ');
+        if let [(role, _)] = roles.as_slice() {
+            // One role: `… 3 text hidden (uids …)`.
+            out.push_str(role);
+            out.push(' ');
+            out.push_str(verb);
+            out.push_str(" (");
+        } else {
+            out.push_str(verb);
+            out.push_str(" (");
+            for (i, (role, count)) in roles.iter().take(MAX_ROLES_NAMED).enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(role);
+                out.push(' ');
+                out.push_str(&count.to_string());
+            }
+            if roles.len() > MAX_ROLES_NAMED {
+                out.push_str(", …");
+            }
+            out.push_str("; ");
+        }
+        if !self.uids.is_empty() {
+            out.push_str("uid ");
+            if self.uids.len() <= MAX_LISTED_UIDS {
+                out.push_str(&self.uids.join(", "));
+            } else {
+                out.push_str(self.uids.first().copied().unwrap_or(""));
+                out.push('…');
+                out.push_str(self.uids.last().copied().unwrap_or(""));
+            }
+        }
+        out.push(')');
+        if !expand_uid.is_empty() {
+            out.push_str(": expand_snapshot uid=");
+            out.push_str(expand_uid);
+        }
+    }
+}
+
+/// Writes the marker for a run of hidden siblings (and their subtrees); returns the number of
+/// uids it hides.
+pub fn write_hidden(
+    out: &mut String,
+    tree: &Tree<'_>,
+    run: &[usize],
+    depth: usize,
+    expand_uid: &str,
+) -> usize {
+    let mut summary = Summary::new();
+    for &id in run {
+        for sub in tree.subtree(id) {
+            summary.add(tree, sub);
+        }
+    }
+    summary.write(out, depth, "hidden", expand_uid);
+    summary.uids.len()
+}
+
+/// Writes the marker for layout nodes dropped under a root (their children were promoted).
+pub fn write_dropped(
+    out: &mut String,
+    tree: &Tree<'_>,
+    dropped: &[usize],
+    depth: usize,
+    expand_uid: &str,
+) -> usize {
+    let mut summary = Summary::new();
+    let mut ids = dropped.to_vec();
+    ids.sort_unstable();
+    for id in ids {
+        summary.add(tree, id);
+    }
+    summary.write(out, depth, "layout nodes dropped", expand_uid);
+    summary.uids.len()
+}
+
+/// What a marker line names: the uids it lists (a `first…last` range gives both ends) and
+/// the uid to expand.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct MarkerRef<'a> {
+    pub listed: Vec<&'a str>,
+    pub range: Option<(&'a str, &'a str)>,
+    pub expand_uid: Option<&'a str>,
+}
+
+pub fn read_marker(line: &str) -> MarkerRef<'_> {
+    let mut r = MarkerRef::default();
+    let text = line.trim_start_matches(' ');
+    if let Some((_, expand)) = text.rsplit_once(": expand_snapshot uid=") {
+        r.expand_uid = Some(expand.trim());
+    }
+    if let Some((_, after)) = text.rsplit_once("uid ") {
+        let list = after.split(')').next().unwrap_or("");
+        if let Some((a, b)) = list.split_once('…') {
+            r.range = Some((a, b));
+        } else {
+            r.listed = list.split(", ").filter(|s| !s.is_empty()).collect();
+        }
+    }
+    r
+}

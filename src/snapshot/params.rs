@@ -1,0 +1,48 @@
+//! The per-level parameters of the lossy passes: one table, overridable field by field through
+//! `FilterOptions`. `usize::MAX` means "no limit".
+
+use crate::level::Level;
+
+/// Per-level limits of the lossy passes. One table (`for_level`), overridable field by field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotLimits {
+    /// Nodes rendered at most before the rest is hidden behind markers.
+    pub max_nodes: usize,
+    /// Depth below which subtrees are hidden behind markers.
+    pub max_depth: usize,
+    /// Similar siblings shown before the run is collapsed.
+    pub max_similar_siblings: usize,
+    /// Characters of a text node or name shown before it is cut.
+    pub max_text_length: usize,
+    /// Characters of text shown per container (the text nodes of one parent) before the
+    /// following text nodes are hidden.
+    pub max_text_per_container: usize,
+}
+
+impl SnapshotLimits {
+    pub fn for_level(level: Level) -> SnapshotLimits {
+        match level {
+            Level::Off | Level::Light => SnapshotLimits {
+                max_nodes: usize::MAX,
+                max_depth: usize::MAX,
+                max_similar_siblings: usize::MAX,
+                max_text_length: usize::MAX,
+                max_text_per_container: usize::MAX,
+            },
+            Level::Moderate => SnapshotLimits {
+                max_nodes: 1000,
+                max_depth: 30,
+                max_similar_siblings: 8,
+                max_text_length: 80,
+                max_text_per_container: 200,
+            },
+            Level::Aggressive => SnapshotLimits {
+                max_nodes: 120,
+                max_depth: 20,
+                max_similar_siblings: 3,
+                max_text_length: 60,
+                max_text_per_container: 60,
+            },
+        }
+    }
+}

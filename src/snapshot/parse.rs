@@ -1,0 +1,540 @@
+//! Reads snapshot text into a [`Tree`]: the chrome-devtools-mcp 1.11 notation (`uid=… role
+//! "name" attrs`, names printed raw with `"` and newlines) and our own light notation (marked by
+//! the legend line, names escaped, markers). Indentation gives the depth; an explicit stack
+//! builds the tree so any depth works. Nothing is dropped: unreadable lines become `Verbatim`
+//! nodes and every node keeps its raw text.
+
+use std::borrow::Cow;
+
+use super::escape::unescape;
+use super::render::LEGEND_TAG;
+use super::tree::{Attr, Node, NodeKind, Tree};
+
+/// The DevTools selection suffix chrome-devtools-mcp appends to the selected node.
+pub const DEVTOOLS_SELECTED: &str = " [selected in the DevTools Elements panel]";
+
+/// A multi-line name longer than this is not believed: the opening line is read on its own.
+const MAX_CONTINUATION_LINES: usize = 4000;
+const MAX_CONTINUATION_BYTES: usize = 1 << 20;
+
+/// Parses a snapshot body (the lines after `## Latest page snapshot`).
+pub fn parse(text: &str) -> Tree<'_> {
+    let mut tree = Tree {
+        trailing_newline: text.ends_with('\n'),
+        ..Tree::default()
+    };
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    if body.is_empty() && text.is_empty() {
+        return tree;
+    }
+    let lines = LineIndex::new(text, body);
+    let mut builder = Builder::default();
+    let mut i = 0;
+    if lines.line(0).is_some_and(|l| l.starts_with(LEGEND_TAG)) {
+        tree.light_notation = true;
+        i = 1;
+    }
+    while i < lines.len() {
+        let consumed = if tree.light_notation {
+            parse_light_line(&mut tree, &mut builder, &lines, i)
+        } else {
+            parse_raw_line(&mut tree, &mut builder, &lines, i)
+        };
+        i += consumed.max(1);
+    }
+    tree
+}
+
+/// Byte ranges of the lines of `body`, so multi-line names can be borrowed from the input.
+struct LineIndex<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+    ends: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    fn new(text: &'a str, body: &'a str) -> LineIndex<'a> {
+        let mut starts = vec![0];
+        let mut ends = Vec::new();
+        for (pos, _) in body.match_indices('\n') {
+            ends.push(pos);
+            starts.push(pos + 1);
+        }
+        ends.push(body.len());
+        LineIndex { text, starts, ends }
+    }
+
+    fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    fn line(&self, i: usize) -> Option<&'a str> {
+        self.text.get(*self.starts.get(i)?..*self.ends.get(i)?)
+    }
+
+    fn start(&self, i: usize) -> usize {
+        self.starts.get(i).copied().unwrap_or(self.text.len())
+    }
+
+    fn end(&self, i: usize) -> usize {
+        self.ends.get(i).copied().unwrap_or(self.text.len())
+    }
+}
+
+/// The open ancestors while reading lines top to bottom.
+#[derive(Default)]
+struct Builder {
+    /// Built on the first name that does not close on its own line (most snapshots have few).
+    closes: Option<Closes>,
+    stack: Vec<(usize, usize)>,
+    last_element: Option<usize>,
+}
+
+impl Builder {
+    fn parent_for(&mut self, depth: usize) -> Option<usize> {
+        while self.stack.last().is_some_and(|&(d, _)| d >= depth) {
+            self.stack.pop();
+        }
+        self.stack.last().map(|&(_, id)| id)
+    }
+
+    fn add_element<'a>(&mut self, tree: &mut Tree<'a>, node: Node<'a>, depth: usize) -> usize {
+        let parent = self.parent_for(depth);
+        let id = tree.push(node, parent);
+        self.stack.push((depth, id));
+        self.last_element = Some(id);
+        id
+    }
+
+    fn add_leaf<'a>(&mut self, tree: &mut Tree<'a>, node: Node<'a>, depth: usize) {
+        let parent = self.parent_for(depth);
+        tree.push(node, parent);
+    }
+
+    /// Unreadable lines go beside the last node read, without changing the open ancestors.
+    fn add_verbatim<'a>(&mut self, tree: &mut Tree<'a>, raw: &'a str) {
+        tree.unreadable_lines += 1;
+        let parent = self
+            .last_element
+            .and_then(|id| tree.nodes.get(id))
+            .and_then(|n| n.parent);
+        tree.push(Node::new(NodeKind::Verbatim, Some(raw)), parent);
+    }
+}
+
+fn split_indent(line: &str) -> (usize, &str) {
+    let rest = line.trim_start_matches(' ');
+    (line.len() - rest.len(), rest)
+}
+
+fn is_key(word: &str) -> bool {
+    let mut bytes = word.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_lowercase())
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// Positions in `s` where a valid attribute tail (` key="v"`, ` word`, the DevTools suffix)
+/// starts, right to left, `s.len()` first. Linear in `s`.
+fn attr_tail_starts(s: &str) -> Vec<usize> {
+    let mut out = vec![s.len()];
+    let mut pos = s.len();
+    if s.ends_with(DEVTOOLS_SELECTED) {
+        pos -= DEVTOOLS_SELECTED.len();
+        out.push(pos);
+    }
+    while let Some(seg) = s.get(..pos) {
+        let next = if let Some(inner) = seg.strip_suffix('"') {
+            // key="value" (a value holding no quote)
+            inner.rfind('"').and_then(|q| {
+                let before = inner.get(..q)?.strip_suffix('=')?;
+                let space = before.rfind(' ')?;
+                is_key(before.get(space + 1..)?).then_some(space)
+            })
+        } else {
+            seg.rfind(' ')
+                .filter(|&space| seg.get(space + 1..).is_some_and(is_key))
+        };
+        match next {
+            Some(p) => {
+                pos = p;
+                out.push(p);
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+/// Where a raw name closes on this piece: the leftmost `"` followed by a valid attribute tail.
+fn raw_name_close(piece: &str, min: usize) -> Option<usize> {
+    attr_tail_starts(piece)
+        .into_iter()
+        .rev()
+        .find(|&b| b > min && piece.as_bytes().get(b - 1) == Some(&b'"'))
+}
+
+/// Parses a raw attribute tail (already checked or not): ` key="value"`, bare words, suffix.
+fn parse_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
+    let mut tail = tail;
+    if let Some(t) = tail.strip_suffix(DEVTOOLS_SELECTED) {
+        node.devtools_selected = true;
+        tail = t;
+    }
+    let starts = attr_tail_starts(tail);
+    if starts.last() != Some(&0) && !tail.is_empty() {
+        // Not an attribute list: keep it whole so nothing is lost.
+        node.attrs.push(Attr {
+            key: tail.strip_prefix(' ').unwrap_or(tail),
+            value: None,
+        });
+        return;
+    }
+    let mut bounds: Vec<usize> = starts.into_iter().rev().collect();
+    bounds.dedup();
+    for pair in bounds.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        let Some(token) = tail.get(a + 1..b) else {
+            continue;
+        };
+        match token.split_once('=') {
+            Some((key, value)) => node.attrs.push(Attr {
+                key,
+                value: Some(Cow::Borrowed(
+                    value
+                        .strip_prefix('"')
+                        .and_then(|v| v.strip_suffix('"'))
+                        .unwrap_or(value),
+                )),
+            }),
+            None => node.attrs.push(Attr {
+                key: token,
+                value: None,
+            }),
+        }
+    }
+}
+
+fn next_line_is_raw_node(lines: &LineIndex<'_>, i: usize) -> bool {
+    match lines.line(i) {
+        None => true,
+        Some(l) => split_indent(l)
+            .1
+            .strip_prefix("uid=")
+            .is_some_and(|after| is_uid(after.split(' ').next().unwrap_or(""))),
+    }
+}
+
+/// One node of the chrome-devtools-mcp notation, with its continuation lines. Returns the
+/// number of lines consumed.
+fn parse_raw_line<'a>(
+    tree: &mut Tree<'a>,
+    builder: &mut Builder,
+    lines: &LineIndex<'a>,
+    i: usize,
+) -> usize {
+    let Some(line) = lines.line(i) else { return 1 };
+    let (indent, rest) = split_indent(line);
+    let Some(after) = rest.strip_prefix("uid=") else {
+        builder.add_verbatim(tree, line);
+        return 1;
+    };
+    let uid_len = after.find(' ').unwrap_or(after.len());
+    let (uid, tail) = after.split_at(uid_len);
+    if !is_uid(uid) {
+        builder.add_verbatim(tree, line);
+        return 1;
+    }
+    let mut node = Node::new(NodeKind::Element, Some(line));
+    node.uid = uid;
+    let depth = indent / 2;
+    let Some(tail) = tail.strip_prefix(' ') else {
+        builder.add_element(tree, node, depth);
+        return 1;
+    };
+    let name_part = if let Some(quoted) = tail.strip_prefix('"') {
+        Some(quoted)
+    } else {
+        let role_len = tail.find(' ').unwrap_or(tail.len());
+        let (role, after_role) = tail.split_at(role_len);
+        node.role = role;
+        match after_role.strip_prefix(" \"") {
+            Some(quoted) => Some(quoted),
+            None => {
+                parse_raw_attrs(&mut node, after_role);
+                None
+            }
+        }
+    };
+    let Some(quoted) = name_part else {
+        builder.add_element(tree, node, depth);
+        return 1;
+    };
+    // Offset of the name's first byte in the whole text.
+    let name_start = lines.start(i) + (line.len() - quoted.len());
+    let first_line_close = raw_name_close(quoted, 0);
+    if let Some(close) = first_line_close {
+        if next_line_is_raw_node(lines, i + 1) {
+            let tail = quoted.get(close..).unwrap_or("");
+            set_raw_name(&mut node, lines, name_start, name_start + close - 1, tail);
+            builder.add_element(tree, node, depth);
+            return 1;
+        }
+    }
+    // The name goes on (or stray lines follow): the continuation closes on a line followed by a
+    // node line; failing that, the first place it could close; failing that, it stays open.
+    let within = |j: usize| {
+        j < lines.len()
+            && j - i <= MAX_CONTINUATION_LINES
+            && lines.start(j) - lines.start(i) <= MAX_CONTINUATION_BYTES
+    };
+    let closes = builder.closes.get_or_insert_with(|| Closes::new(lines));
+    if let Some(j) = closes.next_good(i + 1).filter(|&j| within(j)) {
+        return finish_multiline(tree, builder, lines, node, depth, i, j, name_start);
+    }
+    if let Some(close) = first_line_close {
+        let tail = quoted.get(close..).unwrap_or("");
+        set_raw_name(&mut node, lines, name_start, name_start + close - 1, tail);
+        builder.add_element(tree, node, depth);
+        return 1;
+    }
+    if let Some(j) = closes.next_any(i + 1).filter(|&j| within(j)) {
+        return finish_multiline(tree, builder, lines, node, depth, i, j, name_start);
+    }
+    // Never closes: read the opening line alone, its name unclosed.
+    node.name = Some(Cow::Borrowed(quoted));
+    builder.add_element(tree, node, depth);
+    1
+}
+
+/// For every line, where a continued name could close on it; and, right to left, the next line
+/// that could close a name (`any`) and the next that could close it before a node line
+/// (`good`). Precomputed so that reading continuation lines stays linear.
+#[derive(Default)]
+struct Closes {
+    at: Vec<Option<usize>>,
+    any: Vec<usize>,
+    good: Vec<usize>,
+}
+
+impl Closes {
+    fn new(lines: &LineIndex<'_>) -> Closes {
+        let n = lines.len();
+        let at: Vec<Option<usize>> = (0..n)
+            .map(|j| lines.line(j).and_then(|l| raw_name_close(l, 0)))
+            .collect();
+        let mut any = vec![usize::MAX; n + 1];
+        let mut good = vec![usize::MAX; n + 1];
+        for j in (0..n).rev() {
+            let closes = at.get(j).copied().flatten().is_some();
+            let next_any = any.get(j + 1).copied().unwrap_or(usize::MAX);
+            let next_good = good.get(j + 1).copied().unwrap_or(usize::MAX);
+            if let Some(slot) = any.get_mut(j) {
+                *slot = if closes { j } else { next_any };
+            }
+            if let Some(slot) = good.get_mut(j) {
+                *slot = if closes && next_line_is_raw_node(lines, j + 1) {
+                    j
+                } else {
+                    next_good
+                };
+            }
+        }
+        Closes { at, any, good }
+    }
+
+    fn next_any(&self, j: usize) -> Option<usize> {
+        self.any.get(j).copied().filter(|&k| k != usize::MAX)
+    }
+
+    fn next_good(&self, j: usize) -> Option<usize> {
+        self.good.get(j).copied().filter(|&k| k != usize::MAX)
+    }
+
+    fn close_at(&self, j: usize) -> usize {
+        self.at.get(j).copied().flatten().unwrap_or(0)
+    }
+}
+
+fn set_raw_name<'a>(
+    node: &mut Node<'a>,
+    lines: &LineIndex<'a>,
+    start: usize,
+    end: usize,
+    tail: &'a str,
+) {
+    node.name = lines.text.get(start..end).map(Cow::Borrowed);
+    parse_raw_attrs(node, tail);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish_multiline<'a>(
+    tree: &mut Tree<'a>,
+    builder: &mut Builder,
+    lines: &LineIndex<'a>,
+    mut node: Node<'a>,
+    depth: usize,
+    first: usize,
+    last: usize,
+    name_start: usize,
+) -> usize {
+    let close = builder.closes.as_ref().map_or(0, |c| c.close_at(last));
+    let last_start = lines.start(last);
+    let tail = lines
+        .text
+        .get(last_start + close..lines.end(last))
+        .unwrap_or("");
+    set_raw_name(&mut node, lines, name_start, last_start + close - 1, tail);
+    node.raw = lines.text.get(lines.start(first)..lines.end(last));
+    builder.add_element(tree, node, depth);
+    last - first + 1
+}
+
+/// One line of the light notation: a node (or a run of text nodes), a marker, or an escaped
+/// verbatim line.
+fn parse_light_line<'a>(
+    tree: &mut Tree<'a>,
+    builder: &mut Builder,
+    lines: &LineIndex<'a>,
+    i: usize,
+) -> usize {
+    let Some(line) = lines.line(i) else { return 1 };
+    let (indent, rest) = split_indent(line);
+    let depth = indent / 2;
+    if rest.starts_with('…') {
+        let mut marker = Node::new(NodeKind::Marker, Some(line));
+        marker.name = Some(Cow::Borrowed(rest));
+        builder.add_leaf(tree, marker, depth);
+        return 1;
+    }
+    if let Some(verbatim) = rest.strip_prefix('\\') {
+        tree.unreadable_lines += 1;
+        let parent = builder.parent_for(depth);
+        tree.push(Node::new(NodeKind::Verbatim, Some(verbatim)), parent);
+        return 1;
+    }
+    match read_light_nodes(rest, line) {
+        Some(nodes) => {
+            for node in nodes {
+                builder.add_element(tree, node, depth);
+            }
+        }
+        None => builder.add_verbatim(tree, line),
+    }
+    1
+}
+
+fn is_uid(token: &str) -> bool {
+    match token.split_once('_') {
+        Some((a, b)) => {
+            !a.is_empty()
+                && !b.is_empty()
+                && a.bytes().all(|c| c.is_ascii_digit())
+                && b.bytes().all(|c| c.is_ascii_digit())
+        }
+        None => false,
+    }
+}
+
+/// Reads an escaped quoted string at the start of `s` (which starts after the opening quote):
+/// returns the raw content and the rest after the closing quote.
+fn read_escaped(s: &str) -> Option<(&str, &str)> {
+    let bytes = s.as_bytes();
+    let mut k = 0;
+    while let Some(&b) = bytes.get(k) {
+        match b {
+            b'\\' => k += 2,
+            b'"' => return Some((s.get(..k)?, s.get(k + 1..)?)),
+            _ => k += 1,
+        }
+    }
+    None
+}
+
+fn read_light_nodes<'a>(rest: &'a str, line: &'a str) -> Option<Vec<Node<'a>>> {
+    let mut nodes = Vec::new();
+    let mut s = rest;
+    loop {
+        let uid_len = s.find(' ').unwrap_or(s.len());
+        let (uid, after) = s.split_at(uid_len);
+        if !is_uid(uid) {
+            return None;
+        }
+        let mut node = Node::new(
+            NodeKind::Element,
+            if nodes.is_empty() { Some(line) } else { None },
+        );
+        node.uid = uid;
+        s = after;
+        if let Some(t) = s.strip_prefix(' ') {
+            if !t.starts_with('"') {
+                let role_len = t.find(' ').unwrap_or(t.len());
+                let (role, r) = t.split_at(role_len);
+                node.role = role;
+                s = r;
+            }
+        }
+        if let Some(quoted) = s.strip_prefix(" \"") {
+            let (name, r) = read_escaped(quoted)?;
+            node.name = Some(unescape(name));
+            s = r;
+        }
+        // Another text node on the same line?
+        if node.role.is_empty() {
+            if let Some(t) = s.strip_prefix(' ') {
+                let next_len = t.find(' ').unwrap_or(t.len());
+                if is_uid(&t[..next_len]) {
+                    nodes.push(node);
+                    s = t;
+                    continue;
+                }
+            }
+        }
+        parse_light_attrs(&mut node, s);
+        nodes.push(node);
+        return Some(nodes);
+    }
+}
+
+fn parse_light_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
+    let mut s = tail;
+    if let Some(t) = s.strip_suffix(DEVTOOLS_SELECTED) {
+        node.devtools_selected = true;
+        s = t;
+    }
+    while let Some(t) = s.strip_prefix(' ') {
+        let key_len = t.find([' ', '=']).unwrap_or(t.len());
+        let (key, r) = t.split_at(key_len);
+        if !is_key(key) {
+            break;
+        }
+        if let Some(quoted) = r.strip_prefix("=\"") {
+            match read_escaped(quoted) {
+                Some((value, r2)) => {
+                    node.attrs.push(Attr {
+                        key,
+                        value: Some(unescape(value)),
+                    });
+                    s = r2;
+                }
+                None => break,
+            }
+        } else if let Some(r2) = r.strip_prefix('=') {
+            // cut=N and other unquoted values of our own notation
+            let v_len = r2.find(' ').unwrap_or(r2.len());
+            node.attrs.push(Attr {
+                key,
+                value: Some(Cow::Borrowed(&r2[..v_len])),
+            });
+            s = &r2[v_len..];
+        } else {
+            node.attrs.push(Attr { key, value: None });
+            s = r;
+        }
+    }
+    if !s.is_empty() {
+        node.attrs.push(Attr {
+            key: s.strip_prefix(' ').unwrap_or(s),
+            value: None,
+        });
+    }
+}

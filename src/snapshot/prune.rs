@@ -1,0 +1,254 @@
+//! Lossy passes that remove structure: layout nodes dropped (children promoted), peripheral
+//! landmarks summarised, focus on `main`, depth and node caps. Passes set the `dropped` and
+//! `hidden` flags; the renderer turns hidden runs into markers. Roots, markers and interactive
+//! nodes are never dropped; roots and markers are never hidden.
+
+use super::roles;
+use super::tree::{NodeKind, Tree};
+
+/// Facts about every node, computed once in document order (parents come before children).
+pub struct Facts {
+    pub in_main: Vec<bool>,
+    pub contains_main: Vec<bool>,
+    pub subtree_size: Vec<usize>,
+}
+
+impl Facts {
+    pub fn new(tree: &Tree<'_>) -> Facts {
+        let n = tree.nodes.len();
+        let mut in_main = vec![false; n];
+        let mut contains_main = vec![false; n];
+        let mut subtree_size = vec![1; n];
+        for (id, node) in tree.nodes.iter().enumerate() {
+            let parent_in = node
+                .parent
+                .and_then(|p| in_main.get(p).copied())
+                .unwrap_or(false);
+            if let Some(slot) = in_main.get_mut(id) {
+                *slot = parent_in || node.role == "main";
+            }
+        }
+        for id in (0..n).rev() {
+            let Some(node) = tree.nodes.get(id) else {
+                continue;
+            };
+            let mine = contains_main.get(id).copied().unwrap_or(false) || node.role == "main";
+            let size = subtree_size.get(id).copied().unwrap_or(1);
+            if let Some(p) = node.parent {
+                if let Some(slot) = contains_main.get_mut(p) {
+                    *slot |= mine;
+                }
+                if let Some(slot) = subtree_size.get_mut(p) {
+                    *slot += size;
+                }
+            }
+            if let Some(slot) = contains_main.get_mut(id) {
+                *slot = mine;
+            }
+        }
+        Facts {
+            in_main,
+            contains_main,
+            subtree_size,
+        }
+    }
+
+    pub fn in_main(&self, id: usize) -> bool {
+        self.in_main.get(id).copied().unwrap_or(false)
+    }
+
+    fn contains_main(&self, id: usize) -> bool {
+        self.contains_main.get(id).copied().unwrap_or(false)
+    }
+}
+
+/// Layout-only nodes and empty text lose their line; their children move up.
+pub fn drop_decorative(tree: &mut Tree<'_>) {
+    for node in tree.nodes.iter_mut() {
+        if node.parent.is_some() && node.kind == NodeKind::Element && roles::is_decorative(node) {
+            node.dropped = true;
+        }
+    }
+}
+
+/// Navigation, banner, footer and sidebars outside `main`: their content hides behind one
+/// marker each, except (unless `strict`) the form controls, which stay where they are.
+pub fn summarise_landmarks(tree: &mut Tree<'_>, facts: &Facts, strict: bool) {
+    let n = tree.nodes.len();
+    // Subtrees holding a control to keep, bottom-up.
+    let mut has_kept = vec![false; n];
+    if !strict {
+        for id in (0..n).rev() {
+            let Some(node) = tree.nodes.get(id) else {
+                continue;
+            };
+            let mine =
+                has_kept.get(id).copied().unwrap_or(false) || roles::is_kept_in_landmark(node);
+            if let Some(slot) = has_kept.get_mut(id) {
+                *slot = mine;
+            }
+            if let (true, Some(p)) = (mine, node.parent) {
+                if let Some(slot) = has_kept.get_mut(p) {
+                    *slot = true;
+                }
+            }
+        }
+    }
+    let mut summarised = vec![false; n];
+    for id in 0..n {
+        let Some(node) = tree.nodes.get(id) else {
+            continue;
+        };
+        let parent_done = node
+            .parent
+            .and_then(|p| summarised.get(p).copied())
+            .unwrap_or(false);
+        if parent_done {
+            if let Some(slot) = summarised.get_mut(id) {
+                *slot = true;
+            }
+            continue;
+        }
+        if !roles::is_peripheral_landmark(node) || facts.in_main(id) || facts.contains_main(id) {
+            continue;
+        }
+        if let Some(slot) = summarised.get_mut(id) {
+            *slot = true;
+        }
+        // Hide every child subtree without a kept control; walk into the others.
+        let mut stack: Vec<usize> = node.children.clone();
+        while let Some(c) = stack.pop() {
+            if has_kept.get(c).copied().unwrap_or(false) {
+                if let Some(child) = tree.nodes.get(c) {
+                    stack.extend(child.children.iter().copied());
+                }
+            } else if let Some(child) = tree.nodes.get_mut(c) {
+                if child.kind != NodeKind::Marker {
+                    child.hidden = true;
+                }
+            }
+        }
+    }
+}
+
+/// At `aggressive`: everything beside the chain of ancestors of the largest `main` is hidden.
+pub fn focus_main(tree: &mut Tree<'_>, facts: &Facts) {
+    let main = tree
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.role == "main")
+        .max_by_key(|(id, _)| {
+            (
+                facts.subtree_size.get(*id).copied().unwrap_or(0),
+                usize::MAX - id,
+            )
+        })
+        .map(|(id, _)| id);
+    let Some(main) = main else { return };
+    let chain: Vec<usize> = std::iter::once(main).chain(tree.ancestors(main)).collect();
+    for pair in chain.windows(2) {
+        let (keep, ancestor) = (pair[0], pair[1]);
+        let siblings = tree
+            .nodes
+            .get(ancestor)
+            .map(|n| n.children.clone())
+            .unwrap_or_default();
+        for s in siblings {
+            if s == keep {
+                continue;
+            }
+            if let Some(node) = tree.nodes.get_mut(s) {
+                // Headings outside main (the page title) are cheap and orient the agent.
+                if node.kind == NodeKind::Element && node.role != "heading" {
+                    node.hidden = true;
+                }
+            }
+        }
+    }
+}
+
+/// Subtrees rendered deeper than `max_depth` hide behind a marker at that depth.
+pub fn cap_depth(tree: &mut Tree<'_>, max_depth: usize) {
+    let n = tree.nodes.len();
+    let mut depth = vec![0usize; n];
+    for id in 0..n {
+        let Some(node) = tree.nodes.get(id) else {
+            continue;
+        };
+        let d = match node
+            .parent
+            .and_then(|p| tree.nodes.get(p).map(|pn| (p, pn.dropped)))
+        {
+            Some((p, dropped)) => depth.get(p).copied().unwrap_or(0) + usize::from(!dropped),
+            None => 0,
+        };
+        if let Some(slot) = depth.get_mut(id) {
+            *slot = d;
+        }
+        let parent_depth = node.parent.and_then(|p| depth.get(p).copied()).unwrap_or(0);
+        if d > max_depth && parent_depth <= max_depth && node.kind != NodeKind::Marker {
+            if let Some(node) = tree.nodes.get_mut(id) {
+                node.hidden = true;
+            }
+        }
+    }
+}
+
+/// After `max_nodes` rendered lines (document order), the rest hides behind markers.
+pub fn cap_nodes(tree: &mut Tree<'_>, max_nodes: usize) {
+    let n = tree.nodes.len();
+    let mut eff = vec![false; n];
+    let mut shown = 0usize;
+    for id in 0..n {
+        let Some(node) = tree.nodes.get(id) else {
+            continue;
+        };
+        let parent_hidden = node
+            .parent
+            .and_then(|p| eff.get(p).copied())
+            .unwrap_or(false);
+        let mut hidden = parent_hidden || node.hidden;
+        let counts = !hidden && !node.dropped && node.kind != NodeKind::Marker;
+        if counts {
+            shown += 1;
+            if shown > max_nodes && node.parent.is_some() {
+                hidden = true;
+                if let Some(node) = tree.nodes.get_mut(id) {
+                    node.hidden = true;
+                }
+            }
+        }
+        if let Some(slot) = eff.get_mut(id) {
+            *slot = hidden;
+        }
+    }
+}
+
+/// A run of hidden siblings that is one childless node costs more as a marker than as itself:
+/// show it.
+pub fn show_lone_hidden_leaves(tree: &mut Tree<'_>) {
+    for parent in 0..tree.nodes.len() {
+        let Some(node) = tree.nodes.get(parent) else {
+            continue;
+        };
+        if node.dropped || node.hidden {
+            continue;
+        }
+        let items = super::collapse::visible_children(tree, parent);
+        let hidden: Vec<bool> = items
+            .iter()
+            .map(|&c| tree.nodes.get(c).is_some_and(|n| n.hidden))
+            .collect();
+        for (k, &c) in items.iter().enumerate() {
+            let alone = hidden.get(k).copied().unwrap_or(false)
+                && !(k > 0 && hidden.get(k - 1).copied().unwrap_or(false))
+                && !hidden.get(k + 1).copied().unwrap_or(false);
+            if let Some(n) = tree.nodes.get_mut(c) {
+                if alone && n.children.is_empty() && n.keep_chars.is_none() {
+                    n.hidden = false;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,346 @@
+//! Writes a tree back as text. `render_raw` gives the input back byte for byte (the `off`
+//! check of the parser); `render` writes the light notation with markers for what passes hid.
+
+use std::collections::BTreeMap;
+
+use super::escape::escape_into;
+use super::marker;
+use super::roles;
+use super::tree::{Node, NodeKind, Tree};
+use super::url::relative_to;
+
+/// First characters of our legend line: the parser reads a text starting with it as light
+/// notation.
+pub const LEGEND_TAG: &str = "#snapshot-filter";
+const LEGEND_LIGHT: &str = "#snapshot-filter light: uid role \"name\" attrs (uid= dropped); texts share lines; \\n \\\" escaped; urls relative to the page";
+const LEGEND_LOSSY: &str = "#snapshot-filter: uid role \"name\" attrs (uid= dropped); texts share lines; \\n \\\" escaped; urls relative to the page; hidden: link/image urls, \"…\" lines, cut=N chars (expand_snapshot uid=U)";
+
+/// The raw lines of every node, in order: the parser's input, unchanged.
+pub fn render_raw(tree: &Tree<'_>) -> String {
+    let mut out = String::new();
+    let mut first = true;
+    for node in &tree.nodes {
+        if let Some(raw) = node.raw {
+            if !first {
+                out.push('\n');
+            }
+            first = false;
+            out.push_str(raw);
+        }
+    }
+    if tree.trailing_newline {
+        out.push('\n');
+    }
+    out
+}
+
+/// What `render` wrote, for the stats.
+#[derive(Debug, Default)]
+pub struct Rendered {
+    pub text: String,
+    pub uids_shown: usize,
+    pub uids_hidden: usize,
+    pub markers: usize,
+}
+
+struct Frame<'t> {
+    items: Vec<usize>,
+    pos: usize,
+    depth: usize,
+    base: Option<&'t str>,
+    /// The uid a marker in this frame tells the agent to expand.
+    expand_uid: &'t str,
+    /// The root whose subtree this frame closes (to write its dropped-nodes marker).
+    closes_root: Option<usize>,
+}
+
+/// The children of `id` with dropped nodes replaced by their own (visible) children.
+fn flatten(tree: &Tree<'_>, children: &[usize], dropped: &mut Vec<usize>) -> Vec<usize> {
+    let mut out = Vec::with_capacity(children.len());
+    let mut stack: Vec<usize> = children.iter().rev().copied().collect();
+    while let Some(id) = stack.pop() {
+        let Some(node) = tree.nodes.get(id) else {
+            continue;
+        };
+        if node.dropped && !node.hidden {
+            dropped.push(id);
+            stack.extend(node.children.iter().rev().copied());
+        } else {
+            out.push(id);
+        }
+    }
+    out
+}
+
+fn is_run_text(node: &Node<'_>) -> bool {
+    node.is_text()
+        && !node.hidden
+        && !node.dropped
+        && node.keep_chars.is_none()
+        && node.children.is_empty()
+        && !node.uid.is_empty()
+        && !node.devtools_selected
+}
+
+fn push_indent(out: &mut String, depth: usize) {
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+}
+
+/// Writes the tree in the light notation, honouring the passes' flags.
+pub fn render(tree: &Tree<'_>, lossy: bool) -> Rendered {
+    render_from(tree, &tree.roots, None, lossy, tree.trailing_newline)
+}
+
+/// Writes the subtree of `root` alone (as if it were the only root), in the light notation.
+pub fn render_subtree(tree: &Tree<'_>, root: usize, lossy: bool) -> Rendered {
+    // Urls stay relative to the page the subtree belongs to.
+    let base = std::iter::once(root)
+        .chain(tree.ancestors(root))
+        .filter_map(|a| tree.nodes.get(a))
+        .find(|n| n.role == "RootWebArea")
+        .and_then(|n| n.attr("url"))
+        .and_then(|a| a.value.as_deref());
+    render_from(tree, &[root], base, lossy, false)
+}
+
+fn render_from<'t>(
+    tree: &'t Tree<'_>,
+    roots: &[usize],
+    base: Option<&'t str>,
+    lossy: bool,
+    trailing_newline: bool,
+) -> Rendered {
+    let mut r = Rendered::default();
+    let out = &mut r.text;
+    out.push_str(if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT });
+    let mut dropped_by_root: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut scratch = Vec::new();
+    let mut stack = vec![Frame {
+        items: roots.to_vec(),
+        pos: 0,
+        depth: 0,
+        base,
+        expand_uid: "",
+        closes_root: None,
+    }];
+    let mut root_of_frame: Option<usize> = None;
+    while let Some(frame) = stack.last_mut() {
+        let Some(&id) = frame.items.get(frame.pos) else {
+            if let Some(root) = frame.closes_root {
+                if let Some(dropped) = dropped_by_root.remove(&root) {
+                    let uid = tree.nodes.get(root).map_or("", |n| n.uid);
+                    out.push('\n');
+                    r.uids_hidden += marker::write_dropped(out, tree, &dropped, frame.depth, uid);
+                    r.markers += 1;
+                }
+            }
+            stack.pop();
+            continue;
+        };
+        let Some(node) = tree.nodes.get(id) else {
+            frame.pos += 1;
+            continue;
+        };
+        if frame.depth == 0 {
+            root_of_frame = Some(id);
+        }
+        let depth = frame.depth;
+        if node.hidden {
+            let start = frame.pos;
+            while frame
+                .items
+                .get(frame.pos)
+                .and_then(|&i| tree.nodes.get(i))
+                .is_some_and(|n| n.hidden)
+            {
+                frame.pos += 1;
+            }
+            let run = frame.items.get(start..frame.pos).unwrap_or(&[]);
+            out.push('\n');
+            r.uids_hidden += marker::write_hidden(out, tree, run, depth, frame.expand_uid);
+            r.markers += 1;
+            continue;
+        }
+        out.push('\n');
+        match node.kind {
+            NodeKind::Verbatim => {
+                write_verbatim(out, node.raw.unwrap_or(""));
+                frame.pos += 1;
+            }
+            NodeKind::Marker => {
+                push_indent(out, depth);
+                out.push_str(node.name_str());
+                r.markers += 1;
+                frame.pos += 1;
+            }
+            NodeKind::Element if is_run_text(node) => {
+                push_indent(out, depth);
+                let mut first = true;
+                while let Some(n) = frame
+                    .items
+                    .get(frame.pos)
+                    .and_then(|&i| tree.nodes.get(i))
+                    .filter(|n| is_run_text(n))
+                {
+                    if !first {
+                        out.push(' ');
+                    }
+                    first = false;
+                    out.push_str(n.uid);
+                    if let Some(name) = &n.name {
+                        out.push_str(" \"");
+                        escape_into(out, name);
+                        out.push('"');
+                    }
+                    r.uids_shown += 1;
+                    frame.pos += 1;
+                }
+            }
+            NodeKind::Element => {
+                push_indent(out, depth);
+                write_element(out, node, frame.base);
+                if !node.uid.is_empty() {
+                    r.uids_shown += 1;
+                }
+                frame.pos += 1;
+                if !node.children.is_empty() {
+                    let base = if node.role == "RootWebArea" {
+                        node.attr("url").and_then(|a| a.value.as_deref())
+                    } else {
+                        frame.base
+                    };
+                    let expand_uid = if node.uid.is_empty() {
+                        frame.expand_uid
+                    } else {
+                        node.uid
+                    };
+                    scratch.clear();
+                    let items = flatten(tree, &node.children, &mut scratch);
+                    if !scratch.is_empty() {
+                        if let Some(root) = root_of_frame {
+                            dropped_by_root.entry(root).or_default().extend(&scratch);
+                        }
+                    }
+                    let closes_root = (depth == 0).then_some(id);
+                    stack.push(Frame {
+                        items,
+                        pos: 0,
+                        depth: depth + 1,
+                        base,
+                        expand_uid,
+                        closes_root,
+                    });
+                } else if depth == 0 {
+                    if let Some(dropped) = dropped_by_root.remove(&id) {
+                        out.push('\n');
+                        r.uids_hidden +=
+                            marker::write_dropped(out, tree, &dropped, depth + 1, node.uid);
+                        r.markers += 1;
+                    }
+                }
+            }
+        }
+    }
+    // Dropped nodes whose root has no children left to close it.
+    for (root, dropped) in dropped_by_root {
+        let uid = tree.nodes.get(root).map_or("", |n| n.uid);
+        out.push('\n');
+        r.uids_hidden += marker::write_dropped(out, tree, &dropped, 1, uid);
+        r.markers += 1;
+    }
+    if trailing_newline {
+        out.push('\n');
+    }
+    r
+}
+
+/// Unreadable lines stay as they are, behind a `\` when they could pass for structure.
+fn write_verbatim(out: &mut String, raw: &str) {
+    let rest = raw.trim_start_matches(' ');
+    let looks_structural = rest.starts_with(|c: char| c.is_ascii_digit() || c == '\\')
+        || rest.starts_with('…')
+        || raw.starts_with(LEGEND_TAG);
+    if looks_structural {
+        out.push('\\');
+    }
+    out.push_str(raw);
+}
+
+fn write_element(out: &mut String, node: &Node<'_>, base: Option<&str>) {
+    out.push_str(node.uid);
+    if !node.role.is_empty() {
+        if !node.uid.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(node.role);
+    }
+    if let Some(name) = &node.name {
+        out.push_str(" \"");
+        match node.keep_chars {
+            Some(keep) => {
+                let cut_at = name.char_indices().nth(keep).map_or(name.len(), |(i, _)| i);
+                escape_into(out, name.get(..cut_at).unwrap_or(""));
+                out.push('…');
+            }
+            None => escape_into(out, name),
+        }
+        out.push('"');
+    }
+    let mut cut_total = node.keep_chars.map(|keep| {
+        node.name
+            .as_deref()
+            .map_or(0, |n| n.chars().count().saturating_sub(keep))
+    });
+    for attr in &node.attrs {
+        if roles::is_stateless_capability(node, attr.key) || (node.drop_url && attr.key == "url") {
+            continue;
+        }
+        if attr.key == "cut" {
+            // An earlier cut: add its count to this one.
+            let earlier = attr
+                .value
+                .as_deref()
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(0);
+            if let Some(total) = cut_total.as_mut() {
+                *total += earlier;
+                continue;
+            }
+        }
+        out.push(' ');
+        out.push_str(attr.key);
+        if let Some(value) = &attr.value {
+            out.push_str("=\"");
+            let relative = match (attr.key, base) {
+                ("url", Some(base)) if node.role != "RootWebArea" => relative_to(value, base),
+                _ => None,
+            };
+            escape_into(out, relative.as_deref().unwrap_or(value));
+            out.push('"');
+        }
+    }
+    if let Some(total) = cut_total {
+        out.push_str(" cut=\"");
+        out.push_str(&total.to_string());
+        out.push('"');
+    }
+    if node.devtools_selected {
+        out.push_str(super::parse::DEVTOOLS_SELECTED);
+    }
+}
+
+/// The light line of one node (urls relative to its page), for search hits.
+pub fn write_element_line(out: &mut String, tree: &Tree<'_>, id: usize) {
+    let Some(node) = tree.nodes.get(id) else {
+        return;
+    };
+    let base = tree
+        .ancestors(id)
+        .filter_map(|a| tree.nodes.get(a))
+        .find(|n| n.role == "RootWebArea")
+        .and_then(|n| n.attr("url"))
+        .and_then(|a| a.value.as_deref());
+    write_element(out, node, base);
+}

@@ -1,0 +1,128 @@
+//! What roles and attributes mean to the passes: which nodes can be acted on (never dropped,
+//! kept in place inside `main`), which are layout only, which are page landmarks.
+
+use super::tree::Node;
+
+/// Roles an agent clicks, types into or toggles.
+const INTERACTIVE_ROLES: &[&str] = &[
+    "button",
+    "checkbox",
+    "combobox",
+    "DisclosureTriangle",
+    "link",
+    "listbox",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "option",
+    "radio",
+    "scrollbar",
+    "searchbox",
+    "slider",
+    "spinbutton",
+    "switch",
+    "tab",
+    "textbox",
+    "treeitem",
+    "Video",
+    "Audio",
+];
+
+/// States that only exist on things one can act on.
+const INTERACTIVE_ATTRS: &[&str] = &[
+    "focusable",
+    "focused",
+    "expandable",
+    "editable",
+    "checked",
+    "pressed",
+];
+
+/// Roles that only lay out or style their children (verbose mode prints many of them).
+const LAYOUT_ROLES: &[&str] = &[
+    "generic",
+    "ignored",
+    "none",
+    "presentation",
+    "InlineTextBox",
+    "LayoutTable",
+    "LayoutTableRow",
+    "LayoutTableCell",
+    "emphasis",
+    "strong",
+    "superscript",
+    "subscript",
+    "paragraph",
+    "Abbr",
+    "LabelText",
+    "ListMarker",
+];
+
+/// Page regions summarised at `moderate` (when outside `main`).
+const PERIPHERAL_LANDMARKS: &[&str] = &["navigation", "banner", "contentinfo", "complementary"];
+
+/// Controls left visible inside summarised landmarks at `moderate` (a site search box).
+const KEPT_IN_LANDMARKS: &[&str] = &["searchbox", "textbox", "combobox"];
+
+/// Capability words printed for a false state: `disableable` alone means enabled.
+pub const STATELESS_CAPABILITIES: &[(&str, &str)] = &[
+    ("disableable", "disabled"),
+    ("focusable", "focused"),
+    ("selectable", "selected"),
+];
+
+pub fn is_interactive(node: &Node<'_>) -> bool {
+    INTERACTIVE_ROLES.contains(&node.role)
+        || node
+            .attrs
+            .iter()
+            .any(|a| INTERACTIVE_ATTRS.contains(&a.key))
+}
+
+/// A node whose own line says nothing: layout roles without a name (InlineTextBox always: it
+/// repeats its parent's text), and text that is only spaces or a separator.
+pub fn is_decorative(node: &Node<'_>) -> bool {
+    if is_interactive(node) {
+        return false;
+    }
+    if node.role == "InlineTextBox" || node.role == "LineBreak" {
+        return true;
+    }
+    if LAYOUT_ROLES.contains(&node.role) {
+        return node.name_str().trim().is_empty();
+    }
+    if node.is_text() {
+        let name = node.name_str();
+        return name
+            .chars()
+            .all(|c| c.is_whitespace() || "·•|/-–—,;:".contains(c));
+    }
+    false
+}
+
+pub fn is_peripheral_landmark(node: &Node<'_>) -> bool {
+    PERIPHERAL_LANDMARKS.contains(&node.role)
+}
+
+pub fn is_kept_in_landmark(node: &Node<'_>) -> bool {
+    KEPT_IN_LANDMARKS.contains(&node.role)
+}
+
+/// Attributes the light notation drops: a capability word without its state, on a role that is
+/// interactive anyway (on a `generic`, `focusable` is what says it can be acted on: it stays).
+pub fn is_stateless_capability(node: &Node<'_>, key: &str) -> bool {
+    INTERACTIVE_ROLES.contains(&node.role)
+        && STATELESS_CAPABILITIES
+            .iter()
+            .any(|&(cap, state)| cap == key && !node.has_attr(state))
+}
+
+/// At the lossy levels a named link's or an image's `url` goes (search and expand show it):
+/// the agent acts on the uid, and urls are a fifth of a snapshot's tokens.
+pub fn url_is_droppable(node: &Node<'_>) -> bool {
+    match node.role {
+        "image" => true,
+        "link" => !node.name_str().trim().is_empty(),
+        _ => false,
+    }
+}

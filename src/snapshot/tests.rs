@@ -1,0 +1,678 @@
+//! Corpus-wide and property tests of the snapshot filter: the invariants of every level.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+use super::marker::read_marker;
+use super::parse::parse;
+use super::render::render_raw;
+use super::retrieve::{expand_subtree, search_snapshot};
+use super::tree::{NodeKind, Tree};
+use super::{filter_snapshot, SnapshotOptions};
+use crate::level::Level;
+
+const HEADER: &str = "## Latest page snapshot\n";
+
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("MCP_CORPUS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    if dir.join("chrome-devtools-mcp").is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "corpus not found at {} (set MCP_CORPUS_DIR)",
+        dir.display()
+    );
+    eprintln!(
+        "!!!!! SKIPPED: corpus not found at {} (set MCP_CORPUS_DIR) !!!!!",
+        dir.display()
+    );
+    None
+}
+
+/// (name, snapshot body) of every chrome-devtools-mcp result that carries a snapshot.
+pub fn corpus_snapshots() -> Vec<(String, String)> {
+    let Some(dir) = corpus_dir() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut pages: Vec<_> = std::fs::read_dir(dir.join("chrome-devtools-mcp"))
+        .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    pages.sort();
+    for page in pages.into_iter().filter(|p| p.is_dir()) {
+        let mut files: Vec<_> = std::fs::read_dir(&page)
+            .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        for file in files
+            .into_iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "json"))
+        {
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
+                continue;
+            };
+            let blocks = json["result"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            for block in blocks {
+                let Some(t) = block["text"].as_str() else {
+                    continue;
+                };
+                if let Some((_, body)) = t.split_once(HEADER) {
+                    out.push((file.display().to_string(), body.to_string()));
+                }
+            }
+        }
+    }
+    assert!(
+        out.len() >= 50,
+        "expected the corpus' snapshots, found {}",
+        out.len()
+    );
+    out
+}
+
+fn shown_uids<'a>(tree: &Tree<'a>) -> Vec<&'a str> {
+    tree.uids().collect()
+}
+
+/// Checks every invariant of a filtered output against its input; returns the output.
+fn check_invariants(name: &str, input: &str, level: Level) -> String {
+    let options = SnapshotOptions::for_level(level);
+    let out = filter_snapshot(input, &options);
+    let raw = parse(input);
+    let input_uids: HashSet<&str> = raw.uids().collect();
+    // Upstream itself repeats a uid on several text nodes at times: no uid may appear more
+    // often than in the input.
+    let mut input_counts: HashMap<&str, usize> = HashMap::new();
+    for uid in raw.uids() {
+        *input_counts.entry(uid).or_default() += 1;
+    }
+    let parsed = parse(&out.text);
+    assert!(
+        parsed.unreadable_lines <= raw.unreadable_lines,
+        "{name} {level}: {} unreadable lines in output\n{input}\n---\n{}",
+        parsed.unreadable_lines,
+        out.text
+    );
+    let shown = shown_uids(&parsed);
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for uid in &shown {
+        assert!(
+            input_uids.contains(uid),
+            "{name} {level}: invented uid {uid}"
+        );
+        let n = seen.entry(uid).or_default();
+        *n += 1;
+        assert!(
+            *n <= input_counts.get(uid).copied().unwrap_or(0),
+            "{name} {level}: uid {uid} shown twice"
+        );
+    }
+    // Every uid not shown is covered by a marker: listed, or under the uid it says to expand.
+    let mut covered: HashSet<&str> = HashSet::new();
+    let by_uid: HashMap<&str, usize> = raw
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.kind == NodeKind::Element)
+        .map(|(i, n)| (n.uid, i))
+        .collect();
+    let mut expanded = HashSet::new();
+    for node in parsed.nodes.iter().filter(|n| n.kind == NodeKind::Marker) {
+        let m = read_marker(node.name_str());
+        covered.extend(m.listed.iter().copied());
+        if let Some(uid) = m.expand_uid {
+            let &root = by_uid
+                .get(uid)
+                .unwrap_or_else(|| panic!("{name} {level}: marker names unknown uid {uid}"));
+            if expanded.insert(root) {
+                covered.extend(
+                    raw.subtree(root)
+                        .into_iter()
+                        .filter_map(|i| raw.nodes.get(i))
+                        .map(|n| n.uid),
+                );
+            }
+        }
+    }
+    for uid in &input_uids {
+        assert!(
+            seen.contains_key(uid) || covered.contains(uid),
+            "{name} {level}: uid {uid} neither shown nor named by a marker"
+        );
+    }
+    let distinct: HashSet<&str> = shown.iter().copied().collect();
+    assert!(
+        out.uids_shown == shown.len() || out.uids_shown == distinct.len(),
+        "{name} {level}: uids_shown {} for {} shown",
+        out.uids_shown,
+        shown.len()
+    );
+    if level != Level::Off {
+        // Deterministic, and filtering again neither crashes nor grows.
+        assert_eq!(
+            filter_snapshot(input, &options).text,
+            out.text,
+            "{name} {level}: determinism"
+        );
+        let again = filter_snapshot(&out.text, &options);
+        assert!(
+            again.text.len() <= out.text.len(),
+            "{name} {level}: refiltering grew"
+        );
+    }
+    if level == Level::Light {
+        assert_eq!(shown.len(), raw.uids().count(), "{name}: light lost uids");
+    }
+    assert_eq!(
+        out.text.ends_with('\n'),
+        input.ends_with('\n'),
+        "{name} {level}: final newline"
+    );
+    out.text
+}
+
+#[test]
+fn off_is_byte_identical_and_parser_keeps_every_byte() {
+    for (name, body) in corpus_snapshots() {
+        let out = filter_snapshot(&body, &SnapshotOptions::for_level(Level::Off));
+        assert_eq!(out.text, body, "{name}");
+        let tree = parse(&body);
+        assert_eq!(render_raw(&tree), body, "{name}: parse + render_raw");
+        assert_eq!(tree.unreadable_lines, 0, "{name}: unreadable lines");
+    }
+}
+
+#[test]
+fn every_level_keeps_the_invariants_on_the_corpus() {
+    for (name, body) in corpus_snapshots() {
+        for level in Level::ALL {
+            check_invariants(&name, &body, level);
+        }
+    }
+}
+
+#[test]
+fn light_keeps_every_name_and_attribute() {
+    for (name, body) in corpus_snapshots() {
+        let out = filter_snapshot(&body, &SnapshotOptions::for_level(Level::Light));
+        let (a, b) = (parse(&body), parse(&out.text));
+        if out.text == body {
+            continue;
+        }
+        let elements = |t: &Tree<'_>| -> Vec<(String, String, Option<String>)> {
+            t.nodes
+                .iter()
+                .filter(|n| n.kind == NodeKind::Element)
+                .map(|n| {
+                    (
+                        n.uid.to_string(),
+                        n.role.to_string(),
+                        n.name.as_deref().map(str::to_string),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(elements(&a), elements(&b), "{name}");
+        let attrs = |t: &Tree<'_>| -> usize { t.nodes.iter().map(|n| n.attrs.len()).sum() };
+        assert!(attrs(&b) <= attrs(&a), "{name}");
+    }
+}
+
+/// With expand_snapshot, every uid of every corpus page is reachable at every level: shown, or
+/// inside the subtree expand_snapshot returns for a uid a marker names.
+#[test]
+fn expand_reaches_every_hidden_uid() {
+    for (name, body) in corpus_snapshots()
+        .into_iter()
+        .filter(|(_, b)| b.len() < 200_000)
+    {
+        let raw_uids: HashSet<String> = parse(&body).uids().map(str::to_string).collect();
+        for level in [Level::Moderate, Level::Aggressive] {
+            let out = filter_snapshot(&body, &SnapshotOptions::for_level(level)).text;
+            let parsed = parse(&out);
+            let mut reachable: HashSet<String> = parsed.uids().map(str::to_string).collect();
+            let mut asked = HashSet::new();
+            for node in parsed.nodes.iter().filter(|n| n.kind == NodeKind::Marker) {
+                let m = read_marker(node.name_str());
+                let Some(uid) = m.expand_uid else { continue };
+                if !asked.insert(uid.to_string()) {
+                    continue;
+                }
+                let expanded = expand_subtree(&body, uid, None).expect("marker uid expands");
+                reachable.extend(parse(&expanded).uids().map(str::to_string));
+            }
+            let missing: Vec<_> = raw_uids.difference(&reachable).collect();
+            assert!(
+                missing.is_empty(),
+                "{name} {level}: unreachable {missing:?}"
+            );
+        }
+    }
+}
+
+fn corpus_page(page: &str) -> Option<String> {
+    corpus_snapshots()
+        .into_iter()
+        .find(|(n, _)| n.ends_with(&format!("{page}/take_snapshot.json")))
+        .map(|(_, b)| b)
+}
+
+/// The nodes of `uid`'s subtree in the raw text, as (uid, role, name) triples.
+fn raw_subtree(body: &str, uid: &str) -> Vec<(String, String, Option<String>)> {
+    let tree = parse(body);
+    let root = tree.find_uid(uid).expect("uid in page");
+    tree.subtree(root)
+        .into_iter()
+        .filter_map(|i| tree.nodes.get(i))
+        .map(|n| {
+            (
+                n.uid.to_string(),
+                n.role.to_string(),
+                n.name.as_deref().map(str::to_string),
+            )
+        })
+        .collect()
+}
+
+fn expanded_nodes(text: &str) -> Vec<(String, String, Option<String>)> {
+    parse(text)
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Element)
+        .map(|n| {
+            (
+                n.uid.to_string(),
+                n.role.to_string(),
+                n.name.as_deref().map(str::to_string),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn expand_gives_back_a_collapsed_nav_and_table_region_exactly() {
+    let Some(body) = corpus_page("app-grid") else {
+        return;
+    };
+    let moderate = filter_snapshot(&body, &SnapshotOptions::for_level(Level::Moderate)).text;
+    // The banner's navigation is summarised at moderate (its search box stays)...
+    assert!(moderate.contains("expand_snapshot uid=72_1"), "{moderate}");
+    assert!(!moderate.contains("72_5 link") && moderate.contains("72_20 searchbox"));
+    // ... and expand returns exactly its nodes.
+    let banner = expand_subtree(&body, "72_1", None).expect("banner expands");
+    assert_eq!(expanded_nodes(&banner), raw_subtree(&body, "72_1"));
+    assert!(
+        banner.contains("72_5 link \"Dashboard\" url=\"#dashboard\""),
+        "{banner}"
+    );
+    // The grid rows inside main are hidden at aggressive; their parent expands to all of them.
+    let aggressive = filter_snapshot(&body, &SnapshotOptions::for_level(Level::Aggressive)).text;
+    let parsed = parse(&aggressive);
+    let marker = parsed
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Marker)
+        .map(|n| read_marker(n.name_str()))
+        .find(|m| m.expand_uid == Some("72_34"))
+        .expect("a marker inside main");
+    let main = expand_subtree(&body, "72_34", None).expect("main expands");
+    assert_eq!(expanded_nodes(&main), raw_subtree(&body, "72_34"));
+    if let Some((first, _)) = marker.range {
+        assert!(main.contains(first));
+    }
+    // A depth-limited expand names what it hides, under the uid it expanded.
+    let shallow = expand_subtree(&body, "72_34", Some(0)).expect("depth 0");
+    assert!(shallow.contains("expand_snapshot uid=72_34"), "{shallow}");
+    assert!(expand_subtree(&body, "99_999", None)
+        .unwrap_err()
+        .to_string()
+        .contains("99_999"));
+}
+
+#[test]
+fn search_finds_cut_text_with_its_full_name_and_path() {
+    let Some(body) = corpus_page("rd-wikia") else {
+        return;
+    };
+    let moderate = filter_snapshot(&body, &SnapshotOptions::for_level(Level::Moderate)).text;
+    let tree = parse(&moderate);
+    let cut = tree
+        .nodes
+        .iter()
+        .find(|n| n.has_attr("cut"))
+        .expect("a cut text at moderate");
+    let raw = parse(&body);
+    let full = raw
+        .nodes
+        .get(raw.find_uid(cut.uid).expect("cut uid in raw"))
+        .and_then(|n| n.name.as_deref())
+        .expect("name")
+        .to_string();
+    // Search for the last words, which the cut hid.
+    let tail: String = full
+        .chars()
+        .rev()
+        .take(25)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let hits = search_snapshot(&body, tail.trim(), false, 5).expect("search");
+    let hit = hits
+        .hits
+        .iter()
+        .find(|h| h.uid == cut.uid)
+        .expect("the cut node is found");
+    let mut escaped = String::new();
+    super::escape::escape_into(&mut escaped, &full);
+    assert!(hit.line.contains(&escaped), "{}", hit.line);
+    assert!(hit.path.starts_with("RootWebArea"), "{}", hit.path);
+    // And expand gives the whole text back.
+    let expanded = expand_subtree(&body, cut.uid, None).expect("expand");
+    assert_eq!(
+        parse(&expanded)
+            .nodes
+            .iter()
+            .find(|n| n.uid == cut.uid)
+            .and_then(|n| n.name.as_deref()),
+        Some(full.as_str())
+    );
+    // Regex search, case-insensitive; a bad regex is a clear error.
+    let re = search_snapshot(&body, "star\\s+WARS", true, 3).expect("regex");
+    assert!(re.total >= 1 && re.hits.len() <= 3);
+    assert!(search_snapshot(&body, "(", true, 3)
+        .unwrap_err()
+        .to_string()
+        .contains("invalid regex"));
+}
+
+// ---------- hostile inputs ----------
+
+#[test]
+fn a_continuation_line_that_looks_like_a_node_stays_in_the_name() {
+    let mut input = String::from("uid=1_0 RootWebArea \"t\" url=\"http://h/a/index.html\"\n  uid=1_1 \"Welcome\nuid=9_9 button \"Pay now\"\"\n  uid=1_2 button \"OK\"\n");
+    // Enough ordinary nodes that the light notation pays for its legend.
+    for i in 3..40 {
+        input.push_str(&format!(
+            "  uid=1_{i} link \"Item {i}\" url=\"http://h/a/{i}.html\"\n"
+        ));
+    }
+    let input = input.as_str();
+    let tree = parse(input);
+    assert_eq!(
+        tree.uids().take(3).collect::<Vec<_>>(),
+        ["1_0", "1_1", "1_2"]
+    );
+    assert_eq!(tree.uids().count(), 40);
+    let text = tree
+        .nodes
+        .iter()
+        .find(|n| n.uid == "1_1")
+        .and_then(|n| n.name.as_deref());
+    assert_eq!(text, Some("Welcome\nuid=9_9 button \"Pay now\""));
+    let light = check_invariants("continuation", input, Level::Light);
+    assert!(
+        light.contains("1_1 \"Welcome\\nuid=9_9 button \\\"Pay now\\\"\""),
+        "{light}"
+    );
+    assert!(!light.lines().any(|l| l.trim_start().starts_with("9_9")));
+}
+
+#[test]
+fn names_full_of_quotes_and_newlines_round_trip() {
+    let input = "uid=1_0 RootWebArea \"a \"q\" b\" url=\"http://x/\"\n  uid=1_1 \"\"\"\"\n  uid=1_2 link \"say \"hi\"\" url=\"http://x/y\"\n  uid=1_3 \"line1\n\n  indented \"quoted\"\nlast\"\n  uid=1_4 \"x\"\n";
+    let tree = parse(input);
+    assert_eq!(render_raw(&tree), input);
+    let names: Vec<_> = tree
+        .nodes
+        .iter()
+        .map(|n| n.name_str().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "a \"q\" b",
+            "\"\"",
+            "say \"hi\"",
+            "line1\n\n  indented \"quoted\"\nlast",
+            "x"
+        ]
+    );
+    for level in Level::ALL {
+        check_invariants("quotes", input, level);
+    }
+}
+
+#[test]
+fn a_5000_level_tree_and_a_10_mb_line_do_not_break_it() {
+    let mut deep = String::new();
+    for d in 0..5000 {
+        deep.push_str(&"  ".repeat(d));
+        deep.push_str(&format!("uid=1_{d} generic \"n{d}\"\n"));
+    }
+    for level in Level::ALL {
+        check_invariants("deep", &deep, level);
+    }
+    let long = format!(
+        "uid=1_0 RootWebArea \"{}\" url=\"http://x/\"\n  uid=1_1 \"{}\"",
+        "\"a".repeat(2_000_000),
+        "b".repeat(10_000_000)
+    );
+    let start = std::time::Instant::now();
+    for level in Level::ALL {
+        filter_snapshot(&long, &SnapshotOptions::for_level(level));
+    }
+    assert!(
+        start.elapsed().as_secs() < 30,
+        "10 MB took {:?}",
+        start.elapsed()
+    );
+    // Many unclosed names must not make reading quadratic.
+    let unclosed = "uid=1_1 \"a\n".repeat(200_000);
+    let start = std::time::Instant::now();
+    check_invariants("unclosed", &unclosed, Level::Moderate);
+    assert!(
+        start.elapsed().as_secs() < 30,
+        "unclosed names took {:?}",
+        start.elapsed()
+    );
+}
+
+/// A tiny deterministic generator (xorshift): no crate needed.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items
+            .get(self.below(items.len() as u64) as usize)
+            .copied()
+            .unwrap_or("")
+    }
+}
+
+/// Snapshot-like text: roles, names with quotes/newlines/uid-lookalikes, attrs, depth jumps.
+fn generate(rng: &mut XorShift) -> String {
+    const ROLES: &[&str] = &[
+        "",
+        "",
+        "link",
+        "button",
+        "navigation",
+        "main",
+        "banner",
+        "generic",
+        "heading",
+        "textbox",
+        "Iframe",
+        "RootWebArea",
+        "option",
+        "contentinfo",
+        "ignored",
+        "InlineTextBox",
+    ];
+    const WORDS: &[&str] = &[
+        "a",
+        "Pay now",
+        "\"",
+        "\n",
+        "uid=3_3 button \"x\"",
+        "  ",
+        "…",
+        "\\",
+        "é漢",
+        "\" url=\"x",
+        "\n  uid=4_4",
+        "#snapshot-filter",
+    ];
+    const ATTRS: &[&str] = &[
+        "focusable",
+        "disableable disabled",
+        "expandable",
+        "url=\"http://h/p/q.html\"",
+        "url=\"http://h/p/r#s\"",
+        "level=\"2\"",
+        "value=\"v\"",
+        "selected",
+    ];
+    let mut out = String::from("uid=1_0 RootWebArea \"root\" url=\"http://h/p/index.html\"\n");
+    let mut depth = 1usize;
+    let n = 1 + rng.below(120);
+    for i in 1..=n {
+        depth = match rng.below(4) {
+            0 => depth + 1,
+            1 => depth.saturating_sub(1 + rng.below(3) as usize).max(1),
+            _ => depth,
+        };
+        out.push_str(&"  ".repeat(depth));
+        out.push_str(&format!("uid={}_{i}", 1 + rng.below(3)));
+        let role = rng.pick(ROLES);
+        if !role.is_empty() {
+            out.push(' ');
+            out.push_str(role);
+        }
+        if role.is_empty() || rng.below(2) == 0 {
+            out.push_str(" \"");
+            for _ in 0..rng.below(4) {
+                out.push_str(rng.pick(WORDS));
+            }
+            out.push('"');
+        }
+        for _ in 0..rng.below(3) {
+            out.push(' ');
+            out.push_str(rng.pick(ATTRS));
+        }
+        if rng.below(40) == 0 {
+            out.push_str(super::parse::DEVTOOLS_SELECTED);
+        }
+        out.push('\n');
+        if rng.below(30) == 0 {
+            out.push_str("stray line\n");
+        }
+    }
+    if rng.below(2) == 0 {
+        out.pop();
+    }
+    out
+}
+
+#[test]
+fn generated_snapshots_keep_the_invariants() {
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    for case in 0..300 {
+        let input = generate(&mut rng);
+        assert_eq!(render_raw(&parse(&input)), input, "case {case}");
+        for level in Level::ALL {
+            let mut options = SnapshotOptions::for_level(level);
+            if level >= Level::Moderate {
+                // Small limits so every pass fires on small inputs.
+                options.limits.max_nodes = 1 + rng.below(30) as usize;
+                options.limits.max_depth = 1 + rng.below(5) as usize;
+                options.limits.max_similar_siblings = 1 + rng.below(3) as usize;
+                options.limits.max_text_length = rng.below(20) as usize;
+                options.limits.max_text_per_container = rng.below(40) as usize;
+            }
+            let out = filter_snapshot(&input, &options);
+            let again = filter_snapshot(&out.text, &options);
+            assert!(
+                again.text.len() <= out.text.len(),
+                "case {case} {level}: grew\n{input}"
+            );
+            assert!(
+                out.uids_shown + out.uids_hidden >= out.uids_in,
+                "case {case} {level}: counts"
+            );
+        }
+        for level in [Level::Light, Level::Moderate, Level::Aggressive] {
+            check_invariants(&format!("case {case}"), &input, level);
+        }
+    }
+}
+
+#[test]
+fn random_bytes_never_panic() {
+    let mut rng = XorShift(42);
+    for _ in 0..200 {
+        let len = rng.below(4000) as usize;
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| match rng.below(6) {
+                0 => b'"',
+                1 => b'\n',
+                2 => b' ',
+                3 => b"uid=1_"[rng.below(6) as usize],
+                _ => rng.next() as u8,
+            })
+            .collect();
+        let text = String::from_utf8_lossy(&bytes);
+        for level in Level::ALL {
+            let out = filter_snapshot(&text, &SnapshotOptions::for_level(level));
+            filter_snapshot(&out.text, &SnapshotOptions::for_level(level));
+        }
+        let _ = search_snapshot(&text, "a", false, 3);
+        let _ = expand_subtree(&text, "1_1", Some(1));
+    }
+}
+
+/// Throughput on the corpus (a bench, not a test):
+/// `cargo test --release --lib snapshot_throughput -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn snapshot_throughput() {
+    let corpus = corpus_snapshots();
+    let bytes: usize = corpus.iter().map(|(_, b)| b.len()).sum();
+    for level in [Level::Light, Level::Moderate, Level::Aggressive] {
+        let options = SnapshotOptions::for_level(level);
+        let rounds = 5;
+        let start = std::time::Instant::now();
+        let mut out_bytes = 0;
+        for _ in 0..rounds {
+            for (_, body) in &corpus {
+                out_bytes += filter_snapshot(body, &options).text.len();
+            }
+        }
+        let secs = start.elapsed().as_secs_f64();
+        println!(
+            "{level}: {:.0} MB/s ({} snapshots, {:.1} MB x {rounds}, {out_bytes} bytes out)",
+            (bytes * rounds) as f64 / secs / 1e6,
+            corpus.len(),
+            bytes as f64 / 1e6
+        );
+    }
+}

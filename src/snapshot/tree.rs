@@ -1,0 +1,150 @@
+//! The node model shared by every snapshot format: an arena of nodes in document (pre-)order,
+//! each with an optional id (`uid`, or a Playwright `ref`), role, name, attributes and the raw
+//! line(s) it came from. Passes only flip the per-node flags; renderers read them.
+
+use std::borrow::Cow;
+
+/// What a line of the snapshot is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeKind {
+    /// An accessibility node (`uid=… role "name" attrs`), with or without a role.
+    Element,
+    /// A line the parser could not read (note lines before the tree, stray text): kept verbatim.
+    Verbatim,
+    /// A marker line written by a lossy level (`… N links hidden (uids …): expand_snapshot …`).
+    Marker,
+}
+
+/// One attribute: `key="value"` or a bare word (`value` is `None`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attr<'a> {
+    pub key: &'a str,
+    pub value: Option<Cow<'a, str>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Node<'a> {
+    pub kind: NodeKind,
+    /// The node's id as printed (`29_3`), empty when it has none.
+    pub uid: &'a str,
+    /// Empty for role-less text nodes.
+    pub role: &'a str,
+    pub name: Option<Cow<'a, str>>,
+    pub attrs: Vec<Attr<'a>>,
+    /// Ended with the DevTools selection suffix `[selected in the DevTools Elements panel]`.
+    pub devtools_selected: bool,
+    /// The source line(s), continuation lines included, without the final newline. `None` for
+    /// nodes that shared a line with a previous one (merged text runs of the light notation).
+    pub raw: Option<&'a str>,
+    pub parent: Option<usize>,
+    pub children: Vec<usize>,
+    /// Set by passes: the node and its whole subtree are hidden behind a marker.
+    pub hidden: bool,
+    /// Set by passes: the node's own line is dropped, its children are promoted.
+    pub dropped: bool,
+    /// Set by passes: characters of the name to keep (the rest is cut behind `cut=N`).
+    pub keep_chars: Option<usize>,
+    /// Set by passes: the `url` attribute is not written.
+    pub drop_url: bool,
+}
+
+impl<'a> Node<'a> {
+    pub fn new(kind: NodeKind, raw: Option<&'a str>) -> Node<'a> {
+        Node {
+            kind,
+            uid: "",
+            role: "",
+            name: None,
+            attrs: Vec::new(),
+            devtools_selected: false,
+            raw,
+            parent: None,
+            children: Vec::new(),
+            hidden: false,
+            dropped: false,
+            keep_chars: None,
+            drop_url: false,
+        }
+    }
+
+    pub fn attr(&self, key: &str) -> Option<&Attr<'a>> {
+        self.attrs.iter().find(|a| a.key == key)
+    }
+
+    pub fn has_attr(&self, key: &str) -> bool {
+        self.attr(key).is_some()
+    }
+
+    /// A role-less node holding only text (no attributes).
+    pub fn is_text(&self) -> bool {
+        self.kind == NodeKind::Element && self.role.is_empty() && self.attrs.is_empty()
+    }
+
+    pub fn name_str(&self) -> &str {
+        self.name.as_deref().unwrap_or("")
+    }
+}
+
+/// A parsed snapshot: nodes in document order; `roots` are the top-level ones.
+#[derive(Debug, Clone, Default)]
+pub struct Tree<'a> {
+    pub nodes: Vec<Node<'a>>,
+    pub roots: Vec<usize>,
+    /// The input was in the light notation (it carried our legend line).
+    pub light_notation: bool,
+    /// The input ended with a newline.
+    pub trailing_newline: bool,
+    /// Lines the parser could not read as structure (kept verbatim).
+    pub unreadable_lines: usize,
+}
+
+impl<'a> Tree<'a> {
+    pub fn push(&mut self, mut node: Node<'a>, parent: Option<usize>) -> usize {
+        let id = self.nodes.len();
+        node.parent = parent;
+        self.nodes.push(node);
+        match parent.and_then(|p| self.nodes.get_mut(p)) {
+            Some(p) => p.children.push(id),
+            None => self.roots.push(id),
+        }
+        id
+    }
+
+    /// Ids of `root` and everything under it, in document order (explicit stack: trees may be
+    /// thousands of levels deep).
+    pub fn subtree(&self, root: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut stack = vec![root];
+        while let Some(id) = stack.pop() {
+            out.push(id);
+            if let Some(node) = self.nodes.get(id) {
+                stack.extend(node.children.iter().rev().copied());
+            }
+        }
+        out
+    }
+
+    /// Ancestors of `id`, nearest first.
+    pub fn ancestors(&self, id: usize) -> impl Iterator<Item = usize> + '_ {
+        let mut next = self.nodes.get(id).and_then(|n| n.parent);
+        std::iter::from_fn(move || {
+            let cur = next?;
+            next = self.nodes.get(cur).and_then(|n| n.parent);
+            Some(cur)
+        })
+    }
+
+    pub fn find_uid(&self, uid: &str) -> Option<usize> {
+        self.nodes
+            .iter()
+            .position(|n| n.kind == NodeKind::Element && n.uid == uid)
+    }
+
+    /// The uids of every element node, in document order.
+    pub fn uids(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::Element && !n.uid.is_empty())
+            .map(|n| n.uid)
+    }
+}
