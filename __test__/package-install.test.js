@@ -143,7 +143,7 @@ test('the packed main + platform packages install offline and work through npx a
 
   // 2. The main package: what `files` ships from this tree ...
   const shipped = pack(ROOT, work, ['--dry-run']).files.map((f) => f.path)
-  for (const must of ['index.js', 'index.d.ts', 'bin/cli.js', 'bin/native.js', 'README.md', 'LICENSE', 'package.json']) {
+  for (const must of ['index.js', 'index.d.ts', 'bin/cli.js', 'bin/native.js', 'samples/README.md', 'README.md', 'LICENSE', 'package.json']) {
     assert.ok(shipped.includes(must), `${must} ships`)
   }
   const leaked = shipped.filter((p) => /^(src|__test__|bench|target|npm|\.ci|\.github|shared|corpus)\//.test(p) || /^(Cargo\.(toml|lock)|build\.rs|rustfmt\.toml|package-lock\.json|eslint\.config\.js)$/.test(p))
@@ -198,6 +198,8 @@ test('the packed main + platform packages install offline and work through npx a
 
   // 4. The bin through npx, and the API through require().
   assert.equal(run(NPX, ['--offline', 'mcp-snapshot-filter', '--version'], app).trim(), PACKAGE.version)
+  // `measure` with no file reads the samples bundled in the package.
+  assert.match(run(NPX, ['--offline', 'mcp-snapshot-filter', 'measure'], app), /measuring the sample results bundled in samples\//)
   const snapshot = 'uid=1_0 RootWebArea "Example" url="http://127.0.0.1/"\n  uid=1_1 heading "Hello" level="1"\n  uid=1_2 button "Go"\n'
   const probe = `
     const m = require('mcp-snapshot-filter')
