@@ -3,16 +3,7 @@
 
 const { parseArgs, UsageError, HELP } = require('./options.js')
 const { log } = require('./log.js')
-
-function loadNative() {
-  try {
-    return require('../index.js')
-  } catch (err) {
-    log(`cannot load the native filter: ${err.message.split('\n')[0]}`)
-    log('reinstall the package so npm fetches the prebuilt binary for this platform, or build it from source with `npm install` in a clone (needs Rust).')
-    process.exit(1)
-  }
-}
+const { loadNative } = require('./native.js')
 
 /** The native session's configuration from the parsed options. */
 function sessionConfig(options) {
@@ -61,7 +52,7 @@ async function main(argv) {
   }
   for (const warning of parsed.warnings) log(`warning: ${warning}`)
 
-  const native = loadNative()
+  const native = loadNative(log)
   let config
   try {
     config = sessionConfig(parsed.options)

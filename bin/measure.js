@@ -460,7 +460,8 @@ function loadNative() {
   try {
     return require('../index.js')
   } catch (err) {
-    throw new Error(`cannot load the native filter: ${err.message.split('\n')[0]}`)
+    // Same message as the proxy: which platform package is missing and how to fix it.
+    throw new Error(require('./native.js').describeLoadFailure(err).join('\n'))
   }
 }
 
