@@ -151,7 +151,7 @@ pub fn stats_line(bytes_in: usize, bytes_out: usize, totals: &SavingsTotals) -> 
 /// The summary printed on stderr when the proxy exits.
 pub fn summary_line(totals: &SavingsTotals) -> String {
     format!(
-        "mcp-snapshot-filter: session saved {} of {} ({}), ~{} tokens, in {} of {} tool results",
+        "session saved {} of {} ({}), ~{} tokens, in {} of {} tool results",
         format_bytes(totals.bytes_saved()),
         format_bytes(totals.bytes_in),
         format_reduction(totals.bytes_in, totals.bytes_out),
