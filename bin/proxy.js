@@ -22,6 +22,9 @@ const UPSTREAM_GONE = -32000
 // How long the upstream gets after its stdin closes, then after SIGTERM, before SIGKILL
 // (the SDK transport's close() does the same escalation with these 2-second steps).
 const SHUTDOWN_STEP_MS = 2000
+// An upstream's stdout ends just before it exits; when it ends and the process is still there
+// this long after, the upstream can never answer again (it closed its stdout but lives on).
+const STDOUT_EOF_GRACE_MS = 1000
 
 function idKey(id) {
   return `${typeof id}:${id}`
@@ -87,6 +90,9 @@ class Proxy {
       this.exitCode = code
       this.exitSignal = signal
     })
+    child?.stdout?.once('end', () => {
+      this.stdoutEofTimer = setTimeout(() => this.upstreamDeaf(), STDOUT_EOF_GRACE_MS)
+    })
 
     this.client = new StdioServerTransport(this.stdin, this.stdout)
     this.client._readBuffer = new LineBuffer()
@@ -119,7 +125,7 @@ class Proxy {
         return
       }
       if (this.upstreamExited || this.closing) {
-        this.replyError(msg.id, UPSTREAM_GONE, `upstream MCP server is not running (${this.exitDescription()})`)
+        this.replyError(msg.id, UPSTREAM_GONE, `upstream MCP server is not running (${this.goneDescription()})`)
         return
       }
       this.pending.set(idKey(msg.id), this.describeRequest(msg))
@@ -208,22 +214,40 @@ class Proxy {
   }
 
   upstreamClosed() {
+    clearTimeout(this.stdoutEofTimer)
     this.upstreamExited = true
     if (this.closing) return
     const why = this.exitDescription()
-    for (const entry of this.pending.values()) {
-      this.replyError(entry.id, UPSTREAM_GONE, `upstream MCP server exited (${why}) before answering ${entry.method}`)
-    }
-    this.pending.clear()
+    this.failPending(`upstream MCP server exited (${why}) before answering`)
     log(`upstream exited (${why})`)
     const code = typeof this.exitCode === 'number' && this.exitCode !== 0 ? this.exitCode : 1
     this.shutdown(code, null)
+  }
+
+  /** The upstream closed its stdout and kept running: nothing it does can reach us any more. */
+  upstreamDeaf() {
+    if (this.upstreamExited || this.closing) return
+    this.stopReason = 'it closed its stdout'
+    this.failPending('upstream MCP server closed its stdout before answering')
+    log('upstream closed its stdout but is still running: stopping it')
+    this.shutdown(1, null)
+  }
+
+  failPending(message) {
+    for (const entry of this.pending.values()) this.replyError(entry.id, UPSTREAM_GONE, `${message} ${entry.method}`)
+    this.pending.clear()
   }
 
   exitDescription() {
     if (this.exitSignal) return `signal ${this.exitSignal}`
     if (typeof this.exitCode === 'number') return `exit code ${this.exitCode}`
     return 'exited'
+  }
+
+  /** Why a request that arrives now cannot be forwarded. */
+  goneDescription() {
+    if (this.upstreamExited) return this.exitDescription()
+    return this.stopReason ?? 'the proxy is shutting down'
   }
 
   // ---- replies the proxy makes itself ----
