@@ -59,7 +59,7 @@ test('a request the upstream never answers holds up nothing, and a slow call is 
 test('the proxy has no request timer: its only timers belong to shutdown', () => {
   // A 65-second call must pass: rather than wait for one, prove there is no timer that could cut
   // it. Every setTimeout/setInterval in bin/ must be one of the shutdown steps.
-  const allowed = /SHUTDOWN_STEP_MS|STDOUT_EOF_GRACE_MS/
+  const allowed = /SHUTDOWN_STEP_MS|UNREACHABLE_GRACE_MS/
   for (const file of fs.readdirSync(path.join(ROOT, 'bin'))) {
     const lines = fs.readFileSync(path.join(ROOT, 'bin', file), 'utf8').split('\n')
     for (const line of lines.filter((l) => /set(Timeout|Interval)\(/.test(l))) {
@@ -186,6 +186,26 @@ test('an upstream that closes its stdout but keeps running: errors for what was 
   assert.equal(code, 1)
   assert.match(proxy.stderr(), /upstream closed its stdout but is still running/)
   assert.ok(await waitUntil(() => !isAlive(pid), 2000), 'upstream left running')
+  } finally {
+    if (isAlive(pid)) process.kill(pid, 'SIGKILL')
+    proxy.child.kill('SIGKILL')
+  }
+})
+
+test('an upstream that closes its stdin but keeps running: the call that cannot be written gets an error, then it is stopped', async () => {
+  const proxy = startProxy()
+  const pid = await upstreamPid(proxy)
+  try {
+    proxy.send({ jsonrpc: '2.0', id: 'close', method: 'fixture/close-stdin' })
+    await proxy.waitFor((m) => m.id === 'close')
+    proxy.send({ jsonrpc: '2.0', id: 'unwritable', method: 'tools/call', params: { name: 'echo', arguments: {} } })
+    const reply = await proxy.waitFor((m) => m.id === 'unwritable', 5000)
+    assert.equal(reply.error.code, -32000)
+    assert.match(reply.error.message, /closed its stdin before answering tools\/call/)
+    const { code } = await proxy.exited
+    assert.equal(code, 1)
+    assert.match(proxy.stderr(), /upstream closed its stdin but is still running: stopping it/)
+    assert.ok(await waitUntil(() => !isAlive(pid), 2000), 'upstream left running')
   } finally {
     if (isAlive(pid)) process.kill(pid, 'SIGKILL')
     proxy.child.kill('SIGKILL')

@@ -22,9 +22,9 @@ const UPSTREAM_GONE = -32000
 // How long the upstream gets after its stdin closes, then after SIGTERM, before SIGKILL
 // (the SDK transport's close() does the same escalation with these 2-second steps).
 const SHUTDOWN_STEP_MS = 2000
-// An upstream's stdout ends just before it exits; when it ends and the process is still there
-// this long after, the upstream can never answer again (it closed its stdout but lives on).
-const STDOUT_EOF_GRACE_MS = 1000
+// An upstream's stdout ends (and writes to its stdin fail) just before it exits; when the process
+// is still there this long after, it lives on but can never answer again.
+const UNREACHABLE_GRACE_MS = 1000
 
 function idKey(id) {
   return `${typeof id}:${id}`
@@ -90,9 +90,7 @@ class Proxy {
       this.exitCode = code
       this.exitSignal = signal
     })
-    child?.stdout?.once('end', () => {
-      this.stdoutEofTimer = setTimeout(() => this.upstreamDeaf(), STDOUT_EOF_GRACE_MS)
-    })
+    child?.stdout?.once('end', () => this.upstreamMayBeUnreachable('closed its stdout'))
 
     this.client = new StdioServerTransport(this.stdin, this.stdout)
     this.client._readBuffer = new LineBuffer()
@@ -210,11 +208,15 @@ class Proxy {
       log(`upstream printed a line that is not a JSON-RPC message (${err.bytes} bytes, dropped): ${err.message}${err.preview ? ` — ${JSON.stringify(err.preview)}` : ''}`)
       return
     }
+    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') {
+      this.upstreamMayBeUnreachable('closed its stdin')
+      return
+    }
     log(`upstream transport error: ${err.message}`)
   }
 
   upstreamClosed() {
-    clearTimeout(this.stdoutEofTimer)
+    clearTimeout(this.unreachableTimer)
     this.upstreamExited = true
     if (this.closing) return
     const why = this.exitDescription()
@@ -224,12 +226,18 @@ class Proxy {
     this.shutdown(code, null)
   }
 
-  /** The upstream closed its stdout and kept running: nothing it does can reach us any more. */
-  upstreamDeaf() {
+  /** A closed pipe usually means the upstream is exiting: give its exit a moment to show. */
+  upstreamMayBeUnreachable(what) {
+    if (this.unreachableTimer || this.upstreamExited || this.closing) return
+    this.unreachableTimer = setTimeout(() => this.upstreamUnreachable(what), UNREACHABLE_GRACE_MS)
+  }
+
+  /** The upstream closed one of its pipes and kept running: it can never answer again. */
+  upstreamUnreachable(what) {
     if (this.upstreamExited || this.closing) return
-    this.stopReason = 'it closed its stdout'
-    this.failPending('upstream MCP server closed its stdout before answering')
-    log('upstream closed its stdout but is still running: stopping it')
+    this.stopReason = `it ${what}`
+    this.failPending(`upstream MCP server ${what} before answering`)
+    log(`upstream ${what} but is still running: stopping it`)
     this.shutdown(1, null)
   }
 
