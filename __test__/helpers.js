@@ -61,15 +61,20 @@ function spawnRaw(command, { env } = {}) {
       }
     }
   }
+  // Decoded as a stream (a multi-byte character may straddle two chunks); each chunk is searched
+  // for newlines on its own so a 50 MB line costs linear time.
+  child.stdout.setEncoding('utf8')
   child.stdout.on('data', (d) => {
-    buf += d
+    let start = 0
     let nl
-    while ((nl = buf.indexOf('\n')) !== -1) {
-      const line = buf.slice(0, nl)
-      buf = buf.slice(nl + 1)
+    while ((nl = d.indexOf('\n', start)) !== -1) {
+      const line = buf + d.slice(start, nl)
+      buf = ''
+      start = nl + 1
       rawLines.push(line)
       messages.push(JSON.parse(line))
     }
+    buf += d.slice(start)
     check()
   })
   child.stderr.on('data', (d) => {

@@ -126,12 +126,24 @@ function preview(text) {
   return text.length > 80 ? `${text.slice(0, 80)}…` : text
 }
 
+/**
+ * A JSON.parse error without the input: V8 quotes the text around the error ("Unexpected token
+ * 'x', "...secret..." is not valid JSON"), and that text may be a request's arguments, which
+ * must reach neither the log nor an error reply.
+ */
+function jsonErrorWithoutInput(err) {
+  const message = err.message
+  if (!/ is not valid JSON$/.test(message)) return message
+  const token = /^Unexpected token '([^']{1,2})'/u.exec(message)
+  return token ? `Unexpected token ${JSON.stringify(token[1])}` : 'invalid JSON'
+}
+
 function parseLine(text, bytes) {
   let msg
   try {
     msg = JSON.parse(text)
   } catch (err) {
-    throw new MessageLineError('parse', `not JSON: ${err.message}`, { bytes, preview: preview(text) })
+    throw new MessageLineError('parse', `not JSON: ${jsonErrorWithoutInput(err)}`, { bytes, preview: preview(text) })
   }
   if (Array.isArray(msg)) {
     // JSON-RPC batches (MCP 2025-03-26): hand each element on as its own message.

@@ -22,6 +22,9 @@ const UPSTREAM_GONE = -32000
 // How long the upstream gets after its stdin closes, then after SIGTERM, before SIGKILL
 // (the SDK transport's close() does the same escalation with these 2-second steps).
 const SHUTDOWN_STEP_MS = 2000
+// An upstream's stdout ends (and writes to its stdin fail) just before it exits; when the process
+// is still there this long after, it lives on but can never answer again.
+const UNREACHABLE_GRACE_MS = 1000
 
 function idKey(id) {
   return `${typeof id}:${id}`
@@ -89,6 +92,7 @@ class Proxy {
       this.exitCode = code
       this.exitSignal = signal
     })
+    child?.stdout?.once('end', () => this.upstreamMayBeUnreachable('closed its stdout'))
 
     this.client = new StdioServerTransport(this.stdin, this.stdout)
     this.client._readBuffer = new LineBuffer()
@@ -121,7 +125,7 @@ class Proxy {
         return
       }
       if (this.upstreamExited || this.closing) {
-        this.replyError(msg.id, UPSTREAM_GONE, `upstream MCP server is not running (${this.exitDescription()})`)
+        this.replyError(msg.id, UPSTREAM_GONE, `upstream MCP server is not running (${this.goneDescription()})`)
         return
       }
       this.pending.set(idKey(msg.id), this.describeRequest(msg))
@@ -210,26 +214,54 @@ class Proxy {
       log(`upstream printed a line that is not a JSON-RPC message (${err.bytes} bytes, dropped): ${err.message}${err.preview ? ` — ${JSON.stringify(err.preview)}` : ''}`)
       return
     }
+    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') {
+      this.upstreamMayBeUnreachable('closed its stdin')
+      return
+    }
     log(`upstream transport error: ${err.message}`)
   }
 
   upstreamClosed() {
+    clearTimeout(this.unreachableTimer)
     this.upstreamExited = true
     if (this.closing) return
     const why = this.exitDescription()
-    for (const entry of this.pending.values()) {
-      this.replyError(entry.id, UPSTREAM_GONE, `upstream MCP server exited (${why}) before answering ${entry.method}`)
-    }
-    this.pending.clear()
+    this.failPending(`upstream MCP server exited (${why}) before answering`)
     log(`upstream exited (${why})`)
     const code = typeof this.exitCode === 'number' && this.exitCode !== 0 ? this.exitCode : 1
     this.shutdown(code, null)
+  }
+
+  /** A closed pipe usually means the upstream is exiting: give its exit a moment to show. */
+  upstreamMayBeUnreachable(what) {
+    if (this.unreachableTimer || this.upstreamExited || this.closing) return
+    this.unreachableTimer = setTimeout(() => this.upstreamUnreachable(what), UNREACHABLE_GRACE_MS)
+  }
+
+  /** The upstream closed one of its pipes and kept running: it can never answer again. */
+  upstreamUnreachable(what) {
+    if (this.upstreamExited || this.closing) return
+    this.stopReason = `it ${what}`
+    this.failPending(`upstream MCP server ${what} before answering`)
+    log(`upstream ${what} but is still running: stopping it`)
+    this.shutdown(1, null)
+  }
+
+  failPending(message) {
+    for (const entry of this.pending.values()) this.replyError(entry.id, UPSTREAM_GONE, `${message} ${entry.method}`)
+    this.pending.clear()
   }
 
   exitDescription() {
     if (this.exitSignal) return `signal ${this.exitSignal}`
     if (typeof this.exitCode === 'number') return `exit code ${this.exitCode}`
     return 'exited'
+  }
+
+  /** Why a request that arrives now cannot be forwarded. */
+  goneDescription() {
+    if (this.upstreamExited) return this.exitDescription()
+    return this.stopReason ?? 'the proxy is shutting down'
   }
 
   // ---- replies the proxy makes itself ----
