@@ -80,7 +80,8 @@ function spawnRaw(command, { env } = {}) {
   child.stderr.on('data', (d) => {
     stderr += d
   })
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  // 'close', not 'exit': by then stdout and stderr are fully read.
+  const exited = new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal })))
   child.stdin.on('error', () => {})
   return {
     child,

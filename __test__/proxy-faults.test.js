@@ -108,6 +108,8 @@ test('half lines and garbage on the upstream stdout lose no message around them'
     const order = proxy.messages.map((m) => m.id ?? m.params?.data)
     assert.ok(order.indexOf('before') < order.indexOf('after') && order.indexOf('after') < order.indexOf('broken'))
     assert.ok(proxy.rawLines.every((l) => JSON.parse(l).jsonrpc === '2.0'))
+    // stderr and stdout are separate pipes: the log line may land after the replies.
+    await waitUntil(() => /not a JSON-RPC message/.test(proxy.stderr()), 5000)
     assert.match(proxy.stderr(), /not a JSON-RPC message \(\d+ bytes, dropped\).*notifications\/mess/)
   } finally {
     await stop(proxy)

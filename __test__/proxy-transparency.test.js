@@ -9,7 +9,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 
-const { FIXTURES, INIT, proxyCommand, spawnRaw } = require('./helpers.js')
+const { FIXTURES, INIT, proxyCommand, spawnRaw, waitUntil } = require('./helpers.js')
 
 const FIXTURE = path.join(FIXTURES, 'fixture-server.js')
 
@@ -120,6 +120,8 @@ test('non-JSON lines the upstream prints are dropped and logged, never forwarded
     assert.deepEqual(reply.result, { ok: true })
     // Every line on stdout parsed as JSON (spawnRaw would have thrown otherwise); none is garbage.
     assert.ok(proxy.rawLines.every((l) => JSON.parse(l).jsonrpc === '2.0'))
+    // stderr and stdout are separate pipes: the log line may land after the reply.
+    await waitUntil(() => /upstream printed a line/.test(proxy.stderr()), 5000)
     assert.match(proxy.stderr(), /upstream printed a line that is not a JSON-RPC message/)
   } finally {
     proxy.child.stdin.end()
