@@ -18,7 +18,7 @@ pub mod parse;
 mod prune;
 pub mod render;
 pub mod retrieve;
-mod roles;
+pub(crate) mod roles;
 #[cfg(test)]
 mod tests;
 pub mod tree;
