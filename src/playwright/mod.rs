@@ -85,7 +85,8 @@ pub fn filter_result_text(
     if filtered.text == found.body {
         return None;
     }
-    let mut out = String::with_capacity(found.before.len() + filtered.text.len() + found.after.len() + 1);
+    let mut out =
+        String::with_capacity(found.before.len() + filtered.text.len() + found.after.len() + 1);
     out.push_str(found.before);
     out.push_str(&filtered.text);
     if !out.ends_with('\n') {

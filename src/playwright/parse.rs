@@ -86,10 +86,12 @@ pub fn ref_implicable(node: &Node<'_>) -> bool {
     node.kind == NodeKind::Element
         && !node.role.is_empty()
         && !roles::is_interactive(node)
-        && !node
-            .attrs
-            .iter()
-            .any(|a| matches!(a.key, "cursor" | "checked" | "pressed" | "expanded" | "selected" | "active" | "disabled"))
+        && !node.attrs.iter().any(|a| {
+            matches!(
+                a.key,
+                "cursor" | "checked" | "pressed" | "expanded" | "selected" | "active" | "disabled"
+            )
+        })
 }
 
 /// `f43e12` → (`f43e`, 12).
@@ -252,7 +254,9 @@ fn read_item(item: &str) -> Option<Item<'_>> {
     }
     if let Some(prop) = raw_inner.strip_prefix('/') {
         let valid = !prop.is_empty()
-            && prop.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            && prop
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
             && key.as_ref() == raw_inner;
         return valid.then(|| Item::Prop {
             key: raw_inner,
@@ -288,38 +292,39 @@ fn read_key<'a>(key: &Cow<'a, str>, raw_inner: &'a str) -> Option<(Node<'a>, boo
     let mut node = Node::new(NodeKind::Element, None);
     node.role = role;
     let rest = k.get(role_len..)?;
-    let attrs_text: &str = if let Some(quoted) = rest.strip_prefix(' ').filter(|r| r.starts_with('"')) {
-        let (name, after) = read_double_quoted(quoted)?;
-        node.name = Some(match key {
-            Cow::Borrowed(b) => {
-                let start = b.len() - quoted.len();
-                read_double_quoted(b.get(start..)?)?.0
-            }
-            Cow::Owned(_) => Cow::Owned(name.into_owned()),
-        });
-        after
-    } else if let Some(regex) = rest.strip_prefix(" /") {
-        // A name Playwright wrote unquoted because it starts and ends with '/'.
-        let end = regex.find("/ [").map(|e| e + 1).unwrap_or_else(|| {
-            if regex.ends_with('/') {
-                regex.len()
-            } else {
-                usize::MAX
-            }
-        });
-        let name = regex.get(..end)?;
-        let full = format!("/{name}");
-        node.name = Some(match key {
-            Cow::Borrowed(b) => {
-                let start = b.len() - rest.len() + 1;
-                Cow::Borrowed(b.get(start..start + full.len())?)
-            }
-            Cow::Owned(_) => Cow::Owned(full),
-        });
-        regex.get(end..)?
-    } else {
-        rest
-    };
+    let attrs_text: &str =
+        if let Some(quoted) = rest.strip_prefix(' ').filter(|r| r.starts_with('"')) {
+            let (name, after) = read_double_quoted(quoted)?;
+            node.name = Some(match key {
+                Cow::Borrowed(b) => {
+                    let start = b.len() - quoted.len();
+                    read_double_quoted(b.get(start..)?)?.0
+                }
+                Cow::Owned(_) => Cow::Owned(name.into_owned()),
+            });
+            after
+        } else if let Some(regex) = rest.strip_prefix(" /") {
+            // A name Playwright wrote unquoted because it starts and ends with '/'.
+            let end = regex.find("/ [").map(|e| e + 1).unwrap_or_else(|| {
+                if regex.ends_with('/') {
+                    regex.len()
+                } else {
+                    usize::MAX
+                }
+            });
+            let name = regex.get(..end)?;
+            let full = format!("/{name}");
+            node.name = Some(match key {
+                Cow::Borrowed(b) => {
+                    let start = b.len() - rest.len() + 1;
+                    Cow::Borrowed(b.get(start..start + full.len())?)
+                }
+                Cow::Owned(_) => Cow::Owned(full),
+            });
+            regex.get(end..)?
+        } else {
+            rest
+        };
     // Attribute tokens hold no quote, so they read the same in the raw line.
     let raw_attrs = raw_inner.get(raw_inner.len().checked_sub(attrs_text.len())?..)?;
     if raw_attrs != attrs_text {

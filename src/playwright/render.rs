@@ -78,10 +78,10 @@ fn is_prop(key: &str) -> bool {
 }
 
 fn shown_props<'n>(node: &'n Node<'_>) -> impl Iterator<Item = (&'n str, &'n str)> + 'n {
-    node.attrs.iter().filter_map(move |a| {
-        (is_prop(a.key) && !(node.drop_url && a.key == "/url"))
-            .then(|| (a.key, a.value.as_deref().unwrap_or("")))
-    })
+    node.attrs
+        .iter()
+        .filter(move |a| is_prop(a.key) && !(node.drop_url && a.key == "/url"))
+        .map(|a| (a.key, a.value.as_deref().unwrap_or("")))
 }
 
 fn is_text(node: &Node<'_>) -> bool {
@@ -105,7 +105,8 @@ fn text_of<'n>(node: &'n Node<'_>) -> std::borrow::Cow<'n, str> {
 /// Writes the whole tree (with the legend line).
 pub fn render(tree: &Tree<'_>, lossy: bool) -> Rendered {
     let mut r = Rendered::default();
-    r.text.push_str(if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT });
+    r.text
+        .push_str(if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT });
     r.text.push('\n');
     render_items(tree, &tree.roots, RefStyle::Implied, &mut r);
     if !tree.trailing_newline && r.text.ends_with('\n') {
@@ -127,6 +128,8 @@ pub fn render_subtree(tree: &Tree<'_>, root: usize) -> Rendered {
 fn write_marker_line(out: &mut String, depth: usize, text: &str) {
     push_indent(out, depth);
     out.push_str("- '");
+    // Playwright nodes without refs (options) leave the shared marker's ref list empty.
+    let text = text.replace(" ()", "");
     out.push_str(&text.replace('\'', "''"));
     out.push_str("'\n");
 }
@@ -276,7 +279,12 @@ fn render_items(tree: &Tree<'_>, roots: &[usize], style: RefStyle, r: &mut Rende
 }
 
 /// `role "name" [attrs] [ref=…] [cursor=…]`, before YAML quoting.
-fn write_element_key(out: &mut String, node: &Node<'_>, style: RefStyle, prev: &mut Option<String>) {
+fn write_element_key(
+    out: &mut String,
+    node: &Node<'_>,
+    style: RefStyle,
+    prev: &mut Option<String>,
+) {
     out.push_str(node.role);
     let mut cut = None;
     if let Some(name) = &node.name {

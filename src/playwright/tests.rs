@@ -54,7 +54,10 @@ fn corpus_results() -> Vec<(String, String)> {
             let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
                 continue;
             };
-            let blocks = json["result"]["content"].as_array().cloned().unwrap_or_default();
+            let blocks = json["result"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
             for block in blocks {
                 if let Some(t) = block["text"].as_str() {
                     let name = format!(
@@ -78,12 +81,19 @@ fn corpus_snapshots() -> Vec<(String, String)> {
         .filter_map(|(n, t)| find_yaml_snapshot(t).map(|s| (n.clone(), s.body.to_string())))
         .collect();
     if !all.is_empty() {
-        assert!(snapshots.len() >= 10, "expected the corpus' Playwright snapshots");
+        assert!(
+            snapshots.len() >= 10,
+            "expected the corpus' Playwright snapshots"
+        );
     }
     snapshots
 }
 
-fn parse_owned(text: &str) -> (Vec<String>, usize, Vec<(String, String, Option<String>, Vec<String>)>) {
+/// (uid, role, name, attributes but `cursor`) of an element node.
+type Element = (String, String, Option<String>, Vec<String>);
+
+/// The refs (shown or implied), unreadable line count and elements of a parsed body.
+fn parse_owned(text: &str) -> (Vec<String>, usize, Vec<Element>) {
     let mut implied = Vec::new();
     let tree = parse(text, &mut implied);
     let elements = tree
@@ -98,10 +108,19 @@ fn parse_owned(text: &str) -> (Vec<String>, usize, Vec<(String, String, Option<S
                 .map(|a| format!("{}={:?}", a.key, a.value))
                 .collect();
             attrs.sort();
-            (n.uid.to_string(), n.role.to_string(), n.name.as_deref().map(str::to_string), attrs)
+            (
+                n.uid.to_string(),
+                n.role.to_string(),
+                n.name.as_deref().map(str::to_string),
+                attrs,
+            )
         })
         .collect();
-    (tree.uids().map(str::to_string).collect(), tree.unreadable_lines, elements)
+    (
+        tree.uids().map(str::to_string).collect(),
+        tree.unreadable_lines,
+        elements,
+    )
 }
 
 fn with_tree<R>(text: &str, f: impl FnOnce(&Tree<'_>) -> R) -> R {
@@ -120,13 +139,26 @@ fn check_invariants(name: &str, input: &str, level: Level) -> String {
     }
     let (raw_uids, raw_unreadable, _) = parse_owned(input);
     let input_uids: HashSet<&str> = raw_uids.iter().map(String::as_str).collect();
-    assert_eq!(input_uids.len(), raw_uids.len(), "{name}: refs repeat upstream");
+    assert_eq!(
+        input_uids.len(),
+        raw_uids.len(),
+        "{name}: refs repeat upstream"
+    );
     let (shown, unreadable, _) = parse_owned(&out.text);
-    assert!(unreadable <= raw_unreadable, "{name} {level}: unreadable output lines");
+    assert!(
+        unreadable <= raw_unreadable,
+        "{name} {level}: unreadable output lines"
+    );
     let mut seen = HashSet::new();
     for uid in &shown {
-        assert!(input_uids.contains(uid.as_str()), "{name} {level}: invented ref {uid}");
-        assert!(seen.insert(uid.as_str()), "{name} {level}: ref {uid} shown twice");
+        assert!(
+            input_uids.contains(uid.as_str()),
+            "{name} {level}: invented ref {uid}"
+        );
+        assert!(
+            seen.insert(uid.as_str()),
+            "{name} {level}: ref {uid} shown twice"
+        );
     }
     // Every ref not shown is named by a marker: listed, or under the ref it says to expand.
     let covered: HashSet<String> = with_tree(input, |raw| {
@@ -164,9 +196,16 @@ fn check_invariants(name: &str, input: &str, level: Level) -> String {
         );
     }
     assert_eq!(out.uids_shown, shown.len(), "{name} {level}: uids_shown");
-    assert_eq!(filter_yaml_snapshot(input, &options).text, out.text, "{name} {level}: determinism");
+    assert_eq!(
+        filter_yaml_snapshot(input, &options).text,
+        out.text,
+        "{name} {level}: determinism"
+    );
     let again = filter_yaml_snapshot(&out.text, &options);
-    assert!(again.text.len() <= out.text.len(), "{name} {level}: refiltering grew");
+    assert!(
+        again.text.len() <= out.text.len(),
+        "{name} {level}: refiltering grew"
+    );
     if level == Level::Light {
         assert_eq!(again.text, out.text, "{name}: light is idempotent");
     }
@@ -196,19 +235,24 @@ fn light_is_lossless_on_the_corpus() {
             assert_eq!(x, y, "{name}");
         }
         // Cursors dropped only on roles that are interactive anyway.
-        let cursors = |t: &str| with_tree(t, |tree| {
-            tree.nodes
-                .iter()
-                .filter(|n| n.has_attr("cursor") && !crate::snapshot::roles::is_interactive(n))
-                .count()
-        });
+        let cursors = |t: &str| {
+            with_tree(t, |tree| {
+                tree.nodes
+                    .iter()
+                    .filter(|n| n.has_attr("cursor") && !crate::snapshot::roles::is_interactive(n))
+                    .count()
+            })
+        };
         assert_eq!(cursors(&body), cursors(&out.text), "{name}: cursors");
     }
 }
 
 #[test]
 fn expand_and_search_reach_every_hidden_ref() {
-    for (name, body) in corpus_snapshots().into_iter().filter(|(_, b)| b.len() < 120_000) {
+    for (name, body) in corpus_snapshots()
+        .into_iter()
+        .filter(|(_, b)| b.len() < 120_000)
+    {
         let (raw_uids, _, _) = parse_owned(&body);
         for level in [Level::Moderate, Level::Aggressive] {
             let out = filter_yaml_snapshot(&body, &SnapshotOptions::for_level(level)).text;
@@ -225,8 +269,14 @@ fn expand_and_search_reach_every_hidden_ref() {
                 assert!(expanded.contains(&format!("[ref={uid}]")), "{name}: {uid}");
                 reachable.extend(parse_owned(&expanded).0);
             }
-            let missing: Vec<_> = raw_uids.iter().filter(|u| !reachable.contains(*u)).collect();
-            assert!(missing.is_empty(), "{name} {level}: unreachable {missing:?}");
+            let missing: Vec<_> = raw_uids
+                .iter()
+                .filter(|u| !reachable.contains(*u))
+                .collect();
+            assert!(
+                missing.is_empty(),
+                "{name} {level}: unreachable {missing:?}"
+            );
         }
     }
 }
@@ -239,15 +289,24 @@ fn results_keep_every_other_section_byte_for_byte() {
             let mut raw = None;
             let out = filter_result_text(&text, &SnapshotOptions::for_level(level), &mut raw);
             let Some(found) = find_yaml_snapshot(&text) else {
-                assert!(out.is_none() && raw.is_none(), "{name}: no snapshot, no change");
+                assert!(
+                    out.is_none() && raw.is_none(),
+                    "{name}: no snapshot, no change"
+                );
                 continue;
             };
             snapshots += 1;
-            assert_eq!(raw.as_deref(), Some(found.body), "{name}: raw body captured");
+            assert_eq!(
+                raw.as_deref(),
+                Some(found.body),
+                "{name}: raw body captured"
+            );
             let (new_text, _) = out.expect("filtered");
             assert!(new_text.starts_with(found.before), "{name}");
             assert!(new_text.ends_with(found.after), "{name}");
-            let new_body = find_yaml_snapshot(&new_text).expect("still a snapshot").body;
+            let new_body = find_yaml_snapshot(&new_text)
+                .expect("still a snapshot")
+                .body;
             assert_eq!(
                 new_body,
                 filter_yaml_snapshot(found.body, &SnapshotOptions::for_level(level)).text,
@@ -262,15 +321,23 @@ fn results_keep_every_other_section_byte_for_byte() {
 
 #[test]
 fn search_finds_hidden_links_with_their_refs() {
-    let Some((_, body)) = corpus_snapshots().into_iter().find(|(n, _)| n.starts_with("app-megamenu")) else {
+    let Some((_, body)) = corpus_snapshots()
+        .into_iter()
+        .find(|(n, _)| n.starts_with("app-megamenu"))
+    else {
         return;
     };
     let hits = search_snapshot(&body, "Do not sell", false, 5).expect("search");
     assert_eq!(hits.total, 1);
     let hit = &hits.hits[0];
-    assert!(hit.line.contains("[ref=") && hit.line.starts_with("- link \"Do not sell"), "{}", hit.line);
+    assert!(
+        hit.line.contains("[ref=") && hit.line.starts_with("- link \"Do not sell"),
+        "{}",
+        hit.line
+    );
     assert!(hit.path.contains("contentinfo"), "{}", hit.path);
-    let aggressive = filter_yaml_snapshot(&body, &SnapshotOptions::for_level(Level::Aggressive)).text;
+    let aggressive =
+        filter_yaml_snapshot(&body, &SnapshotOptions::for_level(Level::Aggressive)).text;
     assert!(!aggressive.contains(&format!("[ref={}]", hit.uid)));
 }
 
@@ -300,7 +367,10 @@ fn a_5000_level_tree_and_a_10_mb_line_do_not_break_it() {
         deep.push_str(&format!("- generic [ref=e{}]:\n", i + 1));
     }
     deep.push_str(&"  ".repeat(5000));
-    deep.push_str(&format!("- link \"{}\" [ref=e9999]\n", "x".repeat(10_000_000)));
+    deep.push_str(&format!(
+        "- link \"{}\" [ref=e9999]\n",
+        "x".repeat(10_000_000)
+    ));
     for level in Level::ALL {
         let out = filter_yaml_snapshot(&deep, &SnapshotOptions::for_level(level));
         assert!(out.text.len() <= deep.len());

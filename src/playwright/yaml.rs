@@ -16,7 +16,11 @@ pub fn needs_quotes(s: &str) -> bool {
     }
     if s.chars().any(|c| {
         let u = c as u32;
-        (u <= 0x08) || u == 0x0b || u == 0x0c || (0x0e..=0x1f).contains(&u) || (0x7f..=0x9f).contains(&u)
+        (u <= 0x08)
+            || u == 0x0b
+            || u == 0x0c
+            || (0x0e..=0x1f).contains(&u)
+            || (0x7f..=0x9f).contains(&u)
     }) {
         return true;
     }
@@ -38,7 +42,10 @@ pub fn needs_quotes(s: &str) -> bool {
     }
     // Also any Unicode whitespace before '#' (JS `\s`).
     if s.char_indices().any(|(i, c)| {
-        c.is_whitespace() && !c.is_ascii() && s.get(i + c.len_utf8()..).is_some_and(|r| r.starts_with('#'))
+        c.is_whitespace()
+            && !c.is_ascii()
+            && s.get(i + c.len_utf8()..)
+                .is_some_and(|r| r.starts_with('#'))
     }) {
         return true;
     }
@@ -273,17 +280,34 @@ mod tests {
 
     #[test]
     fn quoting_follows_playwright() {
-        for s in ["", " a", "-x", "a: b", "a:", "#x", "a #b", "12", "1e5", "0x1F", "yes", "{", "[a"] {
+        for s in [
+            "", " a", "-x", "a: b", "a:", "#x", "a #b", "12", "1e5", "0x1F", "yes", "{", "[a",
+        ] {
             assert!(needs_quotes(s), "{s:?}");
         }
-        for s in ["plain text", "http://x/y", "a-b", "1a", "a#b", "Free shipping ·", "e5"] {
+        for s in [
+            "plain text",
+            "http://x/y",
+            "a-b",
+            "1a",
+            "a#b",
+            "Free shipping ·",
+            "e5",
+        ] {
             assert!(!needs_quotes(s), "{s:?}");
         }
     }
 
     #[test]
     fn values_and_keys_round_trip() {
-        for s in ["x", "a: \"b\"\n\\c\t", "'quoted' it's", "#main", "100", "\u{1}"] {
+        for s in [
+            "x",
+            "a: \"b\"\n\\c\t",
+            "'quoted' it's",
+            "#main",
+            "100",
+            "\u{1}",
+        ] {
             let mut v = String::new();
             write_value(&mut v, s);
             assert_eq!(read_value(&v), s, "{v}");
@@ -297,7 +321,12 @@ mod tests {
             assert_eq!(back.as_deref(), Some(s), "{k}");
             let mut j = String::new();
             write_json_string(&mut j, s);
-            assert_eq!(read_double_quoted(&j).map(|(t, _)| t.into_owned()).as_deref(), Some(s));
+            assert_eq!(
+                read_double_quoted(&j)
+                    .map(|(t, _)| t.into_owned())
+                    .as_deref(),
+                Some(s)
+            );
         }
     }
 }
