@@ -399,3 +399,49 @@ fn random_bytes_never_panic() {
         let _ = expand_subtree(&s, "e1", None);
     }
 }
+
+/// Through the session: a Playwright result is filtered, its raw YAML cached under the page key
+/// "" (no pageId), and expand_snapshot / search_snapshot answer with refs.
+#[test]
+fn the_session_filters_playwright_results_and_answers_the_proxy_tools() {
+    use crate::session::{Session, SessionOptions};
+    let Some((_, text)) = corpus_results()
+        .into_iter()
+        .find(|(n, _)| n == "app-megamenu/browser_snapshot.json")
+    else {
+        return;
+    };
+    let result = serde_json::json!({"content": [{"type": "text", "text": text}]}).to_string();
+    let mut session = Session::new(SessionOptions::for_level(Level::Moderate));
+    let filtered = session
+        .filter_tool_result("browser_snapshot", &result, Some("{}"))
+        .expect("ok")
+        .expect("filtered");
+    let value: serde_json::Value = serde_json::from_str(&filtered).expect("json");
+    let new_text = value["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(new_text.starts_with("### Page\n- Page URL: http://127.0.0.1:8765/app/megamenu.html"));
+    assert!(new_text.len() < text.len() / 2);
+    assert!(session.cached_snapshot_bytes() > 0);
+    // The cookie dialog's buttons stay; the footer links hide behind a marker naming a ref.
+    assert!(new_text.contains("button \"Accept all\" [ref=f43e345]"));
+    assert!(!new_text.contains("[ref=f43e339]"));
+    let expanded = session
+        .call_proxy_tool("expand_snapshot", Some(r#"{"uid": "f43e333"}"#))
+        .expect("answer");
+    assert!(expanded.contains("[ref=f43e339]"), "{expanded}");
+    let found = session
+        .call_proxy_tool("search_snapshot", Some(r#"{"query": "sitemap"}"#))
+        .expect("answer");
+    assert!(found.contains("[ref=f43e340]"), "{found}");
+    // Results without an inline snapshot (action tools link a .yml file) pass untouched.
+    let click = corpus_results()
+        .into_iter()
+        .find(|(n, _)| n == "app-megamenu/browser_click.json")
+        .map(|(_, t)| serde_json::json!({"content": [{"type": "text", "text": t}]}).to_string());
+    if let Some(click) = click {
+        assert_eq!(
+            session.filter_tool_result("browser_click", &click, None),
+            Ok(None)
+        );
+    }
+}
