@@ -7,6 +7,7 @@
 pub mod describe;
 pub mod error;
 pub mod level;
+pub mod playwright;
 pub mod proxy_tools;
 pub mod result;
 pub mod session;

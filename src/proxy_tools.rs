@@ -28,7 +28,7 @@ pub fn definitions() -> Vec<Value> {
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "uid": {"type": "string", "description": "uid of the node to expand, as shown in the snapshot (e.g. 7_118)."},
+                    "uid": {"type": "string", "description": "uid of the node to expand, as shown in the snapshot (e.g. 7_118, or a Playwright ref such as e39)."},
                     "depth": {"type": "integer", "minimum": 0, "description": "Levels below the node to include. Default: all."},
                     "pageId": {"type": ["number", "string"], "description": PAGE_ID_DOC}
                 },
@@ -148,7 +148,7 @@ fn optional_count(args: &Map<String, Value>, key: &str) -> Result<Option<usize>,
 fn miss_message(miss: &CacheMiss) -> String {
     match miss {
         CacheMiss::NoSnapshot { page: None } => {
-            "No snapshot to read yet: call take_snapshot first.".to_string()
+            "No snapshot to read yet: take one first (take_snapshot, or browser_snapshot with Playwright MCP).".to_string()
         }
         CacheMiss::NoSnapshot { page: Some(p) } => format!(
             "No snapshot of page {p} is cached (it was never taken or was evicted): call take_snapshot for that page first."

@@ -25,13 +25,30 @@ const CONTENT_HEAVY_TOOLS: &[&str] = &[
     "list_network_requests",
     "list_console_messages",
     "evaluate_script",
+    // Playwright MCP: `browser_snapshot` returns the YAML inline; action tools did in versions
+    // before 0.0.3x (now they link a `.yml` file, and the result passes untouched).
+    "browser_snapshot",
+    "browser_navigate",
+    "browser_navigate_back",
+    "browser_click",
+    "browser_type",
+    "browser_hover",
+    "browser_drag",
+    "browser_drop",
+    "browser_select_option",
+    "browser_press_key",
+    "browser_fill_form",
+    "browser_file_upload",
+    "browser_handle_dialog",
+    "browser_wait_for",
+    "browser_tabs",
 ];
 
 /// The tool whose fenced JSON output gets the `evaluate` filter.
 pub const EVALUATE_SCRIPT: &str = "evaluate_script";
 
-/// True when the named tool's result goes through the section filters. Playwright's `browser_*`
-/// results are not handled yet and pass through.
+/// True when the named tool's result goes through the section filters (for Playwright's
+/// `browser_*` tools: the snapshot filter only).
 pub fn is_content_heavy(tool_name: &str) -> bool {
     CONTENT_HEAVY_TOOLS.contains(&tool_name)
 }
@@ -47,7 +64,9 @@ mod tests {
         assert!(is_content_heavy(EVALUATE_SCRIPT));
         assert!(!is_content_heavy("get_network_request"));
         assert!(!is_content_heavy("get_console_message"));
-        assert!(!is_content_heavy("browser_snapshot"));
+        assert!(is_content_heavy("browser_snapshot"));
+        assert!(!is_content_heavy("browser_network_requests"));
+        assert!(!is_content_heavy("browser_find"));
         assert!(!is_content_heavy("take_heapsnapshot"));
     }
 }

@@ -18,7 +18,7 @@ pub mod parse;
 mod prune;
 pub mod render;
 pub mod retrieve;
-mod roles;
+pub(crate) mod roles;
 #[cfg(test)]
 mod tests;
 pub mod tree;
@@ -82,7 +82,11 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
 }
 
 /// Filters the body of a `## Latest page snapshot` section (the lines after the header).
+/// A Playwright YAML body goes to `crate::playwright` (same passes, its own notation).
 pub fn filter_snapshot(text: &str, options: &SnapshotOptions) -> FilteredSnapshot {
+    if crate::playwright::is_yaml_snapshot(text) {
+        return crate::playwright::filter_yaml_snapshot(text, options);
+    }
     let mut tree = parse::parse(text);
     let uids_in = {
         let mut uids = std::collections::HashSet::with_capacity(tree.nodes.len());

@@ -1,6 +1,7 @@
 //! Getting back what a lossy level hid, from the raw (unfiltered) snapshot text:
 //! `expand_subtree` renders the subtree under a uid at `light` (lossless), `search_snapshot`
 //! finds the nodes whose role, name or attributes match, with the path of their ancestors.
+//! Both work on chrome-devtools-mcp text and on Playwright YAML (detected; refs are uids).
 
 use regex::{Regex, RegexBuilder};
 
@@ -8,6 +9,7 @@ use super::parse::parse;
 use super::render::{render_subtree, write_element_line};
 use super::tree::{Node, NodeKind, Tree};
 use crate::error::FilterError;
+use crate::playwright;
 
 /// Characters of an ancestor's name shown in a search hit's path.
 const PATH_NAME_CHARS: usize = 40;
@@ -17,7 +19,13 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 /// The subtree under `uid`, rendered at `light`; with `depth`, nodes more than `depth` levels
 /// below `uid` hide behind markers (which name what they hide, as in the lossy levels).
 pub fn expand_subtree(raw: &str, uid: &str, depth: Option<usize>) -> Result<String, FilterError> {
-    let mut tree = parse(raw);
+    let yaml = playwright::is_yaml_snapshot(raw);
+    let mut implied = Vec::new();
+    let mut tree = if yaml {
+        playwright::retrieve::parse_tree(raw, &mut implied)
+    } else {
+        parse(raw)
+    };
     let root = tree.find_uid(uid).ok_or_else(|| unknown_uid(uid))?;
     if let Some(max) = depth {
         let mut below = vec![(root, 0usize)];
@@ -37,6 +45,9 @@ pub fn expand_subtree(raw: &str, uid: &str, depth: Option<usize>) -> Result<Stri
                 }
             }
         }
+    }
+    if yaml {
+        return Ok(playwright::retrieve::subtree_text(&tree, root));
     }
     Ok(render_subtree(&tree, root, depth.is_some()).text)
 }
@@ -146,7 +157,13 @@ pub fn search_snapshot(
     limit: usize,
 ) -> Result<SearchHits, FilterError> {
     let matcher = Matcher::new(query, regex)?;
-    let tree = parse(raw);
+    let yaml = playwright::is_yaml_snapshot(raw);
+    let mut implied = Vec::new();
+    let tree = if yaml {
+        playwright::retrieve::parse_tree(raw, &mut implied)
+    } else {
+        parse(raw)
+    };
     let mut result = SearchHits::default();
     for (id, node) in tree.nodes.iter().enumerate() {
         if node.kind != NodeKind::Element || node.uid.is_empty() {
@@ -157,8 +174,13 @@ pub fn search_snapshot(
         }
         result.total += 1;
         if result.hits.len() < limit {
-            let mut line = String::new();
-            write_element_line(&mut line, &tree, id);
+            let line = if yaml {
+                playwright::retrieve::hit_line(&tree, id)
+            } else {
+                let mut line = String::new();
+                write_element_line(&mut line, &tree, id);
+                line
+            };
             result.hits.push(SearchHit {
                 uid: node.uid.to_string(),
                 line,

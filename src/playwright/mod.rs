@@ -1,0 +1,97 @@
+//! Playwright MCP (`@playwright/mcp`) results: the ARIA snapshot in YAML under `### Snapshot`
+//! (see ../shared/UPSTREAM-FORMATS.md §2). Parsed into the same [`Tree`] as chrome-devtools-mcp
+//! snapshots (refs are the uids), thinned by the same passes at the same level parameters, and
+//! written back as Playwright-style YAML (`render` documents the notation). Everything in the
+//! result but the YAML body passes byte for byte (`sections`).
+//!
+//! [`Tree`]: crate::snapshot::tree::Tree
+
+pub mod parse;
+pub mod render;
+pub mod retrieve;
+pub mod sections;
+#[cfg(test)]
+mod tests;
+pub mod yaml;
+
+use crate::level::Level;
+use crate::snapshot::tree::NodeKind;
+use crate::snapshot::{apply_passes, FilteredSnapshot, SnapshotOptions};
+
+/// Tools of Playwright MCP are named `browser_*`.
+pub fn is_playwright_tool(tool_name: &str) -> bool {
+    tool_name.starts_with("browser_")
+}
+
+/// True when a snapshot body is Playwright YAML (or our YAML rendering of one) rather than the
+/// chrome-devtools-mcp notation: its first line is a YAML list item or our legend comment.
+pub fn is_yaml_snapshot(body: &str) -> bool {
+    let first = body.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    first.starts_with(parse::LEGEND_TAG) || first.trim_start().starts_with("- ")
+}
+
+/// Filters the YAML body of a `### Snapshot` section (the lines inside the fence).
+pub fn filter_yaml_snapshot(text: &str, options: &SnapshotOptions) -> FilteredSnapshot {
+    let mut implied = Vec::new();
+    let mut tree = parse::parse(text, &mut implied);
+    let uids_in = {
+        let mut uids = std::collections::HashSet::with_capacity(tree.nodes.len());
+        uids.extend(tree.uids());
+        uids.len()
+    };
+    let unchanged = |markers| FilteredSnapshot {
+        text: text.to_string(),
+        uids_in,
+        uids_shown: uids_in,
+        uids_hidden: 0,
+        markers,
+    };
+    if options.level == Level::Off || tree.nodes.is_empty() {
+        return unchanged(0);
+    }
+    apply_passes(&mut tree, options);
+    let rendered = render::render(&tree, options.level >= Level::Moderate);
+    if rendered.text.len() >= text.len() {
+        let markers = tree
+            .nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::Marker)
+            .count();
+        return unchanged(markers);
+    }
+    FilteredSnapshot {
+        text: rendered.text,
+        uids_in,
+        uids_shown: rendered.uids_shown,
+        uids_hidden: rendered.uids_hidden,
+        markers: rendered.markers,
+    }
+}
+
+/// Filters the snapshot inside a Playwright result's text; `None` when the text has none or
+/// the filter changed nothing. Hands the raw body to `raw_snapshot` (for the proxy's cache) and
+/// returns the new text with the uids hidden.
+pub fn filter_result_text(
+    text: &str,
+    options: &SnapshotOptions,
+    raw_snapshot: &mut Option<String>,
+) -> Option<(String, usize)> {
+    let found = sections::find_yaml_snapshot(text)?;
+    if found.body.is_empty() {
+        return None;
+    }
+    *raw_snapshot = Some(found.body.to_string());
+    let filtered = filter_yaml_snapshot(found.body, options);
+    if filtered.text == found.body {
+        return None;
+    }
+    let mut out =
+        String::with_capacity(found.before.len() + filtered.text.len() + found.after.len() + 1);
+    out.push_str(found.before);
+    out.push_str(&filtered.text);
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(found.after);
+    Some((out, filtered.uids_hidden))
+}

@@ -1,0 +1,387 @@
+//! Writes a tree back as a Playwright-style ARIA snapshot: valid YAML, the same line shapes
+//! Playwright prints, with what the passes changed:
+//!
+//! - a legend comment on top (`# snapshot-filter …`);
+//! - `[ref=…]` left out on a structural node (no link, button, control, clickable or stateful
+//!   node) whose ref is the one after the previous ref written or implied, in document order:
+//!   `- row:` after `[ref=e41]` is e42. A structural node without any ref says `[noref]`;
+//! - `[cursor=pointer]` left out on roles that are interactive anyway (links, buttons, …);
+//! - at the lossy levels, hidden runs as one quoted list item each (the shared marker text,
+//!   so the same words and uid lists as in chrome-devtools-mcp snapshots):
+//!   `- '… 12 hidden (link 6, text 4, listitem 2; uid e40…e77): expand_snapshot uid=e39'`;
+//!   names cut at `max_text_length` end in `…` and carry `[cut=N]`, texts just end in `…`;
+//!   link urls (`/url`) of named links dropped.
+
+use std::collections::BTreeMap;
+
+use super::parse::{next_ref, ref_implicable, NOREF};
+use super::yaml::{write_json_string, write_key, write_value};
+use crate::snapshot::marker;
+use crate::snapshot::roles;
+use crate::snapshot::tree::{Node, NodeKind, Tree};
+
+const LEGEND_LIGHT: &str = "# snapshot-filter light: a node shown without [ref=…] (not a link, button or control) has the ref after the previous one; [cursor=pointer] left out on links, buttons and controls";
+const LEGEND_LOSSY: &str = "# snapshot-filter: a node shown without [ref=…] (not a link, button or control) has the ref after the previous one; [cursor=pointer] left out on links, buttons and controls; '… N hidden' items, link urls, text cut at … ([cut=N] chars): expand_snapshot uid=<ref>";
+
+/// What `render` wrote, for the stats.
+#[derive(Debug, Default)]
+pub struct Rendered {
+    pub text: String,
+    pub uids_shown: usize,
+    pub uids_hidden: usize,
+    pub markers: usize,
+}
+
+/// How refs are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefStyle {
+    /// Structural refs implied where they follow the previous one (filtered snapshots).
+    Implied,
+    /// Every ref written (expand and search answers).
+    Explicit,
+}
+
+struct Frame {
+    items: Vec<usize>,
+    pos: usize,
+    depth: usize,
+    expand_uid: usize,
+    closes_root: Option<usize>,
+}
+
+fn flatten(tree: &Tree<'_>, children: &[usize], dropped: &mut Vec<usize>) -> Vec<usize> {
+    let mut out = Vec::with_capacity(children.len());
+    let mut stack: Vec<usize> = children.iter().rev().copied().collect();
+    while let Some(id) = stack.pop() {
+        let Some(node) = tree.nodes.get(id) else {
+            continue;
+        };
+        if node.dropped && !node.hidden {
+            dropped.push(id);
+            stack.extend(node.children.iter().rev().copied());
+        } else {
+            out.push(id);
+        }
+    }
+    out
+}
+
+fn push_indent(out: &mut String, depth: usize) {
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+}
+
+/// Property lines (`/url`, `/placeholder`) are attributes whose key starts with `/`.
+fn is_prop(key: &str) -> bool {
+    key.starts_with('/')
+}
+
+fn shown_props<'n>(node: &'n Node<'_>) -> impl Iterator<Item = (&'n str, &'n str)> + 'n {
+    node.attrs
+        .iter()
+        .filter(move |a| is_prop(a.key) && !(node.drop_url && a.key == "/url"))
+        .map(|a| (a.key, a.value.as_deref().unwrap_or("")))
+}
+
+fn is_text(node: &Node<'_>) -> bool {
+    node.kind == NodeKind::Element && node.role.is_empty()
+}
+
+/// The text of a text node, cut where a pass said.
+fn text_of<'n>(node: &'n Node<'_>) -> std::borrow::Cow<'n, str> {
+    let name = node.name_str();
+    match node.keep_chars {
+        Some(keep) => {
+            let cut_at = name.char_indices().nth(keep).map_or(name.len(), |(i, _)| i);
+            let mut s = name.get(..cut_at).unwrap_or("").to_string();
+            s.push('…');
+            s.into()
+        }
+        None => name.into(),
+    }
+}
+
+/// Writes the whole tree (with the legend line).
+pub fn render(tree: &Tree<'_>, lossy: bool) -> Rendered {
+    let mut r = Rendered::default();
+    r.text
+        .push_str(if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT });
+    r.text.push('\n');
+    render_items(tree, &tree.roots, RefStyle::Implied, &mut r);
+    if !tree.trailing_newline && r.text.ends_with('\n') {
+        r.text.pop();
+    }
+    r
+}
+
+/// Writes the subtree of `root` alone, every ref explicit, no legend.
+pub fn render_subtree(tree: &Tree<'_>, root: usize) -> Rendered {
+    let mut r = Rendered::default();
+    render_items(tree, &[root], RefStyle::Explicit, &mut r);
+    if r.text.ends_with('\n') {
+        r.text.pop();
+    }
+    r
+}
+
+fn write_marker_line(out: &mut String, depth: usize, text: &str) {
+    push_indent(out, depth);
+    out.push_str("- '");
+    // Playwright nodes without refs (options) leave the shared marker's ref list empty.
+    let text = text.replace(" ()", "");
+    out.push_str(&text.replace('\'', "''"));
+    out.push_str("'\n");
+}
+
+fn render_items(tree: &Tree<'_>, roots: &[usize], style: RefStyle, r: &mut Rendered) {
+    let uid_of = |id: usize| tree.nodes.get(id).map_or("", |n| n.uid);
+    let mut prev_ref: Option<String> = None;
+    let mut dropped_by_root: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut scratch = Vec::new();
+    let mut marker_text = String::new();
+    let mut stack = vec![Frame {
+        items: roots.to_vec(),
+        pos: 0,
+        depth: 0,
+        expand_uid: usize::MAX,
+        closes_root: None,
+    }];
+    let mut root_of_frame: Option<usize> = None;
+    while let Some(frame) = stack.last_mut() {
+        let Some(&id) = frame.items.get(frame.pos) else {
+            if let Some(root) = frame.closes_root {
+                if let Some(dropped) = dropped_by_root.remove(&root) {
+                    marker_text.clear();
+                    r.uids_hidden +=
+                        marker::write_dropped(&mut marker_text, tree, &dropped, 0, uid_of(root));
+                    write_marker_line(&mut r.text, frame.depth, &marker_text);
+                    r.markers += 1;
+                }
+            }
+            stack.pop();
+            continue;
+        };
+        let Some(node) = tree.nodes.get(id) else {
+            frame.pos += 1;
+            continue;
+        };
+        if frame.depth == 0 {
+            root_of_frame = Some(id);
+        }
+        let depth = frame.depth;
+        if node.hidden {
+            let start = frame.pos;
+            while frame
+                .items
+                .get(frame.pos)
+                .and_then(|&i| tree.nodes.get(i))
+                .is_some_and(|n| n.hidden)
+            {
+                frame.pos += 1;
+            }
+            let run = frame.items.get(start..frame.pos).unwrap_or(&[]);
+            marker_text.clear();
+            r.uids_hidden +=
+                marker::write_hidden(&mut marker_text, tree, run, 0, uid_of(frame.expand_uid));
+            write_marker_line(&mut r.text, depth, &marker_text);
+            r.markers += 1;
+            continue;
+        }
+        frame.pos += 1;
+        match node.kind {
+            NodeKind::Verbatim => {
+                r.text.push_str(node.raw.unwrap_or(""));
+                r.text.push('\n');
+            }
+            NodeKind::Marker => {
+                write_marker_line(&mut r.text, depth, node.name_str());
+                r.markers += 1;
+            }
+            NodeKind::Element if is_text(node) => {
+                push_indent(&mut r.text, depth);
+                r.text.push_str("- text: ");
+                write_value(&mut r.text, &text_of(node));
+                r.text.push('\n');
+            }
+            NodeKind::Element => {
+                scratch.clear();
+                let items = flatten(tree, &node.children, &mut scratch);
+                if !scratch.is_empty() {
+                    if let Some(root) = root_of_frame {
+                        dropped_by_root.entry(root).or_default().extend(&scratch);
+                    }
+                }
+                push_indent(&mut r.text, depth);
+                r.text.push_str("- ");
+                let mut key = String::new();
+                write_element_key(&mut key, node, style, &mut prev_ref);
+                write_key(&mut r.text, &key);
+                if !node.uid.is_empty() {
+                    r.uids_shown += 1;
+                }
+                let has_props = shown_props(node).next().is_some();
+                let inline = match items.as_slice() {
+                    [only] if !has_props => tree
+                        .nodes
+                        .get(*only)
+                        .filter(|c| is_text(c) && !c.hidden && c.children.is_empty()),
+                    _ => None,
+                };
+                if let Some(text) = inline {
+                    r.text.push_str(": ");
+                    write_value(&mut r.text, &text_of(text));
+                    r.text.push('\n');
+                } else if has_props || !items.is_empty() {
+                    r.text.push_str(":\n");
+                    for (k, v) in shown_props(node) {
+                        push_indent(&mut r.text, depth + 1);
+                        r.text.push_str("- ");
+                        r.text.push_str(k);
+                        r.text.push_str(": ");
+                        write_value(&mut r.text, v);
+                        r.text.push('\n');
+                    }
+                } else {
+                    r.text.push('\n');
+                }
+                let expand_uid = if node.uid.is_empty() {
+                    frame.expand_uid
+                } else {
+                    id
+                };
+                if inline.is_none() && !items.is_empty() {
+                    stack.push(Frame {
+                        items,
+                        pos: 0,
+                        depth: depth + 1,
+                        expand_uid,
+                        closes_root: (depth == 0).then_some(id),
+                    });
+                } else if depth == 0 {
+                    if let Some(dropped) = dropped_by_root.remove(&id) {
+                        marker_text.clear();
+                        r.uids_hidden +=
+                            marker::write_dropped(&mut marker_text, tree, &dropped, 0, node.uid);
+                        write_marker_line(&mut r.text, depth + 1, &marker_text);
+                        r.markers += 1;
+                    }
+                }
+            }
+        }
+    }
+    for (root, dropped) in dropped_by_root {
+        marker_text.clear();
+        r.uids_hidden += marker::write_dropped(&mut marker_text, tree, &dropped, 0, uid_of(root));
+        write_marker_line(&mut r.text, 1, &marker_text);
+        r.markers += 1;
+    }
+}
+
+/// `role "name" [attrs] [ref=…] [cursor=…]`, before YAML quoting.
+fn write_element_key(
+    out: &mut String,
+    node: &Node<'_>,
+    style: RefStyle,
+    prev: &mut Option<String>,
+) {
+    out.push_str(node.role);
+    let mut cut = None;
+    if let Some(name) = &node.name {
+        out.push(' ');
+        let shown = match node.keep_chars {
+            Some(keep) => {
+                let cut_at = name.char_indices().nth(keep).map_or(name.len(), |(i, _)| i);
+                cut = Some(name.get(cut_at..).unwrap_or("").chars().count());
+                let mut s = name.get(..cut_at).unwrap_or("").to_string();
+                s.push('…');
+                std::borrow::Cow::Owned(s)
+            }
+            None => std::borrow::Cow::Borrowed(name.as_ref()),
+        };
+        if shown.len() > 1 && shown.starts_with('/') && shown.ends_with('/') {
+            out.push_str(&shown);
+        } else {
+            write_json_string(out, &shown);
+        }
+    }
+    let interactive_role = {
+        let mut probe = Node::new(NodeKind::Element, None);
+        probe.role = node.role;
+        roles::is_interactive(&probe)
+    };
+    let mut cursor = None;
+    for attr in &node.attrs {
+        if is_prop(attr.key) {
+            continue;
+        }
+        if attr.key == "cursor" {
+            if !(interactive_role && attr.value.as_deref() == Some("pointer")) {
+                cursor = Some(attr);
+            }
+            continue;
+        }
+        if attr.key == "cut" {
+            let earlier = attr.value.as_deref().and_then(|v| v.parse::<usize>().ok());
+            if let (Some(total), Some(earlier)) = (cut.as_mut(), earlier) {
+                *total += earlier;
+                continue;
+            }
+        }
+        write_attr(out, attr.key, attr.value.as_deref());
+    }
+    let implicable = ref_implicable(node);
+    if node.uid.is_empty() {
+        if style == RefStyle::Implied && implicable && prev.is_some() {
+            write_attr(out, NOREF, None);
+        }
+    } else {
+        let implied = style == RefStyle::Implied
+            && implicable
+            && prev.as_deref().and_then(next_ref).as_deref() == Some(node.uid);
+        if !implied {
+            write_attr(out, "ref", Some(node.uid));
+        }
+        *prev = Some(node.uid.to_string());
+    }
+    if let Some(attr) = cursor {
+        write_attr(out, attr.key, attr.value.as_deref());
+    }
+    if let Some(n) = cut {
+        write_attr(out, "cut", Some(&n.to_string()));
+    }
+}
+
+fn write_attr(out: &mut String, key: &str, value: Option<&str>) {
+    out.push_str(" [");
+    out.push_str(key);
+    if let Some(v) = value {
+        out.push('=');
+        out.push_str(v);
+    }
+    out.push(']');
+}
+
+/// One node's line (every ref explicit), for search hits.
+pub fn element_line(tree: &Tree<'_>, id: usize) -> String {
+    let mut r = Rendered::default();
+    let Some(node) = tree.nodes.get(id) else {
+        return String::new();
+    };
+    let mut single = node.clone();
+    single.children.clear();
+    let mut key = String::new();
+    write_element_key(&mut key, &single, RefStyle::Explicit, &mut None);
+    r.text.push_str("- ");
+    write_key(&mut r.text, &key);
+    let text_child = node
+        .children
+        .iter()
+        .filter_map(|&c| tree.nodes.get(c))
+        .find(|c| is_text(c) && c.raw.is_none());
+    if let Some(t) = text_child {
+        r.text.push_str(": ");
+        write_value(&mut r.text, t.name_str());
+    }
+    r.text
+}

@@ -1,0 +1,447 @@
+//! Corpus-wide tests of the Playwright filter: the invariants of every level on every
+//! Playwright page of the corpus, plus hostile and deep inputs.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+use super::parse::{parse, scan};
+use super::sections::find_yaml_snapshot;
+use super::{filter_result_text, filter_yaml_snapshot};
+use crate::level::Level;
+use crate::snapshot::marker::read_marker;
+use crate::snapshot::retrieve::{expand_subtree, search_snapshot};
+use crate::snapshot::tree::{NodeKind, Tree};
+use crate::snapshot::SnapshotOptions;
+
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("MCP_CORPUS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    if dir.join("playwright-mcp/pages").is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "corpus not found at {} (set MCP_CORPUS_DIR)",
+        dir.display()
+    );
+    eprintln!(
+        "!!!!! SKIPPED: corpus not found at {} (set MCP_CORPUS_DIR) !!!!!",
+        dir.display()
+    );
+    None
+}
+
+/// (page/file, result text) of every Playwright corpus result.
+fn corpus_results() -> Vec<(String, String)> {
+    let Some(dir) = corpus_dir() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut pages: Vec<_> = std::fs::read_dir(dir.join("playwright-mcp/pages"))
+        .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    pages.sort();
+    for page in pages {
+        let mut files: Vec<_> = std::fs::read_dir(&page)
+            .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        for file in files {
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
+                continue;
+            };
+            let blocks = json["result"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            for block in blocks {
+                if let Some(t) = block["text"].as_str() {
+                    let name = format!(
+                        "{}/{}",
+                        page.file_name().and_then(|s| s.to_str()).unwrap_or(""),
+                        file.file_name().and_then(|s| s.to_str()).unwrap_or("")
+                    );
+                    out.push((name, t.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// (page, YAML body) of every corpus result with an inline snapshot.
+fn corpus_snapshots() -> Vec<(String, String)> {
+    let all = corpus_results();
+    let snapshots: Vec<(String, String)> = all
+        .iter()
+        .filter_map(|(n, t)| find_yaml_snapshot(t).map(|s| (n.clone(), s.body.to_string())))
+        .collect();
+    if !all.is_empty() {
+        assert!(
+            snapshots.len() >= 10,
+            "expected the corpus' Playwright snapshots"
+        );
+    }
+    snapshots
+}
+
+/// (uid, role, name, attributes but `cursor`) of an element node.
+type Element = (String, String, Option<String>, Vec<String>);
+
+/// The refs (shown or implied), unreadable line count and elements of a parsed body.
+fn parse_owned(text: &str) -> (Vec<String>, usize, Vec<Element>) {
+    let mut implied = Vec::new();
+    let tree = parse(text, &mut implied);
+    let elements = tree
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Element)
+        .map(|n| {
+            let mut attrs: Vec<String> = n
+                .attrs
+                .iter()
+                .filter(|a| a.key != "cursor")
+                .map(|a| format!("{}={:?}", a.key, a.value))
+                .collect();
+            attrs.sort();
+            (
+                n.uid.to_string(),
+                n.role.to_string(),
+                n.name.as_deref().map(str::to_string),
+                attrs,
+            )
+        })
+        .collect();
+    (
+        tree.uids().map(str::to_string).collect(),
+        tree.unreadable_lines,
+        elements,
+    )
+}
+
+fn with_tree<R>(text: &str, f: impl FnOnce(&Tree<'_>) -> R) -> R {
+    let mut implied = Vec::new();
+    let tree = parse(text, &mut implied);
+    f(&tree)
+}
+
+/// Checks every invariant of a filtered output against its input; returns the output.
+fn check_invariants(name: &str, input: &str, level: Level) -> String {
+    let options = SnapshotOptions::for_level(level);
+    let out = filter_yaml_snapshot(input, &options);
+    if level == Level::Off {
+        assert_eq!(out.text, input, "{name}: off");
+        return out.text;
+    }
+    let (raw_uids, raw_unreadable, _) = parse_owned(input);
+    let input_uids: HashSet<&str> = raw_uids.iter().map(String::as_str).collect();
+    assert_eq!(
+        input_uids.len(),
+        raw_uids.len(),
+        "{name}: refs repeat upstream"
+    );
+    let (shown, unreadable, _) = parse_owned(&out.text);
+    assert!(
+        unreadable <= raw_unreadable,
+        "{name} {level}: unreadable output lines"
+    );
+    let mut seen = HashSet::new();
+    for uid in &shown {
+        assert!(
+            input_uids.contains(uid.as_str()),
+            "{name} {level}: invented ref {uid}"
+        );
+        assert!(
+            seen.insert(uid.as_str()),
+            "{name} {level}: ref {uid} shown twice"
+        );
+    }
+    // Every ref not shown is named by a marker: listed, or under the ref it says to expand.
+    let covered: HashSet<String> = with_tree(input, |raw| {
+        let by_uid: HashMap<&str, usize> = raw
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| !n.uid.is_empty())
+            .map(|(i, n)| (n.uid, i))
+            .collect();
+        let mut covered = HashSet::new();
+        with_tree(&out.text, |parsed| {
+            for node in parsed.nodes.iter().filter(|n| n.kind == NodeKind::Marker) {
+                let m = read_marker(node.name_str());
+                covered.extend(m.listed.iter().map(|s| s.to_string()));
+                if let Some(uid) = m.expand_uid {
+                    let &root = by_uid
+                        .get(uid)
+                        .unwrap_or_else(|| panic!("{name} {level}: marker names unknown {uid}"));
+                    covered.extend(
+                        raw.subtree(root)
+                            .into_iter()
+                            .filter_map(|i| raw.nodes.get(i))
+                            .map(|n| n.uid.to_string()),
+                    );
+                }
+            }
+        });
+        covered
+    });
+    for uid in &input_uids {
+        assert!(
+            seen.contains(uid) || covered.contains(*uid),
+            "{name} {level}: ref {uid} neither shown nor named by a marker"
+        );
+    }
+    assert_eq!(out.uids_shown, shown.len(), "{name} {level}: uids_shown");
+    assert_eq!(
+        filter_yaml_snapshot(input, &options).text,
+        out.text,
+        "{name} {level}: determinism"
+    );
+    let again = filter_yaml_snapshot(&out.text, &options);
+    assert!(
+        again.text.len() <= out.text.len(),
+        "{name} {level}: refiltering grew"
+    );
+    if level == Level::Light {
+        assert_eq!(again.text, out.text, "{name}: light is idempotent");
+    }
+    assert!(scan(&out.text).legend().is_some(), "{name} {level}: legend");
+    out.text
+}
+
+#[test]
+fn every_level_keeps_the_invariants_on_the_corpus() {
+    for (name, body) in corpus_snapshots() {
+        for level in Level::ALL {
+            check_invariants(&name, &body, level);
+        }
+    }
+}
+
+/// Light loses nothing: every ref, role, name, attribute (but `cursor`), url and text reads back.
+#[test]
+fn light_is_lossless_on_the_corpus() {
+    for (name, body) in corpus_snapshots() {
+        let out = filter_yaml_snapshot(&body, &SnapshotOptions::for_level(Level::Light));
+        assert_ne!(out.text, body, "{name}: light changed nothing");
+        let (_, _, a) = parse_owned(&body);
+        let (_, _, b) = parse_owned(&out.text);
+        assert_eq!(a.len(), b.len(), "{name}: node count");
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x, y, "{name}");
+        }
+        // Cursors dropped only on roles that are interactive anyway.
+        let cursors = |t: &str| {
+            with_tree(t, |tree| {
+                tree.nodes
+                    .iter()
+                    .filter(|n| n.has_attr("cursor") && !crate::snapshot::roles::is_interactive(n))
+                    .count()
+            })
+        };
+        assert_eq!(cursors(&body), cursors(&out.text), "{name}: cursors");
+    }
+}
+
+#[test]
+fn expand_and_search_reach_every_hidden_ref() {
+    for (name, body) in corpus_snapshots()
+        .into_iter()
+        .filter(|(_, b)| b.len() < 120_000)
+    {
+        let (raw_uids, _, _) = parse_owned(&body);
+        for level in [Level::Moderate, Level::Aggressive] {
+            let out = filter_yaml_snapshot(&body, &SnapshotOptions::for_level(level)).text;
+            let mut reachable: HashSet<String> = parse_owned(&out).0.into_iter().collect();
+            let expand_uids: HashSet<String> = with_tree(&out, |t| {
+                t.nodes
+                    .iter()
+                    .filter(|n| n.kind == NodeKind::Marker)
+                    .filter_map(|n| read_marker(n.name_str()).expand_uid.map(str::to_string))
+                    .collect()
+            });
+            for uid in expand_uids {
+                let expanded = expand_subtree(&body, &uid, None).expect("marker ref expands");
+                assert!(expanded.contains(&format!("[ref={uid}]")), "{name}: {uid}");
+                reachable.extend(parse_owned(&expanded).0);
+            }
+            let missing: Vec<_> = raw_uids
+                .iter()
+                .filter(|u| !reachable.contains(*u))
+                .collect();
+            assert!(
+                missing.is_empty(),
+                "{name} {level}: unreachable {missing:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn results_keep_every_other_section_byte_for_byte() {
+    let mut snapshots = 0;
+    for (name, text) in corpus_results() {
+        for level in [Level::Light, Level::Moderate, Level::Aggressive] {
+            let mut raw = None;
+            let out = filter_result_text(&text, &SnapshotOptions::for_level(level), &mut raw);
+            let Some(found) = find_yaml_snapshot(&text) else {
+                assert!(
+                    out.is_none() && raw.is_none(),
+                    "{name}: no snapshot, no change"
+                );
+                continue;
+            };
+            snapshots += 1;
+            assert_eq!(
+                raw.as_deref(),
+                Some(found.body),
+                "{name}: raw body captured"
+            );
+            let (new_text, _) = out.expect("filtered");
+            assert!(new_text.starts_with(found.before), "{name}");
+            assert!(new_text.ends_with(found.after), "{name}");
+            let new_body = find_yaml_snapshot(&new_text)
+                .expect("still a snapshot")
+                .body;
+            assert_eq!(
+                new_body,
+                filter_yaml_snapshot(found.body, &SnapshotOptions::for_level(level)).text,
+                "{name}"
+            );
+        }
+    }
+    if corpus_dir().is_some() {
+        assert!(snapshots > 0);
+    }
+}
+
+#[test]
+fn search_finds_hidden_links_with_their_refs() {
+    let Some((_, body)) = corpus_snapshots()
+        .into_iter()
+        .find(|(n, _)| n.starts_with("app-megamenu"))
+    else {
+        return;
+    };
+    let hits = search_snapshot(&body, "Do not sell", false, 5).expect("search");
+    assert_eq!(hits.total, 1);
+    let hit = &hits.hits[0];
+    assert!(
+        hit.line.contains("[ref=") && hit.line.starts_with("- link \"Do not sell"),
+        "{}",
+        hit.line
+    );
+    assert!(hit.path.contains("contentinfo"), "{}", hit.path);
+    let aggressive =
+        filter_yaml_snapshot(&body, &SnapshotOptions::for_level(Level::Aggressive)).text;
+    assert!(!aggressive.contains(&format!("[ref={}]", hit.uid)));
+}
+
+#[test]
+fn hostile_names_and_values_round_trip() {
+    let input = "- generic [active] [ref=e1]:\n  - 'link \"It''s: a \\\"test\\\" [ref=e9]\" [ref=e2] [cursor=pointer]':\n    - /url: \"#x: y\"\n  - paragraph [ref=e3]: \"- not a node\\nsecond line\"\n  - text: \"123\"\n  - link /usr/bin/ [ref=e4]\n  - button \"日本語\" [disabled] [ref=e5]\n  - generic [ref=e6] [cursor=pointer]: '#'\n  - option \"A\" [selected]\n  - list:\n    - listitem [ref=e8]: x\n";
+    let (uids, unreadable, elements) = parse_owned(input);
+    assert_eq!(unreadable, 0);
+    assert_eq!(uids, vec!["e1", "e2", "e3", "e4", "e5", "e6", "e8"]);
+    assert_eq!(elements[1].2.as_deref(), Some("It's: a \"test\" [ref=e9]"));
+    assert!(elements[1].3.iter().any(|a| a.contains("#x: y")));
+    assert_eq!(elements[3].2.as_deref(), Some("- not a node\nsecond line"));
+    // (filter_yaml_snapshot would keep this tiny input as it is: the legend outweighs it.)
+    let light = with_tree(input, |t| super::render::render(t, false).text);
+    let (_, unreadable2, elements2) = parse_owned(&light);
+    assert_eq!(unreadable2, 0, "{light}");
+    assert_eq!(elements, elements2, "{light}");
+    // `list` has no ref: it says so, or the listitem after it would be read as e7.
+    assert!(light.contains("- list [noref]:"), "{light}");
+}
+
+#[test]
+fn a_5000_level_tree_and_a_10_mb_line_do_not_break_it() {
+    let mut deep = String::new();
+    for i in 0..5000 {
+        deep.push_str(&"  ".repeat(i));
+        deep.push_str(&format!("- generic [ref=e{}]:\n", i + 1));
+    }
+    deep.push_str(&"  ".repeat(5000));
+    deep.push_str(&format!(
+        "- link \"{}\" [ref=e9999]\n",
+        "x".repeat(10_000_000)
+    ));
+    for level in Level::ALL {
+        let out = filter_yaml_snapshot(&deep, &SnapshotOptions::for_level(level));
+        assert!(out.text.len() <= deep.len());
+    }
+    let expanded = expand_subtree(&deep, "e4990", Some(2)).expect("expand");
+    assert!(expanded.contains("[ref=e4991]"));
+}
+
+#[test]
+fn random_bytes_never_panic() {
+    let mut x: u64 = 0x9e3779b97f4a7c15;
+    let alphabet = b"- '\"[]:/ref=e1\n  text#\\";
+    for _ in 0..300 {
+        let mut s = String::new();
+        for _ in 0..200 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            s.push(alphabet[(x % alphabet.len() as u64) as usize] as char);
+        }
+        for level in Level::ALL {
+            let out = filter_yaml_snapshot(&s, &SnapshotOptions::for_level(level));
+            let _ = filter_yaml_snapshot(&out.text, &SnapshotOptions::for_level(level));
+        }
+        let _ = search_snapshot(&s, "e", false, 3);
+        let _ = expand_subtree(&s, "e1", None);
+    }
+}
+
+/// Through the session: a Playwright result is filtered, its raw YAML cached under the page key
+/// "" (no pageId), and expand_snapshot / search_snapshot answer with refs.
+#[test]
+fn the_session_filters_playwright_results_and_answers_the_proxy_tools() {
+    use crate::session::{Session, SessionOptions};
+    let Some((_, text)) = corpus_results()
+        .into_iter()
+        .find(|(n, _)| n == "app-megamenu/browser_snapshot.json")
+    else {
+        return;
+    };
+    let result = serde_json::json!({"content": [{"type": "text", "text": text}]}).to_string();
+    let mut session = Session::new(SessionOptions::for_level(Level::Moderate));
+    let filtered = session
+        .filter_tool_result("browser_snapshot", &result, Some("{}"))
+        .expect("ok")
+        .expect("filtered");
+    let value: serde_json::Value = serde_json::from_str(&filtered).expect("json");
+    let new_text = value["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(new_text.starts_with("### Page\n- Page URL: http://127.0.0.1:8765/app/megamenu.html"));
+    assert!(new_text.len() < text.len() / 2);
+    assert!(session.cached_snapshot_bytes() > 0);
+    // The cookie dialog's buttons stay; the footer links hide behind a marker naming a ref.
+    assert!(new_text.contains("button \"Accept all\" [ref=f43e345]"));
+    assert!(!new_text.contains("[ref=f43e339]"));
+    let expanded = session
+        .call_proxy_tool("expand_snapshot", Some(r#"{"uid": "f43e333"}"#))
+        .expect("answer");
+    assert!(expanded.contains("[ref=f43e339]"), "{expanded}");
+    let found = session
+        .call_proxy_tool("search_snapshot", Some(r#"{"query": "sitemap"}"#))
+        .expect("answer");
+    assert!(found.contains("[ref=f43e340]"), "{found}");
+    // Results without an inline snapshot (action tools link a .yml file) pass untouched.
+    let click = corpus_results()
+        .into_iter()
+        .find(|(n, _)| n == "app-megamenu/browser_click.json")
+        .map(|(_, t)| serde_json::json!({"content": [{"type": "text", "text": t}]}).to_string());
+    if let Some(click) = click {
+        assert_eq!(
+            session.filter_tool_result("browser_click", &click, None),
+            Ok(None)
+        );
+    }
+}
