@@ -55,7 +55,7 @@ test('the tools are listed, answered by the proxy, and return the original lines
     assert.deepEqual((await p.listTools()).slice(-2), ['expand_snapshot', 'search_snapshot'])
     const none = await p.call('expand_snapshot', { uid: '72_34' })
     assert.equal(none.isError, true)
-    assert.match(text(none), /take_snapshot first/)
+    assert.match(text(none), /No snapshot to read yet: take one first \(take_snapshot/)
 
     const filtered = text(await p.call('take_snapshot', { pageId: 1, fixture: 'grid' }))
     const marker = filtered.split('\n').find((l) => /^\s*… .*expand_snapshot uid=\d+_\d+/.test(l))
