@@ -95,6 +95,14 @@ pub fn render(tree: &Tree<'_>, lossy: bool) -> Rendered {
 
 /// Writes the subtree of `root` alone (as if it were the only root), in the light notation.
 pub fn render_subtree(tree: &Tree<'_>, root: usize, lossy: bool) -> Rendered {
+    render_siblings(tree, &[root], lossy)
+}
+
+/// Writes the subtrees of `roots` (siblings, in order) alone, in the light notation.
+pub fn render_siblings(tree: &Tree<'_>, roots: &[usize], lossy: bool) -> Rendered {
+    let Some(&root) = roots.first() else {
+        return Rendered::default();
+    };
     // Urls stay relative to the page the subtree belongs to.
     let base = std::iter::once(root)
         .chain(tree.ancestors(root))
@@ -102,7 +110,7 @@ pub fn render_subtree(tree: &Tree<'_>, root: usize, lossy: bool) -> Rendered {
         .find(|n| n.role == "RootWebArea")
         .and_then(|n| n.attr("url"))
         .and_then(|a| a.value.as_deref());
-    render_from(tree, &[root], base, lossy, false)
+    render_from(tree, roots, base, lossy, false)
 }
 
 fn render_from<'t>(
@@ -148,18 +156,27 @@ fn render_from<'t>(
         }
         let depth = frame.depth;
         if node.hidden {
+            // One marker per run of hidden siblings; a run of hidden records gets its own.
             let start = frame.pos;
-            while frame
-                .items
-                .get(frame.pos)
-                .and_then(|&i| tree.nodes.get(i))
-                .is_some_and(|n| n.hidden)
-            {
+            let records = tree.hidden_records.get(&id);
+            frame.pos += 1;
+            while let Some(&i) = frame.items.get(frame.pos) {
+                let ends = match records {
+                    Some(rec) => frame.pos - start >= rec.siblings,
+                    None => tree.hidden_records.contains_key(&i),
+                };
+                if ends || !tree.nodes.get(i).is_some_and(|n| n.hidden) {
+                    break;
+                }
                 frame.pos += 1;
             }
             let run = frame.items.get(start..frame.pos).unwrap_or(&[]);
+            let expand = marker::ExpandTarget::for_run(tree, run, frame.expand_uid);
             out.push('\n');
-            r.uids_hidden += marker::write_hidden(out, tree, run, depth, frame.expand_uid);
+            r.uids_hidden += match records {
+                Some(rec) => marker::write_records(out, tree, run, rec, depth, expand),
+                None => marker::write_hidden(out, tree, run, depth, expand),
+            };
             r.markers += 1;
             continue;
         }

@@ -1,0 +1,264 @@
+//! Repeated records: chrome-devtools-mcp's non-verbose snapshots drop table, row, cell, list and
+//! listitem nodes, so a 40-row grid arrives as one long run of siblings repeating a pattern of
+//! roles (checkbox, text, link, …, button "Edit …", button "Delete …"). This pass finds such
+//! periodic runs and hides the records after the first few behind one marker (`hidden_records`).
+//! Also: the options of a collapsed combobox or listbox beyond the selected one.
+
+use super::collapse::visible_children;
+use super::tree::{NodeKind, RecordRun, Tree};
+
+/// Longest record looked for (siblings per record).
+const MAX_PERIOD: usize = 24;
+/// Shortest record looked for: a single repeated role is `collapse_similar`'s job.
+const MIN_PERIOD: usize = 2;
+/// Repetitions that make a run of records.
+const MIN_RECORDS: usize = 3;
+/// Hiding fewer siblings than this costs more as a marker than it saves.
+const MIN_HIDDEN_SIBLINGS: usize = 4;
+
+/// What a sibling contributes to a record's shape; `None` breaks a run (markers, unreadable
+/// lines, headings, anything a pass hid already).
+fn shape_of<'a>(tree: &Tree<'a>, id: usize) -> Option<&'a str> {
+    let node = tree.nodes.get(id)?;
+    if node.kind != NodeKind::Element || node.hidden || node.role == "heading" {
+        return None;
+    }
+    Some(if node.role.is_empty() {
+        "text"
+    } else {
+        node.role
+    })
+}
+
+/// `a` equals `b` up to one substitution, insertion or deletion.
+fn within_one_edit(a: &[&str], b: &[&str]) -> bool {
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a_rest, b_rest) = (
+        a.get(prefix..).unwrap_or(&[]),
+        b.get(prefix..).unwrap_or(&[]),
+    );
+    match a.len() as isize - b.len() as isize {
+        0 => a_rest.get(1..) == b_rest.get(1..) || a_rest.is_empty(),
+        1 => a_rest.get(1..) == Some(b_rest),
+        -1 => b_rest.get(1..) == Some(a_rest),
+        _ => false,
+    }
+}
+
+/// The length of the record starting at `start` that matches `template` (exactly, or up to
+/// one edit after its head); with `next_head`, the sibling after it must start a record too.
+fn record_len(
+    shapes: &[Option<&str>],
+    start: usize,
+    template: &[&str],
+    next_head: bool,
+) -> Option<usize> {
+    let head = *template.first()?;
+    let p = template.len();
+    for len in [p, p + 1, p - 1] {
+        if len < MIN_PERIOD {
+            continue;
+        }
+        let Some(seg) = shapes.get(start..start + len) else {
+            continue;
+        };
+        let mut flat = Vec::with_capacity(len);
+        for s in seg {
+            match s {
+                Some(s) => flat.push(*s),
+                None => break,
+            }
+        }
+        if flat.len() != len
+            || flat.first() != Some(&head)
+            || flat.get(1..).is_some_and(|rest| rest.contains(&head))
+        {
+            continue;
+        }
+        if next_head && shapes.get(start + len).copied().flatten() != Some(head) {
+            continue;
+        }
+        if within_one_edit(&flat, template) {
+            return Some(len);
+        }
+    }
+    None
+}
+
+/// The records of the run starting at `start` with period `p`: their start offsets and the end.
+fn records_at(shapes: &[Option<&str>], start: usize, p: usize) -> Option<(Vec<usize>, usize)> {
+    let seg = shapes.get(start..start + p)?;
+    let template: Vec<&str> = seg
+        .iter()
+        .map(|s| s.ok_or(()))
+        .collect::<Result<_, _>>()
+        .ok()?;
+    let head = *template.first()?;
+    if template.get(1..).is_some_and(|rest| rest.contains(&head))
+        || shapes.get(start + p).copied().flatten() != Some(head)
+    {
+        return None;
+    }
+    let mut starts = vec![start];
+    let mut pos = start + p;
+    loop {
+        if let Some(len) = record_len(shapes, pos, &template, true) {
+            starts.push(pos);
+            pos += len;
+            continue;
+        }
+        if let Some(len) = record_len(shapes, pos, &template, false) {
+            starts.push(pos);
+            pos += len;
+        }
+        break;
+    }
+    (starts.len() >= MIN_RECORDS).then_some((starts, pos))
+}
+
+/// Under every container, runs of at least three records of 2..=24 siblings repeating the same
+/// shape keep their first `keep` records; the others hide behind one marker.
+pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize) {
+    let mut runs: Vec<(usize, RecordRun<'a>, Vec<usize>)> = Vec::new();
+    for parent in 0..tree.nodes.len() {
+        let Some(node) = tree.nodes.get(parent) else {
+            continue;
+        };
+        if node.dropped || node.hidden || node.children.len() < MIN_PERIOD * MIN_RECORDS {
+            continue;
+        }
+        let items = visible_children(tree, parent);
+        if items.len() < MIN_PERIOD * MIN_RECORDS {
+            continue;
+        }
+        let shapes: Vec<Option<&'a str>> = items.iter().map(|&c| shape_of(tree, c)).collect();
+        let mut i = 0;
+        while i + MIN_PERIOD * MIN_RECORDS <= shapes.len() {
+            // The period covering most siblings from here (the shortest on ties).
+            let mut best: Option<(Vec<usize>, usize, usize)> = None;
+            if shapes.get(i).copied().flatten().is_some() {
+                for p in MIN_PERIOD..=MAX_PERIOD {
+                    if i + p * MIN_RECORDS > shapes.len() {
+                        break;
+                    }
+                    if shapes.get(i + p) != shapes.get(i) {
+                        continue;
+                    }
+                    if let Some((starts, end)) = records_at(&shapes, i, p) {
+                        if best.as_ref().is_none_or(|b| end > b.1) {
+                            best = Some((starts, end, p));
+                        }
+                    }
+                }
+            }
+            let Some((starts, end, p)) = best else {
+                i += 1;
+                continue;
+            };
+            if let Some(&from) = starts.get(keep) {
+                let hidden: Vec<usize> = items.get(from..end).unwrap_or(&[]).to_vec();
+                if hidden.len() >= MIN_HIDDEN_SIBLINGS {
+                    let shape = shapes
+                        .get(i..i + p)
+                        .unwrap_or(&[])
+                        .iter()
+                        .flatten()
+                        .copied()
+                        .collect();
+                    let run = RecordRun {
+                        siblings: hidden.len(),
+                        records: starts.len() - keep,
+                        shape,
+                    };
+                    runs.push((hidden.first().copied().unwrap_or(0), run, hidden));
+                }
+            }
+            i = end;
+        }
+    }
+    for (first, run, hidden) in runs {
+        for id in hidden {
+            if let Some(node) = tree.nodes.get_mut(id) {
+                node.hidden = true;
+            }
+        }
+        tree.hidden_records.insert(first, run);
+    }
+}
+
+/// The options of a combobox or listbox that is not expanded, when there are more than
+/// `max_options`: every one but the selected one hides (the control's value names it too).
+pub fn summarise_options(tree: &mut Tree<'_>, max_options: usize) {
+    for id in 0..tree.nodes.len() {
+        let Some(node) = tree.nodes.get(id) else {
+            continue;
+        };
+        let is_list = node.kind == NodeKind::Element
+            && matches!(node.role, "combobox" | "listbox")
+            && !node.has_attr("expanded")
+            && !node.hidden;
+        if !is_list {
+            continue;
+        }
+        let options: Vec<usize> = visible_children(tree, id)
+            .into_iter()
+            .filter(|&c| {
+                tree.nodes
+                    .get(c)
+                    .is_some_and(|n| n.role == "option" && !n.hidden && n.children.is_empty())
+            })
+            .collect();
+        if options.len() <= max_options {
+            continue;
+        }
+        for c in options {
+            if let Some(n) = tree.nodes.get_mut(c) {
+                if !n.has_attr("selected") {
+                    n.hidden = true;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_edit_apart() {
+        let t = ["checkbox", "text", "link", "button"];
+        assert!(within_one_edit(&t, &t));
+        assert!(within_one_edit(&["checkbox", "text", "text", "button"], &t));
+        assert!(within_one_edit(&["checkbox", "text", "button"], &t));
+        assert!(within_one_edit(
+            &["checkbox", "text", "link", "image", "button"],
+            &t
+        ));
+        assert!(!within_one_edit(&["checkbox", "link", "text", "image"], &t));
+        assert!(!within_one_edit(&["checkbox", "button"], &t));
+    }
+
+    #[test]
+    fn finds_records_with_an_optional_node() {
+        let row = [Some("checkbox"), Some("text"), Some("link"), Some("button")];
+        let mut shapes: Vec<Option<&str>> = vec![Some("heading")];
+        for k in 0..6 {
+            shapes.extend(row);
+            if k == 2 {
+                shapes.push(Some("image"));
+            }
+        }
+        shapes.push(Some("text"));
+        let (starts, end) = records_at(&shapes, 1, 4).expect("records");
+        assert_eq!(starts, vec![1, 5, 9, 14, 18, 22]);
+        assert_eq!(end, 26);
+        // Two records are not a run; a break (None) ends one.
+        let two: Vec<Option<&str>> = row.iter().chain(&row).copied().collect();
+        assert!(records_at(&two, 0, 4).is_none());
+        let mut broken = two.clone();
+        broken.push(None);
+        broken.extend(row);
+        assert!(records_at(&broken, 0, 4).is_none());
+    }
+}
