@@ -272,7 +272,7 @@ pub fn show_short_hidden_runs(tree: &mut Tree<'_>) {
                 }
                 k += 1;
             }
-            if leaves && chars <= MARKER_CHARS {
+            if leaves && (chars <= MARKER_CHARS || k - start == 1) {
                 for &c in items.get(start..k).unwrap_or(&[]) {
                     if let Some(n) = tree.nodes.get_mut(c) {
                         n.hidden = false;

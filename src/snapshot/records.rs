@@ -30,15 +30,17 @@ fn shape_of<'a>(tree: &Tree<'a>, id: usize) -> Option<&'a str> {
     })
 }
 
+type Shape<'a> = Option<&'a str>;
+
 /// `a` equals `b` up to one substitution, insertion or deletion.
-fn within_one_edit(a: &[&str], b: &[&str]) -> bool {
+fn within_one_edit(a: &[Shape<'_>], b: &[Shape<'_>]) -> bool {
     let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let (a_rest, b_rest) = (
         a.get(prefix..).unwrap_or(&[]),
         b.get(prefix..).unwrap_or(&[]),
     );
     match a.len() as isize - b.len() as isize {
-        0 => a_rest.get(1..) == b_rest.get(1..) || a_rest.is_empty(),
+        0 => a_rest.is_empty() || a_rest.get(1..) == b_rest.get(1..),
         1 => a_rest.get(1..) == Some(b_rest),
         -1 => b_rest.get(1..) == Some(a_rest),
         _ => false,
@@ -48,12 +50,12 @@ fn within_one_edit(a: &[&str], b: &[&str]) -> bool {
 /// The length of the record starting at `start` that matches `template` (exactly, or up to
 /// one edit after its head); with `next_head`, the sibling after it must start a record too.
 fn record_len(
-    shapes: &[Option<&str>],
+    shapes: &[Shape<'_>],
     start: usize,
-    template: &[&str],
+    template: &[Shape<'_>],
     next_head: bool,
 ) -> Option<usize> {
-    let head = *template.first()?;
+    let head = template.first().copied().flatten()?;
     let p = template.len();
     for len in [p, p + 1, p - 1] {
         if len < MIN_PERIOD {
@@ -62,58 +64,58 @@ fn record_len(
         let Some(seg) = shapes.get(start..start + len) else {
             continue;
         };
-        let mut flat = Vec::with_capacity(len);
-        for s in seg {
-            match s {
-                Some(s) => flat.push(*s),
-                None => break,
-            }
-        }
-        if flat.len() != len
-            || flat.first() != Some(&head)
-            || flat.get(1..).is_some_and(|rest| rest.contains(&head))
+        if seg.first() != Some(&Some(head))
+            || seg.iter().skip(1).any(|s| s.is_none() || *s == Some(head))
         {
             continue;
         }
         if next_head && shapes.get(start + len).copied().flatten() != Some(head) {
             continue;
         }
-        if within_one_edit(&flat, template) {
+        if within_one_edit(seg, template) {
             return Some(len);
         }
     }
     None
 }
 
-/// The records of the run starting at `start` with period `p`: their start offsets and the end.
-fn records_at(shapes: &[Option<&str>], start: usize, p: usize) -> Option<(Vec<usize>, usize)> {
-    let seg = shapes.get(start..start + p)?;
-    let template: Vec<&str> = seg
+/// The run of records starting at `start` with period `p`: the number of records, where
+/// record `keep` starts (if there are that many) and where the run ends.
+fn records_at(
+    shapes: &[Shape<'_>],
+    start: usize,
+    p: usize,
+    keep: usize,
+) -> Option<(usize, Option<usize>, usize)> {
+    let template = shapes.get(start..start + p)?;
+    let head = template.first().copied().flatten()?;
+    if template
         .iter()
-        .map(|s| s.ok_or(()))
-        .collect::<Result<_, _>>()
-        .ok()?;
-    let head = *template.first()?;
-    if template.get(1..).is_some_and(|rest| rest.contains(&head))
+        .skip(1)
+        .any(|s| s.is_none() || *s == Some(head))
         || shapes.get(start + p).copied().flatten() != Some(head)
     {
         return None;
     }
-    let mut starts = vec![start];
+    let mut count = 1;
+    let mut keep_start = (keep == 0).then_some(start);
     let mut pos = start + p;
     loop {
-        if let Some(len) = record_len(shapes, pos, &template, true) {
-            starts.push(pos);
-            pos += len;
-            continue;
+        let len = record_len(shapes, pos, template, true);
+        let last = len.is_none();
+        let Some(len) = len.or_else(|| record_len(shapes, pos, template, false)) else {
+            break;
+        };
+        if count == keep {
+            keep_start = Some(pos);
         }
-        if let Some(len) = record_len(shapes, pos, &template, false) {
-            starts.push(pos);
-            pos += len;
+        count += 1;
+        pos += len;
+        if last {
+            break;
         }
-        break;
     }
-    (starts.len() >= MIN_RECORDS).then_some((starts, pos))
+    (count >= MIN_RECORDS).then_some((count, keep_start, pos))
 }
 
 /// Under every container, runs of at least three records of 2..=24 siblings repeating the same
@@ -135,7 +137,7 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize) {
         let mut i = 0;
         while i + MIN_PERIOD * MIN_RECORDS <= shapes.len() {
             // The period covering most siblings from here (the shortest on ties).
-            let mut best: Option<(Vec<usize>, usize, usize)> = None;
+            let mut best: Option<(usize, Option<usize>, usize, usize)> = None;
             if shapes.get(i).copied().flatten().is_some() {
                 for p in MIN_PERIOD..=MAX_PERIOD {
                     if i + p * MIN_RECORDS > shapes.len() {
@@ -144,18 +146,18 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize) {
                     if shapes.get(i + p) != shapes.get(i) {
                         continue;
                     }
-                    if let Some((starts, end)) = records_at(&shapes, i, p) {
-                        if best.as_ref().is_none_or(|b| end > b.1) {
-                            best = Some((starts, end, p));
+                    if let Some((count, keep_start, end)) = records_at(&shapes, i, p, keep) {
+                        if best.is_none_or(|b| end > b.2) {
+                            best = Some((count, keep_start, end, p));
                         }
                     }
                 }
             }
-            let Some((starts, end, p)) = best else {
+            let Some((count, keep_start, end, p)) = best else {
                 i += 1;
                 continue;
             };
-            if let Some(&from) = starts.get(keep) {
+            if let Some(from) = keep_start {
                 let hidden: Vec<usize> = items.get(from..end).unwrap_or(&[]).to_vec();
                 if hidden.len() >= MIN_HIDDEN_SIBLINGS {
                     let shape = shapes
@@ -167,7 +169,7 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize) {
                         .collect();
                     let run = RecordRun {
                         siblings: hidden.len(),
-                        records: starts.len() - keep,
+                        records: count - keep,
                         shape,
                     };
                     runs.push((hidden.first().copied().unwrap_or(0), run, hidden));
@@ -227,22 +229,30 @@ mod tests {
 
     #[test]
     fn one_edit_apart() {
-        let t = ["checkbox", "text", "link", "button"];
+        let t = [Some("checkbox"), Some("text"), Some("link"), Some("button")];
+        let v =
+            |x: &[&'static str]| -> Vec<Shape<'static>> { x.iter().map(|s| Some(*s)).collect() };
         assert!(within_one_edit(&t, &t));
-        assert!(within_one_edit(&["checkbox", "text", "text", "button"], &t));
-        assert!(within_one_edit(&["checkbox", "text", "button"], &t));
         assert!(within_one_edit(
-            &["checkbox", "text", "link", "image", "button"],
+            &v(&["checkbox", "text", "text", "button"]),
             &t
         ));
-        assert!(!within_one_edit(&["checkbox", "link", "text", "image"], &t));
-        assert!(!within_one_edit(&["checkbox", "button"], &t));
+        assert!(within_one_edit(&v(&["checkbox", "text", "button"]), &t));
+        assert!(within_one_edit(
+            &v(&["checkbox", "text", "link", "image", "button"]),
+            &t
+        ));
+        assert!(!within_one_edit(
+            &v(&["checkbox", "link", "text", "image"]),
+            &t
+        ));
+        assert!(!within_one_edit(&v(&["checkbox", "button"]), &t));
     }
 
     #[test]
     fn finds_records_with_an_optional_node() {
         let row = [Some("checkbox"), Some("text"), Some("link"), Some("button")];
-        let mut shapes: Vec<Option<&str>> = vec![Some("heading")];
+        let mut shapes: Vec<Shape<'_>> = vec![None];
         for k in 0..6 {
             shapes.extend(row);
             if k == 2 {
@@ -250,15 +260,14 @@ mod tests {
             }
         }
         shapes.push(Some("text"));
-        let (starts, end) = records_at(&shapes, 1, 4).expect("records");
-        assert_eq!(starts, vec![1, 5, 9, 14, 18, 22]);
-        assert_eq!(end, 26);
+        // Six records (the third with an extra image), the fourth starting at 14.
+        assert_eq!(records_at(&shapes, 1, 4, 3), Some((6, Some(14), 26)));
         // Two records are not a run; a break (None) ends one.
-        let two: Vec<Option<&str>> = row.iter().chain(&row).copied().collect();
-        assert!(records_at(&two, 0, 4).is_none());
+        let two: Vec<Shape<'_>> = row.iter().chain(&row).copied().collect();
+        assert!(records_at(&two, 0, 4, 1).is_none());
         let mut broken = two.clone();
         broken.push(None);
         broken.extend(row);
-        assert!(records_at(&broken, 0, 4).is_none());
+        assert!(records_at(&broken, 0, 4, 1).is_none());
     }
 }

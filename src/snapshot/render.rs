@@ -122,6 +122,8 @@ fn render_from<'t>(
 ) -> Rendered {
     let mut r = Rendered::default();
     let out = &mut r.text;
+    // Room for a typical line per node (fewer lines are written when lossy): few regrowths.
+    out.reserve(tree.nodes.len() * if lossy { 16 } else { 48 });
     out.push_str(if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT });
     let mut dropped_by_root: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     let mut scratch = Vec::new();
