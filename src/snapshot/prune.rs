@@ -231,14 +231,15 @@ const MARKER_CHARS: usize = 80;
 /// A run of hidden childless siblings that would print shorter than its marker is shown
 /// instead (a cut text or a run of hidden records always stays hidden).
 pub fn show_short_hidden_runs(tree: &mut Tree<'_>) {
+    let (mut items, mut stack) = (Vec::new(), Vec::new());
     for parent in 0..tree.nodes.len() {
         let Some(node) = tree.nodes.get(parent) else {
             continue;
         };
-        if node.dropped || node.hidden {
+        if node.dropped || node.hidden || node.children.is_empty() {
             continue;
         }
-        let items = super::collapse::visible_children(tree, parent);
+        super::collapse::visible_children_into(tree, parent, &mut items, &mut stack);
         let mut k = 0;
         while k < items.len() {
             let hidden_at = |k: usize| {

@@ -4,7 +4,7 @@
 //! periodic runs and hides the records after the first few behind one marker (`hidden_records`).
 //! Also: the options of a collapsed combobox or listbox beyond the selected one.
 
-use super::collapse::visible_children;
+use super::collapse::{visible_children, visible_children_into};
 use super::tree::{NodeKind, RecordRun, Tree};
 
 /// Longest record looked for (siblings per record).
@@ -122,6 +122,7 @@ fn records_at(
 /// shape keep their first `keep` records; the others hide behind one marker.
 pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize) {
     let mut runs: Vec<(usize, RecordRun<'a>, Vec<usize>)> = Vec::new();
+    let (mut items, mut stack, mut shapes) = (Vec::new(), Vec::new(), Vec::new());
     for parent in 0..tree.nodes.len() {
         let Some(node) = tree.nodes.get(parent) else {
             continue;
@@ -129,11 +130,12 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize) {
         if node.dropped || node.hidden || node.children.len() < MIN_PERIOD * MIN_RECORDS {
             continue;
         }
-        let items = visible_children(tree, parent);
+        visible_children_into(tree, parent, &mut items, &mut stack);
         if items.len() < MIN_PERIOD * MIN_RECORDS {
             continue;
         }
-        let shapes: Vec<Option<&'a str>> = items.iter().map(|&c| shape_of(tree, c)).collect();
+        shapes.clear();
+        shapes.extend(items.iter().map(|&c| shape_of(tree, c)));
         let mut i = 0;
         while i + MIN_PERIOD * MIN_RECORDS <= shapes.len() {
             // The period covering most siblings from here (the shortest on ties).
@@ -200,6 +202,9 @@ pub fn summarise_options(tree: &mut Tree<'_>, max_options: usize) {
             && !node.has_attr("expanded")
             && !node.hidden;
         if !is_list {
+            continue;
+        }
+        if node.children.is_empty() {
             continue;
         }
         let options: Vec<usize> = visible_children(tree, id)
