@@ -108,6 +108,13 @@ export interface FilterOptions {
    */
   maxTextPerContainer?: number
   /**
+   * Records shown of a run of repeated records (rows of a grid or list that the snapshot
+   * flattens into one run of siblings repeating a pattern of roles) before the rest hides
+   * behind one marker (`expand_snapshot uid=… until=…` gets them back).
+   * @default 5 at moderate, 2 at aggressive, unlimited below
+   */
+  maxRecords?: number
+  /**
    * The tool declared an `outputSchema`: `structuredContent` stays valid against it.
    * @default false
    */

@@ -43,6 +43,11 @@ pub struct FilterOptions {
     /// following text nodes are hidden behind a marker.
     /// @default 200 at moderate, 60 at aggressive, unlimited below
     pub max_text_per_container: Option<u32>,
+    /// Records shown of a run of repeated records (rows of a grid or list that the snapshot
+    /// flattens into one run of siblings repeating a pattern of roles) before the rest hides
+    /// behind one marker (`expand_snapshot uid=… until=…` gets them back).
+    /// @default 5 at moderate, 2 at aggressive, unlimited below
+    pub max_records: Option<u32>,
     /// The tool declared an `outputSchema`: `structuredContent` stays valid against it.
     /// @default false
     pub has_output_schema: Option<bool>,
@@ -63,6 +68,7 @@ impl FilterOptions {
         set(&mut limits.max_nodes, self.max_nodes);
         set(&mut limits.max_depth, self.max_depth);
         set(&mut limits.max_similar_siblings, self.max_similar_siblings);
+        set(&mut limits.max_records, self.max_records);
         set(&mut limits.max_text_length, self.max_text_length);
         set(
             &mut limits.max_text_per_container,

@@ -24,12 +24,13 @@ pub fn definitions() -> Vec<Value> {
         json!({
             "name": EXPAND_SNAPSHOT,
             "title": "Expand snapshot (mcp-snapshot-filter)",
-            "description": "Answered by the mcp-snapshot-filter proxy, not the browser server. Returns the unfiltered subtree under a uid of the last page snapshot: use it when a snapshot line says content was hidden (\"expand_snapshot uid=…\"). Every uid it shows can be clicked or filled as usual.",
+            "description": "Answered by the mcp-snapshot-filter proxy, not the browser server. Returns the unfiltered subtree under a uid of the last page snapshot, or with `until` the run of sibling nodes from uid to until: use it when a snapshot line says content was hidden (\"expand_snapshot uid=… until=…\"), passing the same arguments. Every uid it shows can be clicked or filled as usual.",
             "inputSchema": {
                 "type": "object",
                 "properties": {
                     "uid": {"type": "string", "description": "uid of the node to expand, as shown in the snapshot (e.g. 7_118, or a Playwright ref such as e39)."},
-                    "depth": {"type": "integer", "minimum": 0, "description": "Levels below the node to include. Default: all."},
+                    "until": {"type": "string", "description": "uid of a later sibling of `uid`: returns the siblings from uid to until, each with its subtree (as a hidden-content line names them). Default: uid's subtree alone."},
+                    "depth": {"type": "integer", "minimum": 0, "description": "Levels below the node(s) to include. Default: all."},
                     "pageId": {"type": ["number", "string"], "description": PAGE_ID_DOC}
                 },
                 "required": ["uid"],
@@ -109,7 +110,16 @@ pub fn call(name: &str, arguments: &Value, cache: &SnapshotCache) -> Value {
                 Ok(d) => d,
                 Err(msg) => return error_result(&msg),
             };
-            retrieve::expand_subtree(&snapshot.raw, uid, depth)
+            let until = match args.get("until") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(u)) => Some(u.as_str()),
+                Some(_) => {
+                    return error_result(
+                        "expand_snapshot's \"until\" must be a uid string (such as \"7_130\").",
+                    )
+                }
+            };
+            retrieve::expand_range(&snapshot.raw, uid, until, depth)
         }
         SEARCH_SNAPSHOT => {
             let Some(query) = args
@@ -202,6 +212,8 @@ mod tests {
             .contains("uid"));
         let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_0", "depth": -1}), &cache);
         assert_eq!(res["isError"], true);
+        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_0", "until": 3}), &cache);
+        assert_eq!(res["isError"], true);
         let res = call(SEARCH_SNAPSHOT, &json!({"query": ""}), &cache);
         assert_eq!(res["isError"], true);
         let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_0", "pageId": 9}), &cache);
@@ -209,6 +221,31 @@ mod tests {
             .as_str()
             .unwrap_or_default()
             .contains("page 9"));
+    }
+
+    #[test]
+    fn expand_with_until_returns_the_run_of_siblings() {
+        let mut cache = SnapshotCache::new(1 << 20);
+        let raw = "uid=1_0 RootWebArea \"x\"\n  uid=1_1 link \"a\"\n  uid=1_2 button \"b\"\n    uid=1_3 \"in b\"\n  uid=1_4 link \"c\"\n";
+        cache.put("1", raw.to_string()).unwrap_or_default();
+        let text = |res: &Value| res["content"][0]["text"].as_str().unwrap_or("").to_string();
+        let res = call(
+            EXPAND_SNAPSHOT,
+            &json!({"uid": "1_2", "until": "1_4"}),
+            &cache,
+        );
+        let got = text(&res);
+        assert!(res["isError"].is_null(), "{got}");
+        assert!(
+            got.contains("1_2 button") && got.contains("1_3 \"in b\"") && got.contains("1_4 link")
+        );
+        assert!(!got.contains("1_1 "), "{got}");
+        let res = call(
+            EXPAND_SNAPSHOT,
+            &json!({"uid": "1_4", "until": "1_1"}),
+            &cache,
+        );
+        assert_eq!(res["isError"], true, "{}", text(&res));
     }
 
     #[test]

@@ -115,10 +115,10 @@ pub fn render(tree: &Tree<'_>, lossy: bool) -> Rendered {
     r
 }
 
-/// Writes the subtree of `root` alone, every ref explicit, no legend.
-pub fn render_subtree(tree: &Tree<'_>, root: usize) -> Rendered {
+/// Writes the subtrees of `roots` (siblings, in order) alone, every ref explicit, no legend.
+pub fn render_siblings(tree: &Tree<'_>, roots: &[usize]) -> Rendered {
     let mut r = Rendered::default();
-    render_items(tree, &[root], RefStyle::Explicit, &mut r);
+    render_items(tree, roots, RefStyle::Explicit, &mut r);
     if r.text.ends_with('\n') {
         r.text.pop();
     }
@@ -172,18 +172,11 @@ fn render_items(tree: &Tree<'_>, roots: &[usize], style: RefStyle, r: &mut Rende
         let depth = frame.depth;
         if node.hidden {
             let start = frame.pos;
-            while frame
-                .items
-                .get(frame.pos)
-                .and_then(|&i| tree.nodes.get(i))
-                .is_some_and(|n| n.hidden)
-            {
-                frame.pos += 1;
-            }
+            frame.pos = marker::hidden_run_end(tree, &frame.items, start);
             let run = frame.items.get(start..frame.pos).unwrap_or(&[]);
             marker_text.clear();
             r.uids_hidden +=
-                marker::write_hidden(&mut marker_text, tree, run, 0, uid_of(frame.expand_uid));
+                marker::write_run(&mut marker_text, tree, run, 0, uid_of(frame.expand_uid));
             write_marker_line(&mut r.text, depth, &marker_text);
             r.markers += 1;
             continue;

@@ -2,7 +2,7 @@
 //! format and call these for parsing and writing lines.
 
 use super::parse::parse;
-use super::render::{element_line, render_subtree};
+use super::render::{element_line, render_siblings};
 use crate::snapshot::tree::Tree;
 
 /// Parses a YAML body; `implied` holds implied refs the tree borrows.
@@ -10,9 +10,9 @@ pub fn parse_tree<'a>(raw: &'a str, implied: &'a mut Vec<String>) -> Tree<'a> {
     parse(raw, implied)
 }
 
-/// The subtree under `root` in Playwright YAML, every ref written.
-pub fn subtree_text(tree: &Tree<'_>, root: usize) -> String {
-    render_subtree(tree, root).text
+/// The subtrees under `roots` (siblings, in order) in Playwright YAML, every ref written.
+pub fn siblings_text(tree: &Tree<'_>, roots: &[usize]) -> String {
+    render_siblings(tree, roots).text
 }
 
 /// One node's YAML line, for a search hit.

@@ -25,11 +25,23 @@ pub fn cut_long_names(tree: &mut Tree<'_>, max_chars: usize) {
 /// The children of `id` as rendered (dropped nodes replaced by their children).
 pub fn visible_children(tree: &Tree<'_>, id: usize) -> Vec<usize> {
     let mut out = Vec::new();
-    let mut stack: Vec<usize> = tree
-        .nodes
-        .get(id)
-        .map(|n| n.children.iter().rev().copied().collect())
-        .unwrap_or_default();
+    visible_children_into(tree, id, &mut out, &mut Vec::new());
+    out
+}
+
+/// `visible_children` into reused buffers (`stack` is scratch): the passes call it for every
+/// node, and allocating twice per container showed in the profile.
+pub fn visible_children_into(
+    tree: &Tree<'_>,
+    id: usize,
+    out: &mut Vec<usize>,
+    stack: &mut Vec<usize>,
+) {
+    out.clear();
+    stack.clear();
+    if let Some(n) = tree.nodes.get(id) {
+        stack.extend(n.children.iter().rev().copied());
+    }
     while let Some(c) = stack.pop() {
         let Some(node) = tree.nodes.get(c) else {
             continue;
@@ -40,18 +52,23 @@ pub fn visible_children(tree: &Tree<'_>, id: usize) -> Vec<usize> {
             out.push(c);
         }
     }
-    out
 }
 
 /// Under each container, text nodes past `budget` characters hide (interactive nodes, headings
 /// and the rest stay): the start of each block of text stays readable.
 pub fn budget_text(tree: &mut Tree<'_>, budget: usize) {
+    let (mut items, mut stack) = (Vec::new(), Vec::new());
     for parent in 0..tree.nodes.len() {
-        if tree.nodes.get(parent).is_none_or(|n| n.dropped) {
+        if tree
+            .nodes
+            .get(parent)
+            .is_none_or(|n| n.dropped || n.children.is_empty())
+        {
             continue;
         }
         let mut used = 0usize;
-        for c in visible_children(tree, parent) {
+        visible_children_into(tree, parent, &mut items, &mut stack);
+        for &c in &items {
             let Some(node) = tree.nodes.get_mut(c) else {
                 continue;
             };
@@ -70,11 +87,16 @@ pub fn budget_text(tree: &mut Tree<'_>, budget: usize) {
 /// Runs of consecutive siblings with the same role past `keep` hide behind one marker. With
 /// `keep_main_controls`, controls inside `main` are never collapsed (they stay in place).
 pub fn collapse_similar(tree: &mut Tree<'_>, facts: &Facts, keep: usize, keep_main_controls: bool) {
+    let (mut items, mut stack) = (Vec::new(), Vec::new());
     for parent in 0..tree.nodes.len() {
-        if tree.nodes.get(parent).is_none_or(|n| n.dropped) {
+        if tree
+            .nodes
+            .get(parent)
+            .is_none_or(|n| n.dropped || n.children.is_empty())
+        {
             continue;
         }
-        let items = visible_children(tree, parent);
+        visible_children_into(tree, parent, &mut items, &mut stack);
         let mut run_role: Option<&str> = None;
         let mut run_len = 0usize;
         let mut to_hide = Vec::new();

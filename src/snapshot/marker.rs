@@ -1,15 +1,65 @@
 //! Marker lines: where a lossy level hid something, one line says what (roles and counts),
 //! which uids (a list, or the first…last range in document order) and how to get them back:
 //!
-//! `… 37 hidden (link 30, text 7; uid 7_120…7_410): expand_snapshot uid=7_118`
-//! `… 3 text hidden (uid 7_120…7_122): expand_snapshot uid=7_118` (one role)
+//! `… 37 hidden (link 30, text 7; uid 7_120…7_410): expand_snapshot uid=7_120 until=7_400`
+//! `… 3 text hidden (uid 7_120…7_122): expand_snapshot uid=7_120 until=7_122` (one role)
+//! `… 35 more records hidden (12 nodes each: checkbox, text, link, text, …; uid 72_120…72_410):
+//! expand_snapshot uid=72_120 until=72_400` (repeated records, one line)
 //!
-//! Every hidden uid is inside the subtree of the uid to expand. The parser reads these lines
-//! back as `Marker` nodes, so filtering filtered output keeps them as they are.
+//! Every hidden uid is inside the subtree of the uid to expand, or of the siblings from `uid`
+//! to `until`: markers name the smallest such thing. The parser reads these lines back as
+//! `Marker` nodes, so filtering filtered output keeps them as they are.
 
 use std::collections::BTreeMap;
 
-use super::tree::{NodeKind, Tree};
+use super::tree::{NodeKind, RecordRun, Tree};
+
+/// What a marker tells the agent to expand: the subtree of `uid`, or with `until` the run of
+/// siblings from `uid` to `until`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ExpandTarget<'a> {
+    pub uid: &'a str,
+    pub until: Option<&'a str>,
+}
+
+impl<'a> ExpandTarget<'a> {
+    pub fn subtree(uid: &'a str) -> Self {
+        ExpandTarget { uid, until: None }
+    }
+
+    /// The siblings of `run` themselves when they share a parent and their ends have uids;
+    /// otherwise `fallback` (an ancestor of all of them).
+    pub fn for_run(tree: &Tree<'a>, run: &[usize], fallback: &'a str) -> Self {
+        let node = |i: Option<&usize>| i.and_then(|&i| tree.nodes.get(i));
+        let (Some(first), Some(last)) = (node(run.first()), node(run.last())) else {
+            return ExpandTarget::subtree(fallback);
+        };
+        let parent = first.parent;
+        let siblings = run
+            .iter()
+            .all(|&i| tree.nodes.get(i).is_some_and(|n| n.parent == parent));
+        let has_uid = |n: &super::tree::Node<'_>| n.kind == NodeKind::Element && !n.uid.is_empty();
+        if !siblings || !has_uid(first) || !has_uid(last) {
+            return ExpandTarget::subtree(fallback);
+        }
+        ExpandTarget {
+            uid: first.uid,
+            until: (run.len() > 1).then_some(last.uid),
+        }
+    }
+
+    fn write(&self, out: &mut String) {
+        if self.uid.is_empty() {
+            return;
+        }
+        out.push_str(": expand_snapshot uid=");
+        out.push_str(self.uid);
+        if let Some(until) = self.until {
+            out.push_str(" until=");
+            out.push_str(until);
+        }
+    }
+}
 
 /// Uids listed one by one up to this many; beyond, a first…last range.
 const MAX_LISTED_UIDS: usize = 2;
@@ -50,7 +100,21 @@ impl<'a> Summary<'a> {
         }
     }
 
-    fn write(&self, out: &mut String, depth: usize, verb: &str, expand_uid: &str) {
+    fn write_uids(&self, out: &mut String) {
+        if !self.uids.is_empty() {
+            out.push_str("uid ");
+            if self.uids.len() <= MAX_LISTED_UIDS {
+                out.push_str(&self.uids.join(", "));
+            } else {
+                out.push_str(self.uids.first().copied().unwrap_or(""));
+                out.push('…');
+                out.push_str(self.uids.last().copied().unwrap_or(""));
+            }
+        }
+        out.push(')');
+    }
+
+    fn write(&self, out: &mut String, depth: usize, verb: &str, expand: ExpandTarget<'_>) {
         for _ in 0..depth {
             out.push_str("  ");
         }
@@ -82,22 +146,50 @@ impl<'a> Summary<'a> {
             }
             out.push_str("; ");
         }
-        if !self.uids.is_empty() {
-            out.push_str("uid ");
-            if self.uids.len() <= MAX_LISTED_UIDS {
-                out.push_str(&self.uids.join(", "));
-            } else {
-                out.push_str(self.uids.first().copied().unwrap_or(""));
-                out.push('…');
-                out.push_str(self.uids.last().copied().unwrap_or(""));
-            }
-        }
-        out.push(')');
-        if !expand_uid.is_empty() {
-            out.push_str(": expand_snapshot uid=");
-            out.push_str(expand_uid);
+        self.write_uids(out);
+        expand.write(out);
+    }
+}
+
+/// Roles of a record named in its marker.
+const MAX_SHAPE_ROLES: usize = 4;
+
+/// Writes the marker for hidden repeated records; returns the number of uids it hides.
+pub fn write_records(
+    out: &mut String,
+    tree: &Tree<'_>,
+    run: &[usize],
+    records: &RecordRun<'_>,
+    depth: usize,
+    expand: ExpandTarget<'_>,
+) -> usize {
+    let mut summary = Summary::new();
+    for &id in run {
+        for sub in tree.subtree(id) {
+            summary.add(tree, sub);
         }
     }
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+    out.push_str("… ");
+    out.push_str(&records.records.to_string());
+    out.push_str(" more records hidden (");
+    out.push_str(&records.shape.len().to_string());
+    out.push_str(" nodes each: ");
+    for (i, role) in records.shape.iter().take(MAX_SHAPE_ROLES).enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(role);
+    }
+    if records.shape.len() > MAX_SHAPE_ROLES {
+        out.push_str(", …");
+    }
+    out.push_str("; ");
+    summary.write_uids(out);
+    expand.write(out);
+    summary.uids.len()
 }
 
 /// Writes the marker for a run of hidden siblings (and their subtrees); returns the number of
@@ -107,7 +199,7 @@ pub fn write_hidden(
     tree: &Tree<'_>,
     run: &[usize],
     depth: usize,
-    expand_uid: &str,
+    expand: ExpandTarget<'_>,
 ) -> usize {
     let mut summary = Summary::new();
     for &id in run {
@@ -115,8 +207,43 @@ pub fn write_hidden(
             summary.add(tree, sub);
         }
     }
-    summary.write(out, depth, "hidden", expand_uid);
+    summary.write(out, depth, "hidden", expand);
     summary.uids.len()
+}
+
+/// The end (exclusive) of the run of hidden siblings that starts at `items[start]`: one marker
+/// per run, and a run of hidden records (`tree.hidden_records`) is a run of its own. Shared by
+/// both renderers (chrome-devtools-mcp text and Playwright YAML).
+pub fn hidden_run_end(tree: &Tree<'_>, items: &[usize], start: usize) -> usize {
+    let records = items.get(start).and_then(|id| tree.hidden_records.get(id));
+    let mut end = start + 1;
+    while let Some(&i) = items.get(end) {
+        let ends = match records {
+            Some(rec) => end - start >= rec.siblings,
+            None => tree.hidden_records.contains_key(&i),
+        };
+        if ends || !tree.nodes.get(i).is_some_and(|n| n.hidden) {
+            break;
+        }
+        end += 1;
+    }
+    end
+}
+
+/// Writes the marker of one hidden run (as `hidden_run_end` cuts them): records or plain,
+/// expanding to the run itself where it can, else to `fallback_uid`. Returns the uids hidden.
+pub fn write_run(
+    out: &mut String,
+    tree: &Tree<'_>,
+    run: &[usize],
+    depth: usize,
+    fallback_uid: &str,
+) -> usize {
+    let expand = ExpandTarget::for_run(tree, run, fallback_uid);
+    match run.first().and_then(|id| tree.hidden_records.get(id)) {
+        Some(rec) => write_records(out, tree, run, rec, depth, expand),
+        None => write_hidden(out, tree, run, depth, expand),
+    }
 }
 
 /// Writes the marker for layout nodes dropped under a root (their children were promoted).
@@ -133,7 +260,12 @@ pub fn write_dropped(
     for id in ids {
         summary.add(tree, id);
     }
-    summary.write(out, depth, "layout nodes dropped", expand_uid);
+    summary.write(
+        out,
+        depth,
+        "layout nodes dropped",
+        ExpandTarget::subtree(expand_uid),
+    );
     summary.uids.len()
 }
 
@@ -144,13 +276,21 @@ pub struct MarkerRef<'a> {
     pub listed: Vec<&'a str>,
     pub range: Option<(&'a str, &'a str)>,
     pub expand_uid: Option<&'a str>,
+    /// With `expand_uid`: the last sibling of the run to expand.
+    pub until: Option<&'a str>,
 }
 
 pub fn read_marker(line: &str) -> MarkerRef<'_> {
     let mut r = MarkerRef::default();
     let text = line.trim_start_matches(' ');
     if let Some((_, expand)) = text.rsplit_once(": expand_snapshot uid=") {
-        r.expand_uid = Some(expand.trim());
+        match expand.split_once(" until=") {
+            Some((uid, until)) => {
+                r.expand_uid = Some(uid.trim());
+                r.until = Some(until.trim());
+            }
+            None => r.expand_uid = Some(expand.trim()),
+        }
     }
     if let Some((_, after)) = text.rsplit_once("uid ") {
         let list = after.split(')').next().unwrap_or("");

@@ -6,9 +6,16 @@
 //! - `off`: the text unchanged.
 //! - `light` (lossless): `uid=` dropped, names escaped, adjacent texts on one line, urls
 //!   relative to the page, capability words without state dropped; a legend line on top.
-//! - `moderate`: light, plus layout nodes dropped, peripheral landmarks summarised, long names
-//!   cut, text per container and runs of similar siblings capped, depth and node caps.
-//! - `aggressive`: moderate with tighter limits and focus on `main`.
+//! - `moderate`: light, plus layout nodes dropped, peripheral landmarks summarised, repeated
+//!   records (grid rows flattened into siblings) cut after 5 behind one marker, options of a
+//!   collapsed combobox/listbox beyond 4 reduced to the selected one, long names cut, text per
+//!   container and runs of similar siblings capped, depth and node caps. A hidden run of leaves
+//!   shorter than its marker is shown instead.
+//! - `aggressive`: moderate with tighter limits (2 records, 2 options, …) and focus on `main`.
+//!
+//! Markers name the smallest thing that gives back what they hide: the hidden siblings
+//! themselves (`expand_snapshot uid=FIRST until=LAST`), or an ancestor when they are not
+//! siblings in the raw tree.
 
 mod collapse;
 pub mod escape;
@@ -16,6 +23,7 @@ pub mod marker;
 pub mod params;
 pub mod parse;
 mod prune;
+mod records;
 pub mod render;
 pub mod retrieve;
 pub(crate) mod roles;
@@ -73,12 +81,14 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
         prune::focus_main(tree, &facts);
     }
     prune::summarise_landmarks(tree, &facts, aggressive);
+    records::collapse_records(tree, limits.max_records);
+    records::summarise_options(tree, limits.max_options);
     collapse::cut_long_names(tree, limits.max_text_length);
     collapse::budget_text(tree, limits.max_text_per_container);
     collapse::collapse_similar(tree, &facts, limits.max_similar_siblings, !aggressive);
     prune::cap_depth(tree, limits.max_depth);
     prune::cap_nodes(tree, limits.max_nodes);
-    prune::show_lone_hidden_leaves(tree);
+    prune::show_short_hidden_runs(tree);
 }
 
 /// Filters the body of a `## Latest page snapshot` section (the lines after the header).

@@ -17,6 +17,11 @@ pub struct SnapshotLimits {
     /// Characters of text shown per container (the text nodes of one parent) before the
     /// following text nodes are hidden.
     pub max_text_per_container: usize,
+    /// Records shown of a run of repeated records (grid rows flattened into siblings) before
+    /// the rest hides behind one marker.
+    pub max_records: usize,
+    /// Options of a collapsed combobox or listbox shown; beyond, only the selected one.
+    pub max_options: usize,
 }
 
 impl SnapshotLimits {
@@ -28,6 +33,8 @@ impl SnapshotLimits {
                 max_similar_siblings: usize::MAX,
                 max_text_length: usize::MAX,
                 max_text_per_container: usize::MAX,
+                max_records: usize::MAX,
+                max_options: usize::MAX,
             },
             Level::Moderate => SnapshotLimits {
                 max_nodes: 1000,
@@ -35,6 +42,8 @@ impl SnapshotLimits {
                 max_similar_siblings: 8,
                 max_text_length: 80,
                 max_text_per_container: 200,
+                max_records: 5,
+                max_options: 4,
             },
             Level::Aggressive => SnapshotLimits {
                 max_nodes: 120,
@@ -42,6 +51,8 @@ impl SnapshotLimits {
                 max_similar_siblings: 3,
                 max_text_length: 60,
                 max_text_per_container: 60,
+                max_records: 2,
+                max_options: 2,
             },
         }
     }

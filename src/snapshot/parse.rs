@@ -28,6 +28,8 @@ pub fn parse(text: &str) -> Tree<'_> {
         return tree;
     }
     let lines = LineIndex::new(text, body);
+    // About one node a line: no regrowth of the arena on big pages.
+    tree.nodes.reserve(lines.len());
     let mut builder = Builder::default();
     let mut i = 0;
     if lines.line(0).is_some_and(|l| l.starts_with(LEGEND_TAG)) {

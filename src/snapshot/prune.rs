@@ -225,28 +225,59 @@ pub fn cap_nodes(tree: &mut Tree<'_>, max_nodes: usize) {
     }
 }
 
-/// A run of hidden siblings that is one childless node costs more as a marker than as itself:
-/// show it.
-pub fn show_lone_hidden_leaves(tree: &mut Tree<'_>) {
+/// Characters a marker line costs, about: a hidden run of leaves shorter than this is shown.
+const MARKER_CHARS: usize = 80;
+
+/// A run of hidden childless siblings that would print shorter than its marker is shown
+/// instead (a cut text or a run of hidden records always stays hidden).
+pub fn show_short_hidden_runs(tree: &mut Tree<'_>) {
+    let (mut items, mut stack) = (Vec::new(), Vec::new());
     for parent in 0..tree.nodes.len() {
         let Some(node) = tree.nodes.get(parent) else {
             continue;
         };
-        if node.dropped || node.hidden {
+        if node.dropped || node.hidden || node.children.is_empty() {
             continue;
         }
-        let items = super::collapse::visible_children(tree, parent);
-        let hidden: Vec<bool> = items
-            .iter()
-            .map(|&c| tree.nodes.get(c).is_some_and(|n| n.hidden))
-            .collect();
-        for (k, &c) in items.iter().enumerate() {
-            let alone = hidden.get(k).copied().unwrap_or(false)
-                && !(k > 0 && hidden.get(k - 1).copied().unwrap_or(false))
-                && !hidden.get(k + 1).copied().unwrap_or(false);
-            if let Some(n) = tree.nodes.get_mut(c) {
-                if alone && n.children.is_empty() && n.keep_chars.is_none() {
-                    n.hidden = false;
+        super::collapse::visible_children_into(tree, parent, &mut items, &mut stack);
+        let mut k = 0;
+        while k < items.len() {
+            let hidden_at = |k: usize| {
+                items
+                    .get(k)
+                    .and_then(|&c| tree.nodes.get(c))
+                    .is_some_and(|n| n.hidden)
+            };
+            if !hidden_at(k) {
+                k += 1;
+                continue;
+            }
+            let start = k;
+            let mut chars = 0usize;
+            let mut leaves = true;
+            while hidden_at(k) {
+                let c = items.get(k).copied().unwrap_or(0);
+                if k > start && tree.hidden_records.contains_key(&c) {
+                    break;
+                }
+                if let Some(n) = tree.nodes.get(c) {
+                    leaves &= n.children.is_empty()
+                        && n.keep_chars.is_none()
+                        && n.kind == NodeKind::Element
+                        && !tree.hidden_records.contains_key(&c);
+                    // Bytes bound the characters: no need to count them.
+                    chars += n.uid.len() + n.role.len() + n.name.as_deref().map_or(0, str::len) + 4;
+                    for a in n.attrs.iter().filter(|a| !(n.drop_url && a.key == "url")) {
+                        chars += a.key.len() + a.value.as_deref().map_or(0, str::len) + 4;
+                    }
+                }
+                k += 1;
+            }
+            if leaves && (chars <= MARKER_CHARS || k - start == 1) {
+                for &c in items.get(start..k).unwrap_or(&[]) {
+                    if let Some(n) = tree.nodes.get_mut(c) {
+                        n.hidden = false;
+                    }
                 }
             }
         }

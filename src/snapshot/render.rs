@@ -95,6 +95,14 @@ pub fn render(tree: &Tree<'_>, lossy: bool) -> Rendered {
 
 /// Writes the subtree of `root` alone (as if it were the only root), in the light notation.
 pub fn render_subtree(tree: &Tree<'_>, root: usize, lossy: bool) -> Rendered {
+    render_siblings(tree, &[root], lossy)
+}
+
+/// Writes the subtrees of `roots` (siblings, in order) alone, in the light notation.
+pub fn render_siblings(tree: &Tree<'_>, roots: &[usize], lossy: bool) -> Rendered {
+    let Some(&root) = roots.first() else {
+        return Rendered::default();
+    };
     // Urls stay relative to the page the subtree belongs to.
     let base = std::iter::once(root)
         .chain(tree.ancestors(root))
@@ -102,7 +110,7 @@ pub fn render_subtree(tree: &Tree<'_>, root: usize, lossy: bool) -> Rendered {
         .find(|n| n.role == "RootWebArea")
         .and_then(|n| n.attr("url"))
         .and_then(|a| a.value.as_deref());
-    render_from(tree, &[root], base, lossy, false)
+    render_from(tree, roots, base, lossy, false)
 }
 
 fn render_from<'t>(
@@ -114,6 +122,8 @@ fn render_from<'t>(
 ) -> Rendered {
     let mut r = Rendered::default();
     let out = &mut r.text;
+    // Room for a typical line per node (fewer lines are written when lossy): few regrowths.
+    out.reserve(tree.nodes.len() * if lossy { 16 } else { 48 });
     out.push_str(if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT });
     let mut dropped_by_root: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     let mut scratch = Vec::new();
@@ -148,18 +158,12 @@ fn render_from<'t>(
         }
         let depth = frame.depth;
         if node.hidden {
+            // One marker per run of hidden siblings; a run of hidden records gets its own.
             let start = frame.pos;
-            while frame
-                .items
-                .get(frame.pos)
-                .and_then(|&i| tree.nodes.get(i))
-                .is_some_and(|n| n.hidden)
-            {
-                frame.pos += 1;
-            }
+            frame.pos = marker::hidden_run_end(tree, &frame.items, start);
             let run = frame.items.get(start..frame.pos).unwrap_or(&[]);
             out.push('\n');
-            r.uids_hidden += marker::write_hidden(out, tree, run, depth, frame.expand_uid);
+            r.uids_hidden += marker::write_run(out, tree, run, depth, frame.expand_uid);
             r.markers += 1;
             continue;
         }

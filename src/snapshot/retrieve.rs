@@ -1,12 +1,13 @@
 //! Getting back what a lossy level hid, from the raw (unfiltered) snapshot text:
-//! `expand_subtree` renders the subtree under a uid at `light` (lossless), `search_snapshot`
+//! `expand_subtree` renders the subtree under a uid at `light` (lossless), `expand_range` a run
+//! of siblings (what one marker hid), `search_snapshot`
 //! finds the nodes whose role, name or attributes match, with the path of their ancestors.
 //! Both work on chrome-devtools-mcp text and on Playwright YAML (detected; refs are uids).
 
 use regex::{Regex, RegexBuilder};
 
 use super::parse::parse;
-use super::render::{render_subtree, write_element_line};
+use super::render::{render_siblings, write_element_line};
 use super::tree::{Node, NodeKind, Tree};
 use crate::error::FilterError;
 use crate::playwright;
@@ -19,6 +20,18 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 /// The subtree under `uid`, rendered at `light`; with `depth`, nodes more than `depth` levels
 /// below `uid` hide behind markers (which name what they hide, as in the lossy levels).
 pub fn expand_subtree(raw: &str, uid: &str, depth: Option<usize>) -> Result<String, FilterError> {
+    expand_range(raw, uid, None, depth)
+}
+
+/// The run of siblings from `from_uid` to `until_uid` (inclusive, in document order) with
+/// their subtrees, rendered at `light`; without `until_uid`, the subtree of `from_uid` alone.
+/// `depth` as in `expand_subtree`, counted from each sibling.
+pub fn expand_range(
+    raw: &str,
+    from_uid: &str,
+    until_uid: Option<&str>,
+    depth: Option<usize>,
+) -> Result<String, FilterError> {
     let yaml = playwright::is_yaml_snapshot(raw);
     let mut implied = Vec::new();
     let mut tree = if yaml {
@@ -26,9 +39,26 @@ pub fn expand_subtree(raw: &str, uid: &str, depth: Option<usize>) -> Result<Stri
     } else {
         parse(raw)
     };
-    let root = tree.find_uid(uid).ok_or_else(|| unknown_uid(uid))?;
+    let roots = match until_uid.filter(|u| *u != from_uid) {
+        None => vec![tree
+            .find_uid(from_uid)
+            .ok_or_else(|| unknown_uid(from_uid))?],
+        Some(until_uid) => match sibling_range(&tree, from_uid, until_uid) {
+            Some(run) => run,
+            None => {
+                tree.find_uid(from_uid)
+                    .ok_or_else(|| unknown_uid(from_uid))?;
+                tree.find_uid(until_uid)
+                    .ok_or_else(|| unknown_uid(until_uid))?;
+                return Err(FilterError::InvalidArgument(format!(
+                    "uid {until_uid:?} is not a later sibling of uid {from_uid:?}: pass the uid \
+                     and until of one marker, or expand a single uid"
+                )));
+            }
+        },
+    };
     if let Some(max) = depth {
-        let mut below = vec![(root, 0usize)];
+        let mut below: Vec<(usize, usize)> = roots.iter().map(|&r| (r, 0)).collect();
         while let Some((id, d)) = below.pop() {
             let children = tree
                 .nodes
@@ -47,9 +77,31 @@ pub fn expand_subtree(raw: &str, uid: &str, depth: Option<usize>) -> Result<Stri
         }
     }
     if yaml {
-        return Ok(playwright::retrieve::subtree_text(&tree, root));
+        return Ok(playwright::retrieve::siblings_text(&tree, &roots));
     }
-    Ok(render_subtree(&tree, root, depth.is_some()).text)
+    Ok(render_siblings(&tree, &roots, depth.is_some()).text)
+}
+
+/// The siblings from a node with uid `from_uid` to the first later sibling with uid
+/// `until_uid`, inclusive (upstream repeats a uid at times: the first such pair wins).
+pub fn sibling_range(tree: &Tree<'_>, from_uid: &str, until_uid: &str) -> Option<Vec<usize>> {
+    tree.nodes.iter().enumerate().find_map(|(id, node)| {
+        if node.kind != NodeKind::Element || node.uid != from_uid {
+            return None;
+        }
+        let siblings = match node.parent.and_then(|p| tree.nodes.get(p)) {
+            Some(p) => p.children.as_slice(),
+            None => tree.roots.as_slice(),
+        };
+        let a = siblings.iter().position(|&s| s == id)?;
+        let rest = siblings.get(a..)?;
+        let b = rest.iter().position(|&s| {
+            tree.nodes
+                .get(s)
+                .is_some_and(|n| n.kind == NodeKind::Element && n.uid == until_uid)
+        })?;
+        rest.get(..=b).map(<[usize]>::to_vec)
+    })
 }
 
 fn unknown_uid(uid: &str) -> FilterError {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::marker::read_marker;
 use super::parse::parse;
 use super::render::render_raw;
-use super::retrieve::{expand_subtree, search_snapshot};
+use super::retrieve::{expand_range, expand_subtree, search_snapshot, sibling_range};
 use super::tree::{NodeKind, Tree};
 use super::{filter_snapshot, SnapshotOptions};
 use crate::level::Level;
@@ -130,16 +130,28 @@ fn check_invariants(name: &str, input: &str, level: Level) -> String {
         let m = read_marker(node.name_str());
         covered.extend(m.listed.iter().copied());
         if let Some(uid) = m.expand_uid {
-            let &root = by_uid
-                .get(uid)
-                .unwrap_or_else(|| panic!("{name} {level}: marker names unknown uid {uid}"));
-            if expanded.insert(root) {
-                covered.extend(
-                    raw.subtree(root)
-                        .into_iter()
-                        .filter_map(|i| raw.nodes.get(i))
-                        .map(|n| n.uid),
-                );
+            let known = |uid: &str| {
+                by_uid
+                    .get(uid)
+                    .copied()
+                    .unwrap_or_else(|| panic!("{name} {level}: marker names unknown uid {uid}"))
+            };
+            // With `until`: the siblings from `uid` to `until`, in order, under one parent.
+            let roots = match m.until {
+                None => vec![known(uid)],
+                Some(until) => sibling_range(&raw, uid, until).unwrap_or_else(|| {
+                    panic!("{name} {level}: {uid}..{until} are not siblings in order")
+                }),
+            };
+            for root in roots {
+                if expanded.insert(root) {
+                    covered.extend(
+                        raw.subtree(root)
+                            .into_iter()
+                            .filter_map(|i| raw.nodes.get(i))
+                            .map(|n| n.uid),
+                    );
+                }
             }
         }
     }
@@ -244,10 +256,10 @@ fn expand_reaches_every_hidden_uid() {
             for node in parsed.nodes.iter().filter(|n| n.kind == NodeKind::Marker) {
                 let m = read_marker(node.name_str());
                 let Some(uid) = m.expand_uid else { continue };
-                if !asked.insert(uid.to_string()) {
+                if !asked.insert((uid.to_string(), m.until.map(str::to_string))) {
                     continue;
                 }
-                let expanded = expand_subtree(&body, uid, None).expect("marker uid expands");
+                let expanded = expand_range(&body, uid, m.until, None).expect("marker expands");
                 reachable.extend(parse(&expanded).uids().map(str::to_string));
             }
             let missing: Vec<_> = raw_uids.difference(&reachable).collect();
@@ -314,24 +326,55 @@ fn expand_gives_back_a_collapsed_nav_and_table_region_exactly() {
         banner.contains("72_5 link \"Dashboard\" url=\"#dashboard\""),
         "{banner}"
     );
-    // The grid rows inside main are hidden at aggressive; their parent expands to all of them.
-    let aggressive = filter_snapshot(&body, &SnapshotOptions::for_level(Level::Aggressive)).text;
-    let parsed = parse(&aggressive);
+    // The grid rows after the first five hide behind one records marker, whose uid..until
+    // expands to exactly those siblings with their subtrees (not the whole of main).
+    let parsed = parse(&moderate);
     let marker = parsed
         .nodes
         .iter()
-        .filter(|n| n.kind == NodeKind::Marker)
+        .filter(|n| n.kind == NodeKind::Marker && n.name_str().contains("more records hidden"))
         .map(|n| read_marker(n.name_str()))
-        .find(|m| m.expand_uid == Some("72_34"))
-        .expect("a marker inside main");
-    let main = expand_subtree(&body, "72_34", None).expect("main expands");
-    assert_eq!(expanded_nodes(&main), raw_subtree(&body, "72_34"));
-    if let Some((first, _)) = marker.range {
-        assert!(main.contains(first));
+        .next()
+        .expect("a records marker inside main");
+    let (from, until) = (
+        marker.expand_uid.expect("uid"),
+        marker.until.expect("until"),
+    );
+    let rows = expand_range(&body, from, Some(until), None).expect("rows expand");
+    let raw = parse(&body);
+    let run = sibling_range(&raw, from, until).expect("siblings");
+    let main = raw.find_uid("72_34").expect("main");
+    assert!(run.len() > 100 && run.iter().all(|&i| raw.nodes[i].parent == Some(main)));
+    let expected: Vec<_> = run
+        .iter()
+        .flat_map(|&r| raw_subtree(&body, raw.nodes[r].uid))
+        .collect();
+    assert_eq!(expanded_nodes(&rows), expected);
+    if let Some((first, last)) = marker.range {
+        assert!(rows.contains(first) && rows.contains(last), "{rows}");
     }
-    // A depth-limited expand names what it hides, under the uid it expanded.
+    // The full main still expands; `until` before `uid`, or not a sibling, is an error.
+    let main_text = expand_subtree(&body, "72_34", None).expect("main expands");
+    assert_eq!(expanded_nodes(&main_text), raw_subtree(&body, "72_34"));
+    assert!(expand_range(&body, until, Some(from), None).is_err());
+    assert!(expand_range(&body, "72_34", Some("72_36"), None).is_err());
+    // A depth-limited expand names what it hides: the run of main's children.
     let shallow = expand_subtree(&body, "72_34", Some(0)).expect("depth 0");
-    assert!(shallow.contains("expand_snapshot uid=72_34"), "{shallow}");
+    let shallow_tree = parse(&shallow);
+    let hidden = shallow_tree
+        .nodes
+        .iter()
+        .find(|n| n.kind == NodeKind::Marker)
+        .map(|n| read_marker(n.name_str()))
+        .expect("a marker");
+    let (a, b) = (
+        hidden.expand_uid.expect("uid"),
+        hidden.until.expect("until"),
+    );
+    let children = expand_range(&body, a, Some(b), None).expect("children expand");
+    let mut whole = raw_subtree(&body, "72_34");
+    whole.remove(0);
+    assert_eq!(expanded_nodes(&children), whole);
     assert!(expand_subtree(&body, "99_999", None)
         .unwrap_err()
         .to_string()

@@ -3,6 +3,7 @@
 //! line(s) it came from. Passes only flip the per-node flags; renderers read them.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 /// What a line of the snapshot is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +97,20 @@ pub struct Tree<'a> {
     pub trailing_newline: bool,
     /// Lines the parser could not read as structure (kept verbatim).
     pub unreadable_lines: usize,
+    /// Runs of repeated records hidden by a pass, keyed by the first hidden sibling: the
+    /// renderer writes one marker per run saying what a record is.
+    pub hidden_records: BTreeMap<usize, RecordRun<'a>>,
+}
+
+/// Repeated records (rows of a grid flattened into siblings) hidden after the first few.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordRun<'a> {
+    /// Siblings hidden (all the hidden records together).
+    pub siblings: usize,
+    /// Records hidden.
+    pub records: usize,
+    /// The roles of one record, in order (`text` for role-less nodes).
+    pub shape: Vec<&'a str>,
 }
 
 impl<'a> Tree<'a> {
