@@ -9,7 +9,7 @@ use super::sections::find_yaml_snapshot;
 use super::{filter_result_text, filter_yaml_snapshot};
 use crate::level::Level;
 use crate::snapshot::marker::read_marker;
-use crate::snapshot::retrieve::{expand_subtree, search_snapshot};
+use crate::snapshot::retrieve::{expand_range, expand_subtree, search_snapshot};
 use crate::snapshot::tree::{NodeKind, Tree};
 use crate::snapshot::SnapshotOptions;
 
@@ -257,15 +257,20 @@ fn expand_and_search_reach_every_hidden_ref() {
         for level in [Level::Moderate, Level::Aggressive] {
             let out = filter_yaml_snapshot(&body, &SnapshotOptions::for_level(level)).text;
             let mut reachable: HashSet<String> = parse_owned(&out).0.into_iter().collect();
-            let expand_uids: HashSet<String> = with_tree(&out, |t| {
+            let expand_targets: HashSet<(String, Option<String>)> = with_tree(&out, |t| {
                 t.nodes
                     .iter()
                     .filter(|n| n.kind == NodeKind::Marker)
-                    .filter_map(|n| read_marker(n.name_str()).expand_uid.map(str::to_string))
+                    .filter_map(|n| {
+                        let m = read_marker(n.name_str());
+                        m.expand_uid
+                            .map(|u| (u.to_string(), m.until.map(str::to_string)))
+                    })
                     .collect()
             });
-            for uid in expand_uids {
-                let expanded = expand_subtree(&body, &uid, None).expect("marker ref expands");
+            for (uid, until) in expand_targets {
+                let expanded =
+                    expand_range(&body, &uid, until.as_deref(), None).expect("marker ref expands");
                 assert!(expanded.contains(&format!("[ref={uid}]")), "{name}: {uid}");
                 reachable.extend(parse_owned(&expanded).0);
             }
