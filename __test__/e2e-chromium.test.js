@@ -13,7 +13,7 @@ const { serveDirectory, chromeDevtoolsCommand, upstreamEnv, chromiumInstalled, r
 
 // ---- Margins the filters must make (measured on these pages with the corpus bench). ----
 /** Minimum fraction of the grid page's take_snapshot text the proxy saves at `moderate`. */
-const MIN_SNAPSHOT_SAVING = 0.15
+const MIN_SNAPSHOT_SAVING = 0.6
 /** Minimum fraction of all tool description text (tools/list) the proxy saves. */
 const MIN_DESCRIPTION_SAVING = 0.1
 /** The filtered take_snapshot must carry the `[mcp-snapshot-filter: …]` stats line. */
