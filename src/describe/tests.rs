@@ -420,7 +420,7 @@ fn check_invariants(path: &Path, method: &str, json: &str) -> usize {
                 // Light drops pleasantries and blanks, nothing else.
                 let words = |t: &str| t.split_whitespace().map(str::to_string).collect::<Vec<_>>();
                 let expected = if level == Level::Light {
-                    rules::pleasantries(original)
+                    rules::pleasantries(original).into_owned()
                 } else {
                     original.clone()
                 };
@@ -767,5 +767,30 @@ fn speed_breakdown() {
         for (_, t) in &texts {
             std::hint::black_box(rules::apply(t, Level::Moderate));
         }
+    });
+    let named: [(&str, fn(&str) -> String); 9] = [
+        ("whitespace", |t| rules::whitespace(t).into_owned()),
+        ("pleasantries", |t| rules::pleasantries(t).into_owned()),
+        ("leaders", |t| rules::leaders(t).into_owned()),
+        ("wordy_phrases", |t| rules::wordy_phrases(t).into_owned()),
+        ("fillers", |t| rules::fillers(t).into_owned()),
+        ("articles", |t| rules::articles(t).into_owned()),
+        ("copulas", |t| rules::copulas(t).into_owned()),
+        ("final_period", |t| rules::final_period(t).into_owned()),
+        ("japanese", |t| japanese::apply(t, Level::Moderate)),
+    ];
+    for (label, rule) in named {
+        time(&format!("  rule {label}"), &|| {
+            for (_, t) in &texts {
+                std::hint::black_box(rule(t));
+            }
+        });
+    }
+    time("compress_list_result moderate", &|| {
+        let options = CompressOptions {
+            level: Level::Moderate,
+            compact_schemas: false,
+        };
+        std::hint::black_box(compress_list_result(method, &json, &options).unwrap());
     });
 }
