@@ -618,37 +618,6 @@ const LEADER_TRIGGERS: [&str; 7] = [
     "this endpoint",
     "lets you",
 ];
-const FILLER_TRIGGERS: [&str; 25] = [
-    "just",
-    "basically",
-    "actually",
-    "simply",
-    "very",
-    "really",
-    "quite",
-    "various",
-    "desired",
-    "essentially",
-    "literally",
-    "totally",
-    "certainly",
-    "definitely",
-    "obviously",
-    "clearly",
-    "extremely",
-    "truly",
-    "of course",
-    "i think",
-    "i believe",
-    "in my opinion",
-    "needless to say",
-    "as you know",
-    "to be honest",
-];
-
-static WORDY_TRIGGERS: Lazy<Vec<&'static str>> =
-    Lazy::new(|| WORDY.iter().map(|(p, _)| *p).collect());
-
 /// Runs the rules a level allows, in order.
 pub fn apply(text: &str, level: Level) -> String {
     if level == Level::Off {
@@ -659,8 +628,8 @@ pub fn apply(text: &str, level: Level) -> String {
     pass.run(&PLEASANTRY_TRIGGERS, pleasantries);
     if level >= Level::Moderate {
         pass.run(&LEADER_TRIGGERS, leaders);
-        pass.run(&WORDY_TRIGGERS, wordy_phrases);
-        pass.run(&FILLER_TRIGGERS, fillers);
+        pass.run(&[], wordy_phrases);
+        pass.run(&[], fillers);
         pass.run(&[], articles);
         pass.run(&["is ", "are "], copulas);
         pass.run(&["array of", "list of"], container_opener);
