@@ -518,19 +518,6 @@ pub fn final_period(text: &str) -> Cow<'_, str> {
 
 // ---- description openers (moderate) ----------------------------------------------------------------
 
-static CONTAINER_OPENER: Lazy<Regex> = Lazy::new(|| {
-    compile(&format!(
-        r"^(?:An? |The )?(?:array|list) of[ \t]+{}",
-        next_word_pattern()
-    ))
-});
-
-/// "An array of X" / "List of X" opening a description: the schema already says it is an
-/// array, so the description starts at X. Runs on whole descriptions only.
-pub fn container_opener(text: &str) -> Cow<'_, str> {
-    CONTAINER_OPENER.replace(text, "$1")
-}
-
 static WHETHER_OPENER: Lazy<Regex> = Lazy::new(|| {
     compile(&format!(
         r"^(?:Whether|whether)(?:[ \t]+to)?[ \t]+{}",
@@ -632,7 +619,6 @@ pub fn apply(text: &str, level: Level) -> String {
         pass.run(&[], fillers);
         pass.run(&[], articles);
         pass.run(&["is ", "are "], copulas);
-        pass.run(&["array of", "list of"], container_opener);
         pass.run(&["whether"], whether_opener);
     }
     pass.run(&[], whitespace);
@@ -729,15 +715,6 @@ mod tests {
         assert_eq!(final_period("One. Two."), "One. Two");
         assert_eq!(final_period("Wait..."), "Wait...");
         assert_eq!(final_period("終わり。"), "終わり");
-    }
-
-    #[test]
-    fn container_opener_only_at_description_start() {
-        assert_eq!(container_opener("An array of entity names"), "entity names");
-        assert_eq!(
-            container_opener("Takes an array of names"),
-            "Takes an array of names"
-        );
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::context::{self, Site};
 use super::protect::{self, Vocab};
 use super::*;
 
@@ -338,29 +339,53 @@ fn corpus_lists(corpus: &Path) -> Vec<PathBuf> {
     ]
 }
 
-/// Every (vocab, description) of a list result, in walk order.
-fn descriptions(method: &str, result: &mut Value) -> Vec<(Vocab, String)> {
+/// One description of a list result: where it is (item, node number), its item's
+/// vocabulary, its site and its text.
+struct Found {
+    at: (usize, usize),
+    vocab: Vocab,
+    site: Site,
+    text: String,
+}
+
+fn descriptions(method: &str, result: &mut Value) -> Vec<Found> {
     let mut out = Vec::new();
     let key = list::items_key(method).unwrap();
     if let Some(Value::Array(items)) = result.get_mut(key) {
-        for item in items.iter_mut() {
+        for (i, item) in items.iter_mut().enumerate() {
             let Value::Object(item) = item else { continue };
             let vocab = list::item_vocab(item);
-            list::item_descriptions(item, &mut |t| out.push((vocab.clone(), t.clone())));
+            list::item_descriptions(item, &mut |t, site, node| {
+                out.push(Found {
+                    at: (i, node),
+                    vocab: vocab.clone(),
+                    site: site.clone(),
+                    text: t.clone(),
+                });
+                true
+            });
         }
     }
     out
 }
 
-fn blank_descriptions(method: &str, result: &mut Value) {
+fn remove_descriptions(method: &str, result: &mut Value) {
     let key = list::items_key(method).unwrap();
     if let Some(Value::Array(items)) = result.get_mut(key) {
         for item in items.iter_mut() {
             if let Value::Object(item) = item {
-                list::item_descriptions(item, &mut |t| t.clear());
+                list::item_descriptions(item, &mut |_, _, _| false);
             }
         }
     }
+}
+
+/// The text the prose rules start from at moderate and aggressive: the original with only
+/// what the context rules drop (restated defaults, enums, "Optional", type openers) removed.
+fn context_reference(text: &str, vocab: &Vocab, site: &Site) -> String {
+    let protected = protect::protect(text, vocab).unwrap();
+    let tidy = rules::whitespace(&protected.text);
+    protected.restore(&context::apply(&tidy, site, &protected))
 }
 
 fn limit_word_counts(text: &str) -> HashMap<String, usize> {
@@ -388,13 +413,43 @@ fn check_invariants(path: &Path, method: &str, json: &str) -> usize {
         let out = out.unwrap_or_else(|| json.to_string());
         let mut before: Value = serde_json::from_str(json).unwrap();
         let mut after: Value = serde_json::from_str(&out).unwrap();
-        let pairs = descriptions(method, &mut before);
-        let compressed = descriptions(method, &mut after);
-        assert_eq!(pairs.len(), compressed.len());
-        for ((vocab, original), (_, new)) in pairs.iter().zip(&compressed) {
+        let originals = descriptions(method, &mut before);
+        let compressed: HashMap<(usize, usize), String> = descriptions(method, &mut after)
+            .into_iter()
+            .map(|f| (f.at, f.text))
+            .collect();
+        let mut seen_properties = std::collections::HashSet::new();
+        for Found {
+            at,
+            vocab,
+            site,
+            text: original,
+        } in &originals
+        {
             checked += 1;
+            let first_time = site
+                .property
+                .as_ref()
+                .is_none_or(|p| seen_properties.insert((p.clone(), original.clone())));
+            let reference = if level >= Level::Moderate {
+                context_reference(original, vocab, site)
+            } else {
+                original.clone()
+            };
+            let Some(new) = compressed.get(at) else {
+                // Dropped whole: only a restated name, a repeat at aggressive, or a text the
+                // context rules emptied.
+                assert!(
+                    (level >= Level::Moderate && context::restates_name(original, site))
+                        || (level == Level::Aggressive && !first_time)
+                        || (level >= Level::Moderate && reference.trim().is_empty()),
+                    "{}: {level}: dropped {original:?}",
+                    path.display()
+                );
+                continue;
+            };
             // Negations and limits: none lost.
-            let (was, now) = (limit_word_counts(original), limit_word_counts(new));
+            let (was, now) = (limit_word_counts(&reference), limit_word_counts(new));
             for (word, n) in &was {
                 assert!(
                     now.get(word).copied().unwrap_or(0) >= *n,
@@ -405,8 +460,8 @@ fn check_invariants(path: &Path, method: &str, json: &str) -> usize {
             // Protected spans: at light and moderate all present, in order, byte for byte.
             if level != Level::Aggressive {
                 let mut from = 0;
-                for (s, e) in protect::span_ranges(original, vocab) {
-                    let span = &original[s..e];
+                for (s, e) in protect::span_ranges(&reference, vocab) {
+                    let span = &reference[s..e];
                     let at = new.get(from..).and_then(|rest| rest.find(span));
                     assert!(
                         at.is_some(),
@@ -431,8 +486,8 @@ fn check_invariants(path: &Path, method: &str, json: &str) -> usize {
             }
         }
         // Everything but descriptions identical, key order included.
-        blank_descriptions(method, &mut before);
-        blank_descriptions(method, &mut after);
+        remove_descriptions(method, &mut before);
+        remove_descriptions(method, &mut after);
         assert_eq!(
             serde_json::to_string(&before).unwrap(),
             serde_json::to_string(&after).unwrap(),
@@ -470,17 +525,20 @@ fn corpus_lists_keep_every_invariant() {
 fn aggressive_keeps_or_drops_spans_whole() {
     for (_, method, json) in list_results(&[fixtures_dir()]) {
         let mut result: Value = serde_json::from_str(&json).unwrap();
-        for (vocab, text) in descriptions(method, &mut result) {
+        for Found {
+            vocab, text, site, ..
+        } in descriptions(method, &mut result)
+        {
             let protected = protect::protect(&text, &vocab).unwrap();
             let is_sentinel = |c: char| protected.span_of(c).is_some();
             let input: Vec<char> = protected.text.chars().filter(|&c| is_sentinel(c)).collect();
-            let short = compress_protected(&protected, Level::Aggressive);
+            let short = compress_protected(&protected, Level::Aggressive, &site);
             let kept: Vec<char> = short.chars().filter(|&c| is_sentinel(c)).collect();
             assert!(kept.windows(2).all(|w| w[0] < w[1]), "{text:?}");
             assert!(kept.iter().all(|c| input.contains(c)));
             assert_eq!(
                 protected.restore(&short),
-                compress_description(&text, Level::Aggressive, &vocab)
+                compress_ranges(&text, Level::Aggressive, protect::span_ranges(&text, &vocab), &site)
             );
         }
     }
@@ -752,7 +810,10 @@ fn speed_breakdown() {
         .find(|(p, _, _)| p.ends_with("chrome-devtools-mcp.default.tools-list.json"))
         .unwrap();
     let mut value: Value = serde_json::from_str(&json).unwrap();
-    let texts = descriptions(method, &mut value);
+    let texts: Vec<(Vocab, String)> = descriptions(method, &mut value)
+        .into_iter()
+        .map(|f| (f.vocab, f.text))
+        .collect();
     let runs = 300;
     let time = |label: &str, f: &dyn Fn()| {
         let mut batches: Vec<std::time::Duration> = (0..15)
@@ -781,9 +842,8 @@ fn speed_breakdown() {
             std::hint::black_box(rules::apply(t, Level::Moderate));
         }
     });
-    let named: [(&str, fn(&str) -> String); 12] = [
+    let named: [(&str, fn(&str) -> String); 11] = [
         ("apply light", |t| rules::apply(t, Level::Light)),
-        ("container_opener", |t| rules::container_opener(t).into_owned()),
         ("whether_opener", |t| rules::whether_opener(t).into_owned()),
         ("whitespace", |t| rules::whitespace(t).into_owned()),
         ("pleasantries", |t| rules::pleasantries(t).into_owned()),
@@ -816,7 +876,12 @@ fn speed_breakdown() {
     });
     time("compress_ranges moderate", &|| {
         for (vocab, t) in &texts {
-            std::hint::black_box(compress_ranges(t, Level::Moderate, protect::span_ranges(t, vocab)));
+            std::hint::black_box(compress_ranges(
+                t,
+                Level::Moderate,
+                protect::span_ranges(t, vocab),
+                &Site::default(),
+            ));
         }
     });
     time("compress_list_result moderate", &|| {
