@@ -157,7 +157,8 @@ pub fn default_restated<'t>(
             let whole = c.get(0).map_or("", |m| m.as_str());
             let start = c.get(0).map_or(0, |m| m.start());
             let stated = c.get(1).map_or("", |m| m.as_str());
-            let ends_sentence = whole.trim_end().ends_with('.') || c.get(0).is_some_and(|m| m.end() == text.len());
+            let ends_sentence =
+                whole.trim_end().ends_with('.') || c.get(0).is_some_and(|m| m.end() == text.len());
             if !(is_sentence_start(&text, start)
                 && ends_sentence
                 && states_default(stated, default, protected))
@@ -176,7 +177,7 @@ pub fn default_restated<'t>(
 
 static ENUM_SENTENCE: Lazy<Regex> = Lazy::new(|| {
     compile(&format!(
-        r"(?i:(?:must|should|can)[ \t]+be[ \t]+one[ \t]+of|one[ \t]+of|(?:possible|allowed|valid)[ \t]+values(?:[ \t]+are)?)[ \t]*:?[ \t]*((?:[{SENTINEL_CLASS}](?:[ \t]*,[ \t]*|[ \t]*,?[ \t]+(?i:or|and)[ \t]+)?)+)\.?(?:[ \t]+|$)"
+        r"(?i:(?:must|should|can)[ \t]+be[ \t]+one[ \t]+of|one[ \t]+of|(?:possible|allowed|valid)[ \t]+values(?:[ \t]+are)?)[ \t]*:?[ \t]*([{SENTINEL_CLASS}](?:(?:[ \t]*,[ \t]*|[ \t]*,?[ \t]+(?i:or|and)[ \t]+)[{SENTINEL_CLASS}])*)(?:\.(?:[ \t]+|$)|$)"
     ))
 });
 
@@ -339,11 +340,7 @@ pub fn restates_name(text: &str, site: &Site) -> bool {
 }
 
 /// Runs the context rules on a protected text (before the prose rules).
-pub fn apply<'t>(
-    text: &'t str,
-    site: &Site,
-    protected: &Protected,
-) -> std::borrow::Cow<'t, str> {
+pub fn apply<'t>(text: &'t str, site: &Site, protected: &Protected) -> std::borrow::Cow<'t, str> {
     if site.property.is_none() && site.types.is_empty() {
         return std::borrow::Cow::Borrowed(text);
     }
@@ -359,4 +356,196 @@ pub fn apply<'t>(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::protect::{protect, Vocab};
+    use super::*;
+    use serde_json::json;
+
+    /// The site of `schema` as the property `name` (required or not).
+    fn site(name: &str, required: bool, schema: Value) -> Site {
+        let Value::Object(map) = schema else {
+            panic!("schema must be an object")
+        };
+        Site::of_schema(&map, Some((name, required)))
+    }
+
+    /// Runs the context rules as the compressor does: protected, then restored.
+    fn run(text: &str, site: &Site) -> String {
+        let mut vocab = Vocab::default();
+        site.enum_values.iter().flatten().for_each(|v| vocab.add(v));
+        let protected = protect(text, &vocab).unwrap();
+        protected.restore(&apply(&protected.text, site, &protected))
+    }
+
+    #[test]
+    fn optional_marker_table() {
+        let optional = site("text", false, json!({"type": "string"}));
+        let required = site("text", true, json!({"type": "string"}));
+        let cases: [(&str, &Site, &str); 7] = [
+            (
+                "Optional prompt text to enter.",
+                &optional,
+                "prompt text to enter.",
+            ),
+            ("An optional list of uids.", &optional, "list of uids."),
+            ("Optional: source branch.", &optional, "source branch."),
+            ("Source branch (optional).", &optional, "Source branch."),
+            // Must not fire: the property is required, or "optional" is not a marker.
+            (
+                "Optional prompt text to enter.",
+                &required,
+                "Optional prompt text to enter.",
+            ),
+            (
+                "Optionally opens a URL.",
+                &optional,
+                "Optionally opens a URL.",
+            ),
+            (
+                "Makes the header optional.",
+                &optional,
+                "Makes the header optional.",
+            ),
+        ];
+        for (text, site, want) in cases {
+            assert_eq!(run(text, site), want, "{text:?}");
+        }
+        // Not a property (a tool's own description): never fires.
+        assert_eq!(run("Optional text.", &Site::default()), "Optional text.");
+    }
+
+    #[test]
+    fn default_restated_table() {
+        let number = site("pageSize", false, json!({"type": "integer", "default": 10}));
+        let boolean = site("all", false, json!({"type": "boolean", "default": false}));
+        let string = site("format", false, json!({"type": "string", "default": "png"}));
+        let none = site("pageSize", false, json!({"type": "integer"}));
+        let cases: [(&str, &Site, &str); 10] = [
+            (
+                "Max rules per page. Defaults to 10.",
+                &number,
+                "Max rules per page.",
+            ),
+            ("Page size (default: 10)", &number, "Page size"),
+            ("Include all. Default is false.", &boolean, "Include all."),
+            ("Image format. Default is \"png\"", &string, "Image format."),
+            ("Image format. Defaults to 'png'.", &string, "Image format."),
+            // Must not fire: the value differs, the schema has no default, the sentence says
+            // more than the value, or it is not a sentence of its own.
+            (
+                "Max rules. Defaults to 20.",
+                &number,
+                "Max rules. Defaults to 20.",
+            ),
+            (
+                "Max rules. Defaults to 10.",
+                &none,
+                "Max rules. Defaults to 10.",
+            ),
+            (
+                "Page. Defaults to 10 (the first page).",
+                &number,
+                "Page. Defaults to 10 (the first page).",
+            ),
+            (
+                "Image format. Default is \"jpeg\"",
+                &string,
+                "Image format. Default is \"jpeg\"",
+            ),
+            (
+                "Uses the default is false rule.",
+                &boolean,
+                "Uses the default is false rule.",
+            ),
+        ];
+        for (text, site, want) in cases {
+            assert_eq!(run(text, site), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn enum_restated_table() {
+        let mode = site(
+            "mode",
+            false,
+            json!({"type": "string", "enum": ["light", "dark"]}),
+        );
+        let cases: [(&str, &str); 5] = [
+            ("Color mode. Must be one of: light, dark.", "Color mode."),
+            ("Color mode. One of \"light\" or \"dark\".", "Color mode."),
+            // Must not fire: a partial list, an extra value, or a list that is not a sentence.
+            (
+                "Color mode. Must be one of: light.",
+                "Color mode. Must be one of: light.",
+            ),
+            (
+                "Color mode. One of light, dark or auto.",
+                "Color mode. One of light, dark or auto.",
+            ),
+            (
+                "Pick the one of light or dark that you like.",
+                "Pick the one of light or dark that you like.",
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(run(text, &mode), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn type_opener_table() {
+        let array = site("files", true, json!({"type": "array"}));
+        let boolean = site("fullPage", false, json!({"type": "boolean"}));
+        let string = site("files", true, json!({"type": "string"}));
+        let cases: [(&str, &Site, &str); 7] = [
+            ("Array of files to push", &array, "files to push"),
+            ("An array of entity names", &array, "entity names"),
+            (
+                "When true, takes a full page screenshot.",
+                &boolean,
+                "takes a full page screenshot.",
+            ),
+            (
+                "Set to true to return preserved messages.",
+                &boolean,
+                "return preserved messages.",
+            ),
+            // Must not fire: another type, or the condition goes on.
+            ("Array of files to push", &string, "Array of files to push"),
+            (
+                "If true and uid is set, waits.",
+                &boolean,
+                "If true and uid is set, waits.",
+            ),
+            ("Takes an array of names", &array, "Takes an array of names"),
+        ];
+        for (text, site, want) in cases {
+            assert_eq!(run(text, site), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn restates_name_table() {
+        let cases: [(&str, &str, bool); 10] = [
+            ("url", "The URL.", true),
+            ("repo", "Repository name", true),
+            ("branchId", "Branch identifier", true),
+            ("entity_name", "The entity name", true),
+            // Must not fire: the description adds a word, or misses part of the name.
+            ("message", "Commit message", false),
+            ("pull_number", "Pull request number", false),
+            ("branchFromThought", "Branch identifier", false),
+            ("description", "Repository description", false),
+            ("url", "Not the URL.", false),
+            ("url", "The URL (https only).", false),
+        ];
+        for (name, text, want) in cases {
+            let site = site(name, false, json!({"type": "string"}));
+            assert_eq!(restates_name(text, &site), want, "{name}: {text:?}");
+        }
+        assert!(!restates_name("The URL.", &Site::default()));
+    }
 }

@@ -202,7 +202,10 @@ pub fn item_descriptions(item: &mut Map<String, Value>, compress: &mut Compress)
             let Value::Object(arg) = arg else { continue };
             let site = Site {
                 property: arg.get("name").and_then(Value::as_str).map(str::to_string),
-                required: arg.get("required").and_then(Value::as_bool).unwrap_or(false),
+                required: arg
+                    .get("required")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
                 ..Site::default()
             };
             if let Some(Value::String(text)) = arg.get_mut("description") {

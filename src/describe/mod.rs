@@ -136,16 +136,16 @@ pub fn compress_text(text: &str, level: Level) -> String {
 /// Compresses one description; `vocab` holds the words its item declares (parameter names,
 /// enum values), which are protected like code.
 fn compress_description(text: &str, level: Level, vocab: &Vocab) -> String {
-    compress_ranges(text, level, protect::span_ranges(text, vocab), &Site::default())
+    compress_ranges(
+        text,
+        level,
+        protect::span_ranges(text, vocab),
+        &Site::default(),
+    )
 }
 
 /// `compress_description` with the protected spans already found.
-fn compress_ranges(
-    text: &str,
-    level: Level,
-    ranges: Vec<(usize, usize)>,
-    site: &Site,
-) -> String {
+fn compress_ranges(text: &str, level: Level, ranges: Vec<(usize, usize)>, site: &Site) -> String {
     if level == Level::Off || text.is_empty() {
         return text.to_string();
     }

@@ -375,4 +375,3 @@ mod tests {
         assert_eq!(protected.restore(&protected.text), text);
     }
 }
-

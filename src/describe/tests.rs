@@ -538,7 +538,12 @@ fn aggressive_keeps_or_drops_spans_whole() {
             assert!(kept.iter().all(|c| input.contains(c)));
             assert_eq!(
                 protected.restore(&short),
-                compress_ranges(&text, Level::Aggressive, protect::span_ranges(&text, &vocab), &site)
+                compress_ranges(
+                    &text,
+                    Level::Aggressive,
+                    protect::span_ranges(&text, &vocab),
+                    &site
+                )
             );
         }
     }
@@ -785,7 +790,9 @@ fn speed() {
                 .map(|_| {
                     let start = std::time::Instant::now();
                     for _ in 0..20 {
-                        std::hint::black_box(compress_list_result(method, &json, &options).unwrap());
+                        std::hint::black_box(
+                            compress_list_result(method, &json, &options).unwrap(),
+                        );
                     }
                     start.elapsed() / 20
                 })
@@ -842,7 +849,8 @@ fn speed_breakdown() {
             std::hint::black_box(rules::apply(t, Level::Moderate));
         }
     });
-    let named: [(&str, fn(&str) -> String); 11] = [
+    type Rule = fn(&str) -> String;
+    let named: [(&str, Rule); 11] = [
         ("apply light", |t| rules::apply(t, Level::Light)),
         ("whether_opener", |t| rules::whether_opener(t).into_owned()),
         ("whitespace", |t| rules::whitespace(t).into_owned()),
