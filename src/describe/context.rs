@@ -339,21 +339,41 @@ pub fn restates_name(text: &str, site: &Site) -> bool {
     covered.iter().all(|&c| c)
 }
 
-/// Runs the context rules on a protected text (before the prose rules).
+/// Whether `text` holds `word` in any ASCII case (no allocation).
+fn holds(text: &str, word: &str) -> bool {
+    text.as_bytes()
+        .windows(word.len())
+        .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
+}
+
+/// Runs the context rules on a protected text (before the prose rules). Each rule runs only
+/// where its schema keyword exists and its trigger word occurs.
 pub fn apply<'t>(text: &'t str, site: &Site, protected: &Protected) -> std::borrow::Cow<'t, str> {
+    use std::borrow::Cow;
     if site.property.is_none() && site.types.is_empty() {
-        return std::borrow::Cow::Borrowed(text);
+        return Cow::Borrowed(text);
     }
-    let mut out = optional_marker(text, site);
-    for rule in [
-        &(|t: &str| default_restated(t, site, protected).into_owned()) as &dyn Fn(&str) -> String,
-        &|t: &str| enum_restated(t, site, protected).into_owned(),
-        &|t: &str| type_opener(t, site).into_owned(),
-    ] {
-        let next = rule(&out);
-        if next != out {
-            out = std::borrow::Cow::Owned(next);
+    let mut out = Cow::Borrowed(text);
+    let step = |out: &mut Cow<'t, str>, next: Option<String>| {
+        if let Some(next) = next.filter(|n| n != out.as_ref()) {
+            *out = Cow::Owned(next);
         }
+    };
+    if site.is_optional_property() && holds(&out, "optional") {
+        let next = optional_marker(&out, site).into_owned();
+        step(&mut out, Some(next));
+    }
+    if site.default.is_some() && holds(&out, "default") {
+        let next = default_restated(&out, site, protected).into_owned();
+        step(&mut out, Some(next));
+    }
+    if site.enum_values.is_some() && (holds(&out, "one of") || holds(&out, "values")) {
+        let next = enum_restated(&out, site, protected).into_owned();
+        step(&mut out, Some(next));
+    }
+    if site.has_type("array") || site.has_type("boolean") {
+        let next = type_opener(&out, site).into_owned();
+        step(&mut out, Some(next));
     }
     out
 }

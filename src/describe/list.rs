@@ -137,7 +137,7 @@ pub fn schema_descriptions(schema: &mut Value, next_node: &mut usize, compress: 
             }
         }
         let required: Vec<String> = match map.get("required") {
-            Some(Value::Array(names)) => names
+            Some(Value::Array(names)) if map.contains_key("properties") => names
                 .iter()
                 .filter_map(Value::as_str)
                 .map(str::to_string)
