@@ -16,7 +16,10 @@ pub const NAMES: [&str; 2] = [EXPAND_SNAPSHOT, SEARCH_SNAPSHOT];
 const DEFAULT_SEARCH_LIMIT: usize = 20;
 const MAX_SEARCH_LIMIT: usize = 200;
 
-const PAGE_ID_DOC: &str = "Page of the snapshot (the pageId passed to take_snapshot). Default: the page snapshotted last.";
+/// Written terse by hand (the descriptions are appended after the list is compressed, so the
+/// compressor never rewrites them): each says it is answered by the proxy, what it returns
+/// and when to use it.
+const PAGE_ID_DOC: &str = "pageId given to take_snapshot (default: the page snapshotted last).";
 
 /// The tool definitions, as `tools/list` entries.
 pub fn definitions() -> Vec<Value> {
@@ -24,13 +27,13 @@ pub fn definitions() -> Vec<Value> {
         json!({
             "name": EXPAND_SNAPSHOT,
             "title": "Expand snapshot (mcp-snapshot-filter)",
-            "description": "Answered by the mcp-snapshot-filter proxy, not the browser server. Returns the unfiltered subtree under a uid of the last page snapshot, or with `until` the run of sibling nodes from uid to until: use it when a snapshot line says content was hidden (\"expand_snapshot uid=… until=…\"), passing the same arguments. Every uid it shows can be clicked or filled as usual.",
+            "description": "Answered by the mcp-snapshot-filter proxy, not the browser. Returns the unfiltered subtree under a uid of the last snapshot, or with until the siblings from uid to until. Use when a snapshot line says content was hidden (\"expand_snapshot uid=… until=…\"), with the same arguments; its uids work with click/fill as usual.",
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "uid": {"type": "string", "description": "uid of the node to expand, as shown in the snapshot (e.g. 7_118, or a Playwright ref such as e39)."},
-                    "until": {"type": "string", "description": "uid of a later sibling of `uid`: returns the siblings from uid to until, each with its subtree (as a hidden-content line names them). Default: uid's subtree alone."},
-                    "depth": {"type": "integer", "minimum": 0, "description": "Levels below the node(s) to include. Default: all."},
+                    "uid": {"type": "string", "description": "uid from the snapshot (e.g. 7_118, or a Playwright ref such as e39)."},
+                    "until": {"type": "string", "description": "uid of a later sibling: returns the siblings from uid to until, each with its subtree (default: uid's subtree alone)."},
+                    "depth": {"type": "integer", "minimum": 0, "description": "Levels below the node(s) to include (default: all)."},
                     "pageId": {"type": ["number", "string"], "description": PAGE_ID_DOC}
                 },
                 "required": ["uid"],
@@ -42,13 +45,13 @@ pub fn definitions() -> Vec<Value> {
         json!({
             "name": SEARCH_SNAPSHOT,
             "title": "Search snapshot (mcp-snapshot-filter)",
-            "description": "Answered by the mcp-snapshot-filter proxy, not the browser server. Finds lines of the last unfiltered page snapshot whose role, name, text or attributes match the query (case-insensitive substring, or a regex), each with its uid and its ancestors, including content the filtered snapshot hid. Use the uids with click, fill, hover as usual.",
+            "description": "Answered by the mcp-snapshot-filter proxy, not the browser. Returns lines of the last unfiltered snapshot whose role, name, text or attributes match query, each with uid and ancestors, including content the filtered snapshot hid. Use to find an element without a new snapshot; its uids work with click/fill as usual.",
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "query": {"type": "string", "minLength": 1, "description": "Text to look for (case-insensitive substring unless regex is true)."},
-                    "regex": {"type": "boolean", "description": "Treat query as a regular expression (Rust regex syntax, case-insensitive). Default: false."},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_LIMIT, "description": "Most hits to return. Default: 20."},
+                    "query": {"type": "string", "minLength": 1, "description": "Case-insensitive substring (a regex if regex is true)."},
+                    "regex": {"type": "boolean", "default": false, "description": "Treat query as a case-insensitive regex (Rust syntax)."},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_LIMIT, "default": DEFAULT_SEARCH_LIMIT, "description": "Most hits to return."},
                     "pageId": {"type": ["number", "string"], "description": PAGE_ID_DOC}
                 },
                 "required": ["query"],

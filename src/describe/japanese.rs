@@ -90,7 +90,11 @@ fn plain(polite: &str) -> &'static str {
 }
 
 pub fn has_japanese(text: &str) -> bool {
-    KANA.is_match(text)
+    // Kana all lie above U+3000 (sentinels too, so skip those): most texts are ASCII and
+    // never reach the regex.
+    text.chars()
+        .any(|c| c >= '\u{3000}' && !super::protect::is_sentinel_range(c))
+        && KANA.is_match(text)
 }
 
 pub fn apply(text: &str, level: Level) -> String {

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use super::context::Site;
 use super::protect::Vocab;
 
 /// Keywords whose value is one subschema.
@@ -111,20 +112,51 @@ pub fn schema_vocab(schema: &Value, vocab: &mut Vocab) {
     }
 }
 
+/// What `compress` is told about each description: where it sits (see `Site`) and its
+/// node's number in walk order within the item (0 is the item's own description).
+pub type Compress<'a> = dyn FnMut(&mut String, &Site, usize) -> bool + 'a;
+
 /// Calls `compress` on every description of a schema (never inside `default`, `enum`,
-/// `const`, `examples` or any keyword that is not a subschema).
-pub fn schema_descriptions(schema: &mut Value, compress: &mut dyn FnMut(&mut String)) {
-    let mut stack = vec![schema];
-    while let Some(node) = stack.pop() {
+/// `const`, `examples` or any keyword that is not a subschema); a description for which it
+/// returns false is removed. `next_node` numbers the nodes across calls.
+pub fn schema_descriptions(schema: &mut Value, next_node: &mut usize, compress: &mut Compress) {
+    // Each node with the property it is the value of (name, required by the parent).
+    let mut stack: Vec<(&mut Value, Option<(String, bool)>)> = vec![(schema, None)];
+    while let Some((node, property)) = stack.pop() {
         let Value::Object(map) = node else { continue };
+        *next_node += 1;
+        let node_number = *next_node;
+        if map.get("description").is_some_and(Value::is_string) {
+            let site = Site::of_schema(map, property.as_ref().map(|(n, r)| (n.as_str(), *r)));
+            let keep = match map.get_mut("description") {
+                Some(Value::String(text)) => compress(text, &site, node_number),
+                _ => true,
+            };
+            if !keep {
+                map.shift_remove("description");
+            }
+        }
+        let required: Vec<String> = match map.get("required") {
+            Some(Value::Array(names)) if map.contains_key("properties") => names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+            _ => Vec::new(),
+        };
         for (key, value) in map.iter_mut() {
-            if key == "description" {
-                if let Value::String(text) = value {
-                    compress(text);
+            if key == "properties" {
+                if let Value::Object(props) = value {
+                    for (name, sub) in props.iter_mut().filter(|(_, s)| s.is_object()) {
+                        let is_required = required.iter().any(|r| r == name);
+                        stack.push((sub, Some((name.clone(), is_required))));
+                    }
                 }
                 continue;
             }
-            push_subschemas_mut(key, value, &mut stack);
+            let mut children = Vec::new();
+            push_subschemas_mut(key, value, &mut children);
+            stack.extend(children.into_iter().map(|c| (c, None)));
         }
     }
 }
@@ -150,20 +182,36 @@ pub fn item_vocab(item: &Map<String, Value>) -> Vocab {
     vocab
 }
 
-/// Calls `compress` on every prose description of one list item.
-pub fn item_descriptions(item: &mut Map<String, Value>, compress: &mut dyn FnMut(&mut String)) {
+/// Calls `compress` on every prose description of one list item (see `schema_descriptions`).
+pub fn item_descriptions(item: &mut Map<String, Value>, compress: &mut Compress) {
+    let item_site = Site::default();
     if let Some(Value::String(text)) = item.get_mut("description") {
-        compress(text);
+        if !compress(text, &item_site, 0) {
+            item.shift_remove("description");
+        }
     }
+    let mut next_node = 0;
     for key in ["inputSchema", "outputSchema"] {
         if let Some(schema) = item.get_mut(key) {
-            schema_descriptions(schema, compress);
+            schema_descriptions(schema, &mut next_node, compress);
         }
     }
     if let Some(Value::Array(args)) = item.get_mut("arguments") {
         for arg in args.iter_mut() {
+            next_node += 1;
+            let Value::Object(arg) = arg else { continue };
+            let site = Site {
+                property: arg.get("name").and_then(Value::as_str).map(str::to_string),
+                required: arg
+                    .get("required")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+                ..Site::default()
+            };
             if let Some(Value::String(text)) = arg.get_mut("description") {
-                compress(text);
+                if !compress(text, &site, next_node) {
+                    arg.shift_remove("description");
+                }
             }
         }
     }
@@ -176,7 +224,10 @@ mod tests {
 
     fn all_descriptions(schema: &mut Value) -> Vec<String> {
         let mut seen = Vec::new();
-        schema_descriptions(schema, &mut |t| seen.push(t.clone()));
+        schema_descriptions(schema, &mut 0, &mut |t, _, _| {
+            seen.push(t.clone());
+            true
+        });
         seen.sort();
         seen
     }
@@ -246,7 +297,10 @@ mod tests {
             schema = Value::Object(map);
         }
         let mut count = 0;
-        schema_descriptions(&mut schema, &mut |_| count += 1);
+        schema_descriptions(&mut schema, &mut 0, &mut |_, _, _| {
+            count += 1;
+            true
+        });
         assert_eq!(count, 5001);
         let mut vocab = Vocab::default();
         schema_vocab(&schema, &mut vocab);

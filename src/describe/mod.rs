@@ -6,6 +6,7 @@
 //! byte for byte. `list` decides which `description` values are prose; nothing else in the
 //! result changes, except the no-op schema keywords `schema_compact` drops when asked.
 
+mod context;
 mod japanese;
 mod list;
 mod protect;
@@ -16,12 +17,13 @@ mod shorten;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
+use context::Site;
 use protect::Vocab;
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -59,13 +61,29 @@ pub fn compress_list_result(
     };
     let mut changed = false;
     // Lists repeat descriptions ("Targets a specific page by ID." on every tool): a text with
-    // the same protected spans compresses the same way.
-    let mut memo: HashMap<(String, Vec<(usize, usize)>), String> = HashMap::new();
+    // the same protected spans and the same site compresses the same way.
+    type MemoKey = (String, Vec<(usize, usize)>, Site);
+    let mut memo: HashMap<MemoKey, String> = HashMap::new();
     let mut pattern_memo: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+    // At aggressive, a property whose name and description an earlier tool of the list already
+    // gave keeps its name only: the model reads the list whole.
+    let mut seen_properties: HashSet<(String, String)> = HashSet::new();
     for item in items.iter_mut() {
         let Value::Object(item) = item else { continue };
         let vocab = list::item_vocab(item);
-        list::item_descriptions(item, &mut |text| {
+        list::item_descriptions(item, &mut |text, site, _| {
+            if options.level >= Level::Moderate && context::restates_name(text, site) {
+                changed = true;
+                return false;
+            }
+            if options.level == Level::Aggressive {
+                if let Some(name) = site.property.as_ref() {
+                    if !seen_properties.insert((name.clone(), text.clone())) {
+                        changed = true;
+                        return false;
+                    }
+                }
+            }
             let patterns = match pattern_memo.get(text.as_str()) {
                 Some(found) => found.clone(),
                 None => {
@@ -75,20 +93,24 @@ pub fn compress_list_result(
                 }
             };
             let ranges = protect::with_vocab_ranges(text, patterns, &vocab);
-            let key = (std::mem::take(text), ranges);
+            let key = (std::mem::take(text), ranges, site.clone());
             let compressed = match memo.get(&key) {
                 Some(done) => done.clone(),
                 None => {
-                    let done = compress_ranges(&key.0, options.level, key.1.clone());
-                    memo.insert((key.0.clone(), key.1.clone()), done.clone());
+                    let done = compress_ranges(&key.0, options.level, key.1.clone(), site);
+                    memo.insert((key.0.clone(), key.1.clone(), key.2.clone()), done.clone());
                     done
                 }
             };
             *text = key.0;
             if compressed != *text {
-                *text = compressed;
                 changed = true;
+                if compressed.is_empty() {
+                    return false;
+                }
+                *text = compressed;
             }
+            true
         });
         if compact {
             for key in ["inputSchema", "outputSchema"] {
@@ -114,23 +136,34 @@ pub fn compress_text(text: &str, level: Level) -> String {
 /// Compresses one description; `vocab` holds the words its item declares (parameter names,
 /// enum values), which are protected like code.
 fn compress_description(text: &str, level: Level, vocab: &Vocab) -> String {
-    compress_ranges(text, level, protect::span_ranges(text, vocab))
+    compress_ranges(
+        text,
+        level,
+        protect::span_ranges(text, vocab),
+        &Site::default(),
+    )
 }
 
 /// `compress_description` with the protected spans already found.
-fn compress_ranges(text: &str, level: Level, ranges: Vec<(usize, usize)>) -> String {
+fn compress_ranges(text: &str, level: Level, ranges: Vec<(usize, usize)>, site: &Site) -> String {
     if level == Level::Off || text.is_empty() {
         return text.to_string();
     }
     let Some(protected) = protect::protect_ranges(text, ranges) else {
         return text.to_string();
     };
-    protected.restore(&compress_protected(&protected, level))
+    protected.restore(&compress_protected(&protected, level, site))
 }
 
 /// Runs the rules of `level` on a protected text; the result still holds sentinels.
-fn compress_protected(protected: &protect::Protected, level: Level) -> String {
-    let mut prose = rules::apply(&protected.text, level);
+fn compress_protected(protected: &protect::Protected, level: Level, site: &Site) -> String {
+    let mut prose = if level >= Level::Moderate {
+        let text = rules::whitespace(&protected.text);
+        let text = context::apply(&text, site, protected);
+        rules::apply(&text, level)
+    } else {
+        rules::apply(&protected.text, level)
+    };
     prose = japanese::apply(&prose, level);
     if level == Level::Aggressive {
         let is_example = |c: char| {

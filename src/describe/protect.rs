@@ -89,15 +89,38 @@ static SPANS: Lazy<Regex> = Lazy::new(|| {
     Regex::new(&alternation).unwrap_or_else(|e| panic!("protected span regex: {e}"))
 });
 
-/// Candidate words for the vocabulary check (parameter names and enum values).
-static WORD: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r"[\w$][\w$.\-]*[\w$]|[\w$]").unwrap_or_else(|e| panic!("{e}")));
+/// A character of a vocabulary word (`\w` and `$`); `.` and `-` may join them.
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
+}
+
+/// Candidate words for the vocabulary check, as byte ranges of `text`: maximal runs of word
+/// characters, dots and hyphens, trimmed to start and end on a word character (what the
+/// regex `[\w$][\w$.\-]*[\w$]|[\w$]` finds, without a regex call per gap).
+fn candidate_words(text: &str, mut found: impl FnMut(usize, usize)) {
+    let mut run: Option<(usize, usize)> = None; // first and past-last word char of the run
+    for (i, c) in text.char_indices() {
+        if is_word_char(c) {
+            let end = i + c.len_utf8();
+            run = Some(run.map_or((i, end), |(s, _)| (s, end)));
+        } else if c != '.' && c != '-' {
+            if let Some((s, e)) = run.take() {
+                found(s, e);
+            }
+        }
+    }
+    if let Some((s, e)) = run {
+        found(s, e);
+    }
+}
 
 /// Words a tool declares itself: its name, its parameter names and enum/const values. They
 /// are protected wherever they occur as whole words in that tool's descriptions.
 #[derive(Debug, Default, Clone)]
 pub struct Vocab {
     words: HashSet<String>,
+    /// Byte length of the longest word (a cheap filter before hashing).
+    longest: usize,
     /// Values that contain whitespace (found by substring search instead).
     phrases: Vec<String>,
 }
@@ -113,8 +136,13 @@ impl Vocab {
                 self.phrases.push(word.to_string());
             }
         } else {
+            self.longest = self.longest.max(word.len());
             self.words.insert(word.to_string());
         }
+    }
+
+    fn may_hold(&self, len: usize) -> bool {
+        len <= self.longest
     }
 
     pub fn is_empty(&self) -> bool {
@@ -162,11 +190,11 @@ pub fn with_vocab_ranges(
         gaps.push((at, text.len()));
         for (gs, ge) in gaps {
             let gap = text.get(gs..ge).unwrap_or("");
-            for m in WORD.find_iter(gap) {
-                if vocab.words.contains(m.as_str()) {
-                    extra.push((gs + m.start(), gs + m.end()));
+            candidate_words(gap, |s, e| {
+                if vocab.may_hold(e - s) && gap.get(s..e).is_some_and(|w| vocab.words.contains(w)) {
+                    extra.push((gs + s, gs + e));
                 }
-            }
+            });
             for phrase in &vocab.phrases {
                 let mut from = 0;
                 while let Some(found) = gap.get(from..).and_then(|rest| rest.find(phrase.as_str()))
@@ -213,7 +241,12 @@ pub fn protect(text: &str, vocab: &Vocab) -> Option<Protected> {
 
 /// `protect` with the spans already found (see `span_ranges`).
 pub fn protect_ranges(text: &str, ranges: Vec<(usize, usize)>) -> Option<Protected> {
-    let used: HashSet<char> = text.chars().filter(|&c| is_sentinel_range(c)).collect();
+    // Most texts hold no Private Use character: skip the set then.
+    let used: HashSet<char> = if text.chars().any(is_sentinel_range) {
+        text.chars().filter(|&c| is_sentinel_range(c)).collect()
+    } else {
+        HashSet::new()
+    };
     let mut free = SENTINEL_RANGES
         .iter()
         .flat_map(|&(lo, hi)| lo..=hi)

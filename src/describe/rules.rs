@@ -8,10 +8,23 @@
 use std::borrow::Cow;
 
 use once_cell::sync::Lazy;
-use regex::{Captures, Regex};
+use regex::{Captures, Regex, Replacer};
 
 use super::protect::SENTINEL_CLASS;
 use crate::level::Level;
+
+/// A replacer that appends straight into the output, so no rule allocates per match.
+pub struct Append<F>(pub F);
+
+impl<F: FnMut(&Captures, &mut String)> Replacer for Append<F> {
+    fn replace_append(&mut self, caps: &Captures<'_>, dst: &mut String) {
+        (self.0)(caps, dst)
+    }
+}
+
+fn group<'t>(c: &Captures<'t>, i: usize) -> &'t str {
+    c.get(i).map_or("", |m| m.as_str())
+}
 
 fn compile(pattern: &str) -> Regex {
     Regex::new(pattern).unwrap_or_else(|e| panic!("description rule regex {pattern:?}: {e}"))
@@ -94,16 +107,35 @@ static TRAILING_BLANKS: Lazy<Regex> = Lazy::new(|| compile(r"(?m)[ \t]+$"));
 static INNER_BLANKS: Lazy<Regex> = Lazy::new(|| compile(r"(\S)[ \t]{2,}|(\S)\t"));
 static BLANK_LINES: Lazy<Regex> = Lazy::new(|| compile(r"\n{3,}"));
 
+/// Whether `whitespace` has anything to do (a byte scan, far cheaper than its regexes).
+fn untidy(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let edge = |b: Option<&u8>| b.is_some_and(u8::is_ascii_whitespace);
+    edge(bytes.first())
+        || edge(bytes.last())
+        || bytes.contains(&b'\t')
+        || bytes.contains(&b'\r')
+        || text.contains("  ")
+        || text.contains(" \n")
+        || text.contains("\n\n\n")
+}
+
 /// Trailing blanks, runs of blanks between words, runs of blank lines, and the ends.
 /// Leading indentation stays (it nests lists).
-pub fn whitespace(text: &str) -> String {
+pub fn whitespace(text: &str) -> Cow<'_, str> {
+    if !untidy(text) {
+        return Cow::Borrowed(text);
+    }
     let text = TRAILING_BLANKS.replace_all(text, "");
-    let text = INNER_BLANKS.replace_all(&text, |c: &Captures| {
-        let word = c.get(1).or_else(|| c.get(2)).map_or("", |m| m.as_str());
-        format!("{word} ")
-    });
+    let text = INNER_BLANKS.replace_all(
+        &text,
+        Append(|c: &Captures, dst: &mut String| {
+            dst.push_str(c.get(1).or_else(|| c.get(2)).map_or("", |m| m.as_str()));
+            dst.push(' ');
+        }),
+    );
     let text = BLANK_LINES.replace_all(&text, "\n\n");
-    text.trim().to_string()
+    Cow::Owned(text.trim().to_string())
 }
 
 // ---- pleasantries (light) -----------------------------------------------------------
@@ -117,13 +149,13 @@ static PLEASANTRY_SENTENCES: Lazy<Regex> = Lazy::new(|| {
 });
 
 /// "please", "kindly", "feel free to", thank-you and hope-this-helps sentences.
-pub fn pleasantries(text: &str) -> String {
+pub fn pleasantries(text: &str) -> Cow<'_, str> {
     let text = PLEASANTRY_SENTENCES.replace_all(text, "");
-    PLEASANTRY_WORDS
-        .replace_all(&text, |c: &Captures| {
-            c.get(1).map_or("", |m| m.as_str()).to_string()
-        })
-        .into_owned()
+    let out = match PLEASANTRY_WORDS.replace_all(&text, "$1") {
+        Cow::Owned(out) => Some(out),
+        Cow::Borrowed(_) => None,
+    };
+    out.map_or(text, Cow::Owned)
 }
 
 // ---- sentence leaders (moderate) ----------------------------------------------------
@@ -188,7 +220,7 @@ static THIS_TOOL_VERB: Lazy<Regex> = Lazy::new(|| {
 });
 
 /// "You can", "This tool will", "Use this tool to", ... at the start of a sentence.
-pub fn leaders(text: &str) -> String {
+pub fn leaders(text: &str) -> Cow<'_, str> {
     let text = LEADER.replace_all(text, |c: &Captures| {
         let whole = c.get(0).map_or("", |m| m.as_str());
         let start = c.get(0).map_or(0, |m| m.start());
@@ -213,18 +245,21 @@ pub fn leaders(text: &str) -> String {
             )
         }
     });
-    let text = THIS_TOOL_VERB.replace_all(&text, |c: &Captures| {
-        let whole = c.get(0).map_or("", |m| m.as_str());
+    let out = match THIS_TOOL_VERB.replace_all(&text, |c: &Captures| {
+        let whole = group(c, 0);
         let start = c.get(0).map_or(0, |m| m.start());
-        let verb = c.get(1).map_or("", |m| m.as_str());
+        let verb = group(c, 1);
         let copula = ["is", "was", "has", "does"].contains(&verb.to_ascii_lowercase().as_str());
         if copula || !is_sentence_start(&text, start) {
             whole.to_string()
         } else {
             verb.to_string()
         }
-    });
-    text.into_owned()
+    }) {
+        Cow::Owned(out) => Some(out),
+        Cow::Borrowed(_) => None,
+    };
+    out.map_or(text, Cow::Owned)
 }
 
 // ---- wordy phrases (moderate) -------------------------------------------------------
@@ -286,17 +321,15 @@ static WORDY_PHRASE: Lazy<Regex> = Lazy::new(|| {
 });
 
 /// "in order to" -> "to", "is able to" -> "can", "make sure to" -> "ensure", ...
-pub fn wordy_phrases(text: &str) -> String {
-    WORDY_PHRASE
-        .replace_all(text, |c: &Captures| {
-            let whole = c.get(0).map_or("", |m| m.as_str());
-            let key = normalize_phrase(whole);
-            WORDY
-                .iter()
-                .find(|(p, _)| *p == key)
-                .map_or_else(|| whole.to_string(), |(_, r)| match_case(whole, r))
-        })
-        .into_owned()
+pub fn wordy_phrases(text: &str) -> Cow<'_, str> {
+    WORDY_PHRASE.replace_all(text, |c: &Captures| {
+        let whole = group(c, 0);
+        let key = normalize_phrase(whole);
+        WORDY
+            .iter()
+            .find(|(p, _)| *p == key)
+            .map_or_else(|| whole.to_string(), |(_, r)| match_case(whole, r))
+    })
 }
 
 // ---- fillers and hedges (moderate) --------------------------------------------------
@@ -317,28 +350,26 @@ const QUANTITY_NEXT: [&str; 14] = [
 /// Fillers ("just", "basically", "very", ...) and speaker hedges ("I think"). Kept when they
 /// qualify a negation ("not just", "not very"), when the next word is a negation, and for
 /// "just"/"quite" before a quantity ("just the first line" means "only").
-pub fn fillers(text: &str) -> String {
-    FILLER
-        .replace_all(text, |c: &Captures| {
-            let whole = c.get(0).map_or("", |m| m.as_str());
-            let start = c.get(0).map_or(0, |m| m.start());
-            let (Some(filler), Some(next)) = (c.get(1), c.get(2)) else {
-                return whole.to_string();
-            };
-            let filler_lower = filler.as_str().to_ascii_lowercase();
-            let next_word = next.as_str();
-            let next_lower = next_word.to_ascii_lowercase();
-            let next_is_quantity = QUANTITY_NEXT.contains(&next_lower.as_str())
-                || next_word.starts_with(|c: char| c.is_ascii_digit() || !c.is_ascii());
-            if is_negation(word_before(text, start))
-                || is_negation(next_word)
-                || (matches!(filler_lower.as_str(), "just" | "quite") && next_is_quantity)
-            {
-                return whole.to_string();
-            }
-            next_word.to_string()
-        })
-        .into_owned()
+pub fn fillers(text: &str) -> Cow<'_, str> {
+    FILLER.replace_all(text, |c: &Captures| {
+        let whole = c.get(0).map_or("", |m| m.as_str());
+        let start = c.get(0).map_or(0, |m| m.start());
+        let (Some(filler), Some(next)) = (c.get(1), c.get(2)) else {
+            return whole.to_string();
+        };
+        let filler_lower = filler.as_str().to_ascii_lowercase();
+        let next_word = next.as_str();
+        let next_lower = next_word.to_ascii_lowercase();
+        let next_is_quantity = QUANTITY_NEXT.contains(&next_lower.as_str())
+            || next_word.starts_with(|c: char| c.is_ascii_digit() || !c.is_ascii());
+        if is_negation(word_before(text, start))
+            || is_negation(next_word)
+            || (matches!(filler_lower.as_str(), "just" | "quite") && next_is_quantity)
+        {
+            return whole.to_string();
+        }
+        next_word.to_string()
+    })
 }
 
 // ---- articles (moderate) ------------------------------------------------------------
@@ -407,13 +438,14 @@ const KEEP_BEFORE: [&str; 60] = [
 
 /// Articles and the possessives "its"/"their". Kept when the "article" is a label ("option a", "a or b", sentence-internal "A"),
 /// before a word that needs it ("a few", "the other") and after a hyphen or apostrophe.
-pub fn articles(text: &str) -> String {
-    ARTICLE
-        .replace_all(text, |c: &Captures| {
-            let whole = c.get(0).map_or("", |m| m.as_str());
+pub fn articles(text: &str) -> Cow<'_, str> {
+    ARTICLE.replace_all(
+        text,
+        Append(|c: &Captures, dst: &mut String| {
+            let whole = group(c, 0);
             let start = c.get(0).map_or(0, |m| m.start());
             let (Some(article), Some(next)) = (c.get(1), c.get(2)) else {
-                return whole.to_string();
+                return dst.push_str(whole);
             };
             let article = article.as_str();
             let next_word = next.as_str();
@@ -432,11 +464,11 @@ pub fn articles(text: &str) -> String {
                 || label_a
                 || KEEP_BEFORE.contains(&next_lower.as_str())
             {
-                return whole.to_string();
+                return dst.push_str(whole);
             }
-            next_word.to_string()
-        })
-        .into_owned()
+            dst.push_str(next_word)
+        }),
+    )
 }
 
 // ---- copulas (moderate) ------------------------------------------------------------
@@ -456,50 +488,35 @@ const COPULA_OBJECTS: [&str; 9] = ["to", "a", "an", "the", "that", "this", "ther
 /// "is"/"are" between a noun and a participle or adjective: "Default is false" ->
 /// "Default false", "body is returned inline" -> "body returned inline". Kept at a sentence
 /// start (a question), after pronouns and relatives, and before "to", articles, "as".
-pub fn copulas(text: &str) -> String {
-    COPULA
-        .replace_all(text, |c: &Captures| {
-            let whole = c.get(0).map_or("", |m| m.as_str());
-            let start = c.get(0).map_or(0, |m| m.start());
-            let next = c.get(2).map_or("", |m| m.as_str());
-            let subject = word_before(text, start).to_ascii_lowercase();
-            if subject.is_empty()
-                || is_sentence_start(text, start)
-                || COPULA_SUBJECTS.contains(&subject.as_str())
-                || COPULA_OBJECTS.contains(&next.to_ascii_lowercase().as_str())
-            {
-                return whole.to_string();
-            }
-            next.to_string()
-        })
-        .into_owned()
+pub fn copulas(text: &str) -> Cow<'_, str> {
+    COPULA.replace_all(text, |c: &Captures| {
+        let whole = c.get(0).map_or("", |m| m.as_str());
+        let start = c.get(0).map_or(0, |m| m.start());
+        let next = c.get(2).map_or("", |m| m.as_str());
+        let subject = word_before(text, start).to_ascii_lowercase();
+        if subject.is_empty()
+            || is_sentence_start(text, start)
+            || COPULA_SUBJECTS.contains(&subject.as_str())
+            || COPULA_OBJECTS.contains(&next.to_ascii_lowercase().as_str())
+        {
+            return whole.to_string();
+        }
+        next.to_string()
+    })
 }
 
-static FINAL_PERIOD: Lazy<Regex> = Lazy::new(|| compile(r"([^.])[.。]$"));
-
-/// The period that ends a description carries nothing.
-pub fn final_period(text: &str) -> String {
-    FINAL_PERIOD.replace(text, "$1").into_owned()
+/// The period that ends a description carries nothing (an ellipsis stays).
+pub fn final_period(text: &str) -> Cow<'_, str> {
+    let mut chars = text.chars().rev();
+    match (chars.next(), chars.next()) {
+        (Some(last @ ('.' | '。')), Some(before)) if before != '.' => {
+            Cow::Borrowed(text.get(..text.len() - last.len_utf8()).unwrap_or(text))
+        }
+        _ => Cow::Borrowed(text),
+    }
 }
 
 // ---- description openers (moderate) ----------------------------------------------------------------
-
-static CONTAINER_OPENER: Lazy<Regex> = Lazy::new(|| {
-    compile(&format!(
-        r"^(?:An? |The )?(?:array|list) of[ \t]+{}",
-        next_word_pattern()
-    ))
-});
-
-/// "An array of X" / "List of X" opening a description: the schema already says it is an
-/// array, so the description starts at X. Runs on whole descriptions only.
-pub fn container_opener(text: &str) -> String {
-    CONTAINER_OPENER
-        .replace(text, |c: &Captures| {
-            c.get(1).map_or("", |m| m.as_str()).to_string()
-        })
-        .into_owned()
-}
 
 static WHETHER_OPENER: Lazy<Regex> = Lazy::new(|| {
     compile(&format!(
@@ -510,12 +527,8 @@ static WHETHER_OPENER: Lazy<Regex> = Lazy::new(|| {
 
 /// "Whether to include X" opening a (boolean or choice) parameter's description: the
 /// description starts at what is chosen.
-pub fn whether_opener(text: &str) -> String {
-    WHETHER_OPENER
-        .replace(text, |c: &Captures| {
-            c.get(1).map_or("", |m| m.as_str()).to_string()
-        })
-        .into_owned()
+pub fn whether_opener(text: &str) -> Cow<'_, str> {
+    WHETHER_OPENER.replace(text, "$1")
 }
 
 static EXAMPLE_ASIDE: Lazy<Regex> = Lazy::new(|| {
@@ -543,28 +556,76 @@ pub fn example_asides(text: &str, is_example_opener: &dyn Fn(char) -> bool) -> S
         .into_owned()
 }
 
+/// The text being rewritten and its ASCII-lowercase copy, which the rules' literal
+/// pre-checks search: a rule whose trigger words are absent never runs its regex.
+struct Pass<'a> {
+    text: Cow<'a, str>,
+    lower: String,
+}
+
+impl<'a> Pass<'a> {
+    fn new(text: &'a str) -> Pass<'a> {
+        Pass {
+            lower: text.to_ascii_lowercase(),
+            text: Cow::Borrowed(text),
+        }
+    }
+
+    /// Runs `rule` unless `triggers` is non-empty and none occurs in the text.
+    fn run(&mut self, triggers: &[&str], rule: impl Fn(&str) -> Cow<'_, str>) {
+        if !triggers.is_empty() && !triggers.iter().any(|t| self.lower.contains(t)) {
+            return;
+        }
+        let changed = match rule(&self.text) {
+            Cow::Borrowed(same) if same.len() == self.text.len() => None,
+            other => Some(other.into_owned()),
+        };
+        if let Some(changed) = changed {
+            self.lower = changed.to_ascii_lowercase();
+            self.text = Cow::Owned(changed);
+        }
+    }
+}
+
+const PLEASANTRY_TRIGGERS: [&str; 7] = [
+    "please",
+    "kindly",
+    "feel free",
+    "thank",
+    "hope",
+    "happy",
+    "have fun",
+];
+const LEADER_TRIGGERS: [&str; 7] = [
+    "you ",
+    "use this",
+    "this tool",
+    "this function",
+    "this command",
+    "this endpoint",
+    "lets you",
+];
 /// Runs the rules a level allows, in order.
 pub fn apply(text: &str, level: Level) -> String {
     if level == Level::Off {
         return text.to_string();
     }
-    let mut text: Cow<str> = Cow::Owned(whitespace(text));
-    text = Cow::Owned(pleasantries(&text));
+    let mut pass = Pass::new(text);
+    pass.run(&[], whitespace);
+    pass.run(&PLEASANTRY_TRIGGERS, pleasantries);
     if level >= Level::Moderate {
-        text = Cow::Owned(leaders(&text));
-        text = Cow::Owned(wordy_phrases(&text));
-        text = Cow::Owned(fillers(&text));
-        text = Cow::Owned(articles(&text));
-        text = Cow::Owned(copulas(&text));
-        text = Cow::Owned(container_opener(&text));
-        text = Cow::Owned(whether_opener(&text));
+        pass.run(&LEADER_TRIGGERS, leaders);
+        pass.run(&[], wordy_phrases);
+        pass.run(&[], fillers);
+        pass.run(&[], articles);
+        pass.run(&["is ", "are "], copulas);
+        pass.run(&["whether"], whether_opener);
     }
-    let text = whitespace(&text);
+    pass.run(&[], whitespace);
     if level >= Level::Moderate {
-        final_period(&text)
-    } else {
-        text
+        pass.run(&[], final_period);
     }
+    pass.text.into_owned()
 }
 
 #[cfg(test)]
@@ -654,15 +715,6 @@ mod tests {
         assert_eq!(final_period("One. Two."), "One. Two");
         assert_eq!(final_period("Wait..."), "Wait...");
         assert_eq!(final_period("終わり。"), "終わり");
-    }
-
-    #[test]
-    fn container_opener_only_at_description_start() {
-        assert_eq!(container_opener("An array of entity names"), "entity names");
-        assert_eq!(
-            container_opener("Takes an array of names"),
-            "Takes an array of names"
-        );
     }
 
     #[test]
