@@ -74,6 +74,27 @@ export interface CompressOptions {
 /** Compresses one prose text with the description rules. */
 export declare function compressText(text: string, options?: CompressOptions | undefined | null): string
 
+/** Options of `expandSnapshot`. */
+export interface ExpandOptions {
+  /**
+   * uid of a later sibling: expand the run of siblings from `uid` to `until` (as a marker
+   * line names them).
+   */
+  until?: string
+  /**
+   * Levels below the node(s) to include; deeper content hides behind markers.
+   * @default unlimited
+   */
+  depth?: number
+}
+
+/**
+ * The unfiltered subtree under `uid` (or the siblings from `uid` to `until`) of a raw
+ * snapshot (chrome-devtools-mcp text or Playwright YAML), rendered at `light` (lossless).
+ * Throws `InvalidArg` when a uid is unknown.
+ */
+export declare function expandSnapshot(raw: string, uid: string, options?: ExpandOptions | undefined | null): string
+
 /** Options of the snapshot and tool-result filters. */
 export interface FilterOptions {
   /**
@@ -152,6 +173,27 @@ export interface ResultFigures {
   /** Console message ids hidden behind a summary line. */
   msgidsHidden: number
 }
+
+/** Options of `searchSnapshot`. */
+export interface SearchOptions {
+  /**
+   * Treat the query as a case-insensitive regular expression (Rust syntax).
+   * @default false
+   */
+  regex?: boolean
+  /**
+   * Most hits to return.
+   * @default 20
+   */
+  limit?: number
+}
+
+/**
+ * Nodes of a raw snapshot whose role, name, text or attributes match `query`
+ * (case-insensitive), each with its uid and its ancestors, written for an agent.
+ * Throws `InvalidArg` on an invalid regex.
+ */
+export declare function searchSnapshot(raw: string, query: string, options?: SearchOptions | undefined | null): string
 
 /** Options of a proxy session. */
 export interface SessionConfig {

@@ -16,7 +16,7 @@ const SNAPSHOT = `uid=1_0 RootWebArea "Example" url="http://127.0.0.1/"
 `
 
 test('exports the documented functions and class', () => {
-  for (const name of ['filterToolResult', 'compressListResult', 'compressText', 'filterSnapshot']) {
+  for (const name of ['filterToolResult', 'compressListResult', 'compressText', 'filterSnapshot', 'expandSnapshot', 'searchSnapshot', 'isFilteredTool']) {
     assert.equal(typeof native[name], 'function', name)
   }
   assert.equal(typeof native.FilterSession, 'function')
@@ -43,4 +43,17 @@ test('a FilterSession keeps its level and summarises', () => {
   assert.equal(session.level, 'aggressive')
   assert.equal(typeof session.summary(), 'string')
   assert.equal(new native.FilterSession().level, 'moderate')
+})
+
+test('expandSnapshot and searchSnapshot read a raw snapshot', () => {
+  const subtree = native.expandSnapshot(SNAPSHOT, '1_0')
+  for (const uid of ['1_0', '1_1', '1_2']) assert.ok(subtree.includes(uid), subtree)
+  const run = native.expandSnapshot(SNAPSHOT, '1_1', { until: '1_2' })
+  assert.ok(run.includes('1_1') && run.includes('1_2') && !run.includes('RootWebArea'), run)
+  assert.throws(() => native.expandSnapshot(SNAPSHOT, '9_9'), (err) => err.code === 'InvalidArg' && /9_9/.test(err.message))
+  assert.throws(() => native.expandSnapshot(SNAPSHOT, '1_2', { until: '1_1' }), (err) => err.code === 'InvalidArg')
+  const hits = native.searchSnapshot(SNAPSHOT, 'GO')
+  assert.match(hits, /1_2/)
+  assert.doesNotMatch(hits, /1_1 heading/)
+  assert.throws(() => native.searchSnapshot(SNAPSHOT, '(', { regex: true }), (err) => err.code === 'InvalidArg')
 })

@@ -197,6 +197,69 @@ pub struct ResultFigures {
     pub msgids_hidden: u32,
 }
 
+/// Options of `expandSnapshot`.
+#[napi(object)]
+#[derive(Default)]
+pub struct ExpandOptions {
+    /// uid of a later sibling: expand the run of siblings from `uid` to `until` (as a marker
+    /// line names them).
+    pub until: Option<String>,
+    /// Levels below the node(s) to include; deeper content hides behind markers.
+    /// @default unlimited
+    pub depth: Option<u32>,
+}
+
+/// The unfiltered subtree under `uid` (or the siblings from `uid` to `until`) of a raw
+/// snapshot (chrome-devtools-mcp text or Playwright YAML), rendered at `light` (lossless).
+/// Throws `InvalidArg` when a uid is unknown.
+#[napi(catch_unwind)]
+pub fn expand_snapshot(raw: String, uid: String, options: Option<ExpandOptions>) -> Result<String> {
+    let options = options.unwrap_or_default();
+    crate::snapshot::retrieve::expand_range(
+        &raw,
+        &uid,
+        options.until.as_deref(),
+        options.depth.map(|d| d as usize),
+    )
+    .map_err(to_napi)
+}
+
+/// Options of `searchSnapshot`.
+#[napi(object)]
+#[derive(Default)]
+pub struct SearchOptions {
+    /// Treat the query as a case-insensitive regular expression (Rust syntax).
+    /// @default false
+    pub regex: Option<bool>,
+    /// Most hits to return.
+    /// @default 20
+    pub limit: Option<u32>,
+}
+
+/// Nodes of a raw snapshot whose role, name, text or attributes match `query`
+/// (case-insensitive), each with its uid and its ancestors, written for an agent.
+/// Throws `InvalidArg` on an invalid regex.
+#[napi(catch_unwind)]
+pub fn search_snapshot(
+    raw: String,
+    query: String,
+    options: Option<SearchOptions>,
+) -> Result<String> {
+    let options = options.unwrap_or_default();
+    crate::snapshot::retrieve::search_snapshot(
+        &raw,
+        &query,
+        options.regex.unwrap_or(false),
+        options
+            .limit
+            .map_or(crate::proxy_tools::DEFAULT_SEARCH_LIMIT, |l| {
+                l.max(1) as usize
+            }),
+    )
+    .map(|hits| hits.text)
+    .map_err(to_napi)
+}
+
 /// Options of a proxy session.
 #[napi(object)]
 #[derive(Default)]

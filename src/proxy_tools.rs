@@ -13,7 +13,7 @@ pub const SEARCH_SNAPSHOT: &str = "search_snapshot";
 pub const NAMES: [&str; 2] = [EXPAND_SNAPSHOT, SEARCH_SNAPSHOT];
 
 /// Hits returned by `search_snapshot` when the agent gives no limit, and the most it may ask.
-const DEFAULT_SEARCH_LIMIT: usize = 20;
+pub const DEFAULT_SEARCH_LIMIT: usize = 20;
 const MAX_SEARCH_LIMIT: usize = 200;
 
 /// Written terse by hand (the descriptions are appended after the list is compressed, so the
