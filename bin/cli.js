@@ -14,6 +14,11 @@ function sessionConfig(options) {
   }
   if (options['describe-level'] !== undefined) config.describeLevel = options['describe-level']
   if (options['proxy-tools'] !== undefined) config.proxyTools = options['proxy-tools']
+  if (options['filter-level'] === 'off' && options['proxy-tools']) {
+    // At off results are forwarded untouched, so no snapshot is ever cached for the tools.
+    log('warning: --proxy-tools is ignored at --filter-level=off')
+    config.proxyTools = false
+  }
   config.snapshotCacheBytes = Math.min(options['snapshot-cache-bytes'], 2 ** 32 - 1)
   if (options['raw-snapshots-dir'] !== undefined) config.rawSnapshotsDir = prepareDir(options['raw-snapshots-dir'])
   return config
