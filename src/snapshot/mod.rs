@@ -65,6 +65,9 @@ pub struct FilteredSnapshot {
     pub markers: usize,
 }
 
+/// Visible siblings between two hidden runs that aggressive hides to write one marker, not two.
+const AGGRESSIVE_MAX_GAP: usize = 3;
+
 /// Applies the lossy passes of `options` to a parsed tree (nothing at `off`/`light`).
 pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
     if options.level < Level::Moderate {
@@ -88,6 +91,9 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
     collapse::collapse_similar(tree, &facts, limits.max_similar_siblings, !aggressive);
     prune::cap_depth(tree, limits.max_depth);
     prune::cap_nodes(tree, limits.max_nodes);
+    if aggressive {
+        prune::coalesce_hidden_runs(tree, AGGRESSIVE_MAX_GAP);
+    }
     prune::show_short_hidden_runs(tree);
 }
 
