@@ -212,19 +212,16 @@ pub fn write_hidden(
 }
 
 /// The end (exclusive) of the run of hidden siblings that starts at `items[start]`: one marker
-/// per run, and a run of hidden records (`tree.hidden_records`) is a run of its own. Shared by
-/// both renderers (chrome-devtools-mcp text and Playwright YAML).
+/// per run, however it was hidden (a run of records hidden next to other hidden siblings joins
+/// them, so that a capped region gets one marker, not one per record run). Shared by both
+/// renderers (chrome-devtools-mcp text and Playwright YAML).
 pub fn hidden_run_end(tree: &Tree<'_>, items: &[usize], start: usize) -> usize {
-    let records = items.get(start).and_then(|id| tree.hidden_records.get(id));
     let mut end = start + 1;
-    while let Some(&i) = items.get(end) {
-        let ends = match records {
-            Some(rec) => end - start >= rec.siblings,
-            None => tree.hidden_records.contains_key(&i),
-        };
-        if ends || !tree.nodes.get(i).is_some_and(|n| n.hidden) {
-            break;
-        }
+    while items
+        .get(end)
+        .and_then(|&i| tree.nodes.get(i))
+        .is_some_and(|n| n.hidden)
+    {
         end += 1;
     }
     end
@@ -240,7 +237,12 @@ pub fn write_run(
     fallback_uid: &str,
 ) -> usize {
     let expand = ExpandTarget::for_run(tree, run, fallback_uid);
-    match run.first().and_then(|id| tree.hidden_records.get(id)) {
+    // The records form only when the run is exactly one run of records.
+    match run
+        .first()
+        .and_then(|id| tree.hidden_records.get(id))
+        .filter(|rec| rec.siblings == run.len())
+    {
         Some(rec) => write_records(out, tree, run, rec, depth, expand),
         None => write_hidden(out, tree, run, depth, expand),
     }

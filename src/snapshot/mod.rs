@@ -4,15 +4,21 @@
 //! text (`retrieve`).
 //!
 //! - `off`: the text unchanged.
-//! - `light` (lossless): `uid=` dropped, names escaped, adjacent texts on one line, urls
-//!   relative to the page, capability words without state dropped; a legend line on top.
+//! - `light` (lossless): `uid=` dropped, names escaped, childless siblings (texts, links, …)
+//!   written on one line one after the other, attribute values bare unless they hold a space,
+//!   quote or backslash, urls relative to the page, capability words without state dropped; a
+//!   one-line legend on top. Every uid, role, name and value reads back from the output.
 //! - `moderate`: light, plus layout nodes dropped, peripheral landmarks summarised, repeated
 //!   records (grid rows flattened into siblings) cut after 5 behind one marker, options of a
 //!   collapsed combobox/listbox beyond 4 reduced to the selected one, long names cut, text per
 //!   container and runs of similar siblings capped, depth and node caps. A hidden run of leaves
 //!   shorter than its marker is shown instead.
-//! - `aggressive`: moderate with tighter limits (2 records, 2 options, …) and focus on `main`.
+//! - `aggressive`: moderate with tighter limits (2 records, 2 options, 120 nodes, …), focus on
+//!   `main`, and the few plain leaves between two hidden runs hidden with them (one marker per
+//!   section of text instead of one per gap between links).
 //!
+//! Consecutive hidden siblings always share one marker, whatever hid them; the records form
+//! of the marker is used when the run is exactly one run of records.
 //! Markers name the smallest thing that gives back what they hide: the hidden siblings
 //! themselves (`expand_snapshot uid=FIRST until=LAST`), or an ancestor when they are not
 //! siblings in the raw tree.
@@ -65,6 +71,9 @@ pub struct FilteredSnapshot {
     pub markers: usize,
 }
 
+/// Visible siblings between two hidden runs that aggressive hides to write one marker, not two.
+const AGGRESSIVE_MAX_GAP: usize = 3;
+
 /// Applies the lossy passes of `options` to a parsed tree (nothing at `off`/`light`).
 pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
     if options.level < Level::Moderate {
@@ -88,6 +97,9 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
     collapse::collapse_similar(tree, &facts, limits.max_similar_siblings, !aggressive);
     prune::cap_depth(tree, limits.max_depth);
     prune::cap_nodes(tree, limits.max_nodes);
+    if aggressive {
+        prune::coalesce_hidden_runs(tree, AGGRESSIVE_MAX_GAP);
+    }
     prune::show_short_hidden_runs(tree);
 }
 

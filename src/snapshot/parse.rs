@@ -452,6 +452,15 @@ fn read_escaped(s: &str) -> Option<(&str, &str)> {
     None
 }
 
+/// `s` starts with ` UID` (a space, then a uid ending at a space or the end): the next node of
+/// a shared line.
+fn starts_with_uid(s: &str) -> Option<&str> {
+    let t = s.strip_prefix(' ')?;
+    let len = t.find(' ').unwrap_or(t.len());
+    is_uid(t.get(..len)?).then_some(t)
+}
+
+/// The nodes of one light line: `uid role "name" attrs`, repeated for siblings sharing it.
 fn read_light_nodes<'a>(rest: &'a str, line: &'a str) -> Option<Vec<Node<'a>>> {
     let mut nodes = Vec::new();
     let mut s = rest;
@@ -468,9 +477,9 @@ fn read_light_nodes<'a>(rest: &'a str, line: &'a str) -> Option<Vec<Node<'a>>> {
         node.uid = uid;
         s = after;
         if let Some(t) = s.strip_prefix(' ') {
-            if !t.starts_with('"') {
-                let role_len = t.find(' ').unwrap_or(t.len());
-                let (role, r) = t.split_at(role_len);
+            let role_len = t.find(' ').unwrap_or(t.len());
+            let (role, r) = t.split_at(role_len);
+            if !t.starts_with('"') && !is_uid(role) {
                 node.role = role;
                 s = r;
             }
@@ -480,30 +489,29 @@ fn read_light_nodes<'a>(rest: &'a str, line: &'a str) -> Option<Vec<Node<'a>>> {
             node.name = Some(unescape(name));
             s = r;
         }
-        // Another text node on the same line?
-        if node.role.is_empty() {
-            if let Some(t) = s.strip_prefix(' ') {
-                let next_len = t.find(' ').unwrap_or(t.len());
-                if is_uid(&t[..next_len]) {
-                    nodes.push(node);
-                    s = t;
-                    continue;
-                }
-            }
-        }
-        parse_light_attrs(&mut node, s);
+        let next = parse_light_attrs(&mut node, s);
         nodes.push(node);
-        return Some(nodes);
+        match next {
+            Some(t) => s = t,
+            None => return Some(nodes),
+        }
     }
 }
 
-fn parse_light_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
+/// Reads the attributes of one node; returns the rest of the line when another node follows.
+fn parse_light_attrs<'a>(node: &mut Node<'a>, tail: &'a str) -> Option<&'a str> {
     let mut s = tail;
-    if let Some(t) = s.strip_suffix(DEVTOOLS_SELECTED) {
-        node.devtools_selected = true;
-        s = t;
-    }
-    while let Some(t) = s.strip_prefix(' ') {
+    loop {
+        if s == DEVTOOLS_SELECTED {
+            node.devtools_selected = true;
+            return None;
+        }
+        if let Some(next) = starts_with_uid(s) {
+            return Some(next);
+        }
+        let Some(t) = s.strip_prefix(' ') else {
+            break;
+        };
         let key_len = t.find([' ', '=']).unwrap_or(t.len());
         let (key, r) = t.split_at(key_len);
         if !is_key(key) {
@@ -521,13 +529,14 @@ fn parse_light_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
                 None => break,
             }
         } else if let Some(r2) = r.strip_prefix('=') {
-            // cut=N and other unquoted values of our own notation
+            // A bare value: up to the next space.
             let v_len = r2.find(' ').unwrap_or(r2.len());
+            let (value, r3) = r2.split_at(v_len);
             node.attrs.push(Attr {
                 key,
-                value: Some(Cow::Borrowed(&r2[..v_len])),
+                value: Some(Cow::Borrowed(value)),
             });
-            s = &r2[v_len..];
+            s = r3;
         } else {
             node.attrs.push(Attr { key, value: None });
             s = r;
@@ -539,4 +548,5 @@ fn parse_light_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
             value: None,
         });
     }
+    None
 }

@@ -257,9 +257,6 @@ pub fn show_short_hidden_runs(tree: &mut Tree<'_>) {
             let mut leaves = true;
             while hidden_at(k) {
                 let c = items.get(k).copied().unwrap_or(0);
-                if k > start && tree.hidden_records.contains_key(&c) {
-                    break;
-                }
                 if let Some(n) = tree.nodes.get(c) {
                     leaves &= n.children.is_empty()
                         && n.keep_chars.is_none()
@@ -278,6 +275,64 @@ pub fn show_short_hidden_runs(tree: &mut Tree<'_>) {
                     if let Some(n) = tree.nodes.get_mut(c) {
                         n.hidden = false;
                     }
+                }
+            }
+        }
+    }
+}
+
+/// Hides the few childless siblings (not headings) left between two hidden runs, so that the
+/// runs and the gap share one marker: at aggressive, a marker costs more than the gap is worth.
+pub fn coalesce_hidden_runs(tree: &mut Tree<'_>, max_gap: usize) {
+    let (mut items, mut stack) = (Vec::new(), Vec::new());
+    for parent in 0..tree.nodes.len() {
+        let Some(node) = tree.nodes.get(parent) else {
+            continue;
+        };
+        if node.dropped || node.hidden || node.children.is_empty() {
+            continue;
+        }
+        super::collapse::visible_children_into(tree, parent, &mut items, &mut stack);
+        let hidden = |tree: &Tree<'_>, k: usize| {
+            items
+                .get(k)
+                .and_then(|&c| tree.nodes.get(c))
+                .is_some_and(|n| n.hidden)
+        };
+        let mut k = 0;
+        while k < items.len() {
+            if !hidden(tree, k) {
+                k += 1;
+                continue;
+            }
+            // After a hidden run: is the gap to the next one short and made of plain leaves?
+            while hidden(tree, k) {
+                k += 1;
+            }
+            let gap_start = k;
+            while k < items.len() && !hidden(tree, k) && k - gap_start <= max_gap {
+                k += 1;
+            }
+            let gap = items.get(gap_start..k).unwrap_or(&[]);
+            let closes = k < items.len() && hidden(tree, k) && !gap.is_empty();
+            let plain = gap.iter().all(|&c| {
+                tree.nodes.get(c).is_some_and(|n| {
+                    n.kind == NodeKind::Element
+                        && n.children.is_empty()
+                        && !n.dropped
+                        && n.role != "heading"
+                })
+            });
+            if closes && plain {
+                for &c in gap {
+                    if let Some(n) = tree.nodes.get_mut(c) {
+                        n.hidden = true;
+                    }
+                }
+            } else {
+                k = gap_start.max(k.min(items.len()));
+                while k < items.len() && !hidden(tree, k) {
+                    k += 1;
                 }
             }
         }

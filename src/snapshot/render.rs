@@ -12,8 +12,8 @@ use super::url::relative_to;
 /// First characters of our legend line: the parser reads a text starting with it as light
 /// notation.
 pub const LEGEND_TAG: &str = "#snapshot-filter";
-const LEGEND_LIGHT: &str = "#snapshot-filter light: uid role \"name\" attrs (uid= dropped); texts share lines; \\n \\\" escaped; urls relative to the page";
-const LEGEND_LOSSY: &str = "#snapshot-filter: uid role \"name\" attrs (uid= dropped); texts share lines; \\n \\\" escaped; urls relative to the page; hidden: link/image urls, \"…\" lines, cut=N chars (expand_snapshot uid=U)";
+const LEGEND_LIGHT: &str = "#snapshot-filter light: uid role \"name\" key=value; childless siblings share a line; urls relative to the page";
+const LEGEND_LOSSY: &str = "#snapshot-filter: uid role \"name\" key=value; childless siblings share a line; urls relative to the page; hidden: link/image urls, \"…\" lines, cut=N chars (expand_snapshot uid=U)";
 
 /// The raw lines of every node, in order: the parser's input, unchanged.
 pub fn render_raw(tree: &Tree<'_>) -> String {
@@ -72,11 +72,12 @@ fn flatten(tree: &Tree<'_>, children: &[usize], dropped: &mut Vec<usize>) -> Vec
     out
 }
 
-fn is_run_text(node: &Node<'_>) -> bool {
-    node.is_text()
+/// A node written on the line of its previous sibling: nothing under it, an id to start the
+/// segment, and no DevTools suffix (which only ends a line).
+fn is_inline_leaf(node: &Node<'_>) -> bool {
+    node.kind == NodeKind::Element
         && !node.hidden
         && !node.dropped
-        && node.keep_chars.is_none()
         && node.children.is_empty()
         && !node.uid.is_empty()
         && !node.devtools_selected
@@ -179,25 +180,21 @@ fn render_from<'t>(
                 r.markers += 1;
                 frame.pos += 1;
             }
-            NodeKind::Element if is_run_text(node) => {
+            NodeKind::Element if depth > 0 && is_inline_leaf(node) => {
+                // Siblings without children share one line: a newline and an indent less each.
                 push_indent(out, depth);
                 let mut first = true;
                 while let Some(n) = frame
                     .items
                     .get(frame.pos)
                     .and_then(|&i| tree.nodes.get(i))
-                    .filter(|n| is_run_text(n))
+                    .filter(|n| is_inline_leaf(n))
                 {
                     if !first {
                         out.push(' ');
                     }
                     first = false;
-                    out.push_str(n.uid);
-                    if let Some(name) = &n.name {
-                        out.push_str(" \"");
-                        escape_into(out, name);
-                        out.push('"');
-                    }
+                    write_element(out, n, frame.base);
                     r.uids_shown += 1;
                     frame.pos += 1;
                 }
@@ -316,22 +313,36 @@ fn write_element(out: &mut String, node: &Node<'_>, base: Option<&str>) {
         out.push(' ');
         out.push_str(attr.key);
         if let Some(value) = &attr.value {
-            out.push_str("=\"");
+            out.push('=');
             let relative = match (attr.key, base) {
                 ("url", Some(base)) if node.role != "RootWebArea" => relative_to(value, base),
                 _ => None,
             };
-            escape_into(out, relative.as_deref().unwrap_or(value));
-            out.push('"');
+            write_value(out, relative.as_deref().unwrap_or(value));
         }
     }
     if let Some(total) = cut_total {
-        out.push_str(" cut=\"");
+        out.push_str(" cut=");
         out.push_str(&total.to_string());
-        out.push('"');
     }
     if node.devtools_selected {
         out.push_str(super::parse::DEVTOOLS_SELECTED);
+    }
+}
+
+/// An attribute value, bare when nothing in it could end it early or be misread (a space, a
+/// quote, a backslash, a line break), else quoted and escaped.
+fn write_value(out: &mut String, value: &str) {
+    let bare = !value.is_empty()
+        && !value
+            .bytes()
+            .any(|b| matches!(b, b' ' | b'"' | b'\\' | b'\n' | b'\r'));
+    if bare {
+        out.push_str(value);
+    } else {
+        out.push('"');
+        escape_into(out, value);
+        out.push('"');
     }
 }
 
