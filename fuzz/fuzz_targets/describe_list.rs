@@ -45,10 +45,10 @@ fuzz_target!(|data: &[u8]| {
         .as_str()
         .unwrap_or("")
         .to_string();
-    check_limit_words(&description, &new_description, "description");
+    check_limit_words(&description, &new_description, level, "description");
     let prop = &mut after["tools"][0]["inputSchema"]["properties"][&param];
     let new_raw = prop["description"].as_str().unwrap_or("").to_string();
-    check_limit_words(&raw, &new_raw, "parameter description");
+    check_limit_words(&raw, &new_raw, level, "parameter description");
     // Everything but the two descriptions is as it was.
     prop["description"] = json!(raw);
     after["tools"][0]["description"] = json!(description);

@@ -19,6 +19,6 @@ fuzz_target!(|data: &[u8]| {
             compress_text(&text, level),
             "{level}: not deterministic"
         );
-        check_limit_words(&text, &out, level.as_str());
+        check_limit_words(&text, &out, level, "text");
     }
 });
