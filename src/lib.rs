@@ -15,4 +15,7 @@ pub mod snapshot;
 pub mod snapshot_cache;
 pub mod stats;
 
+#[cfg(test)]
+mod fuzz_regressions;
+
 pub mod binding;

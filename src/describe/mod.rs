@@ -15,6 +15,8 @@ mod schema_compact;
 mod shorten;
 
 #[cfg(test)]
+mod prop_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::{HashMap, HashSet};

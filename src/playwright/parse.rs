@@ -339,6 +339,9 @@ fn read_key<'a>(key: &Cow<'a, str>, raw_inner: &'a str) -> Option<(Node<'a>, boo
         s = token.get(end + 1..)?;
         match inner.split_once('=') {
             Some(("ref", r)) if !r.is_empty() && node.uid.is_empty() => node.uid = r,
+            // A second (or empty) ref is no line Playwright writes: kept verbatim, it cannot
+            // become the node's ref in the output (fuzz/, `fuzz_regressions`).
+            Some(("ref", _)) => return None,
             Some((k, v)) if is_role(k) => node.attrs.push(Attr {
                 key: k,
                 value: Some(Cow::Borrowed(v)),

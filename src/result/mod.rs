@@ -14,6 +14,8 @@ pub mod evaluate;
 pub mod ids;
 mod lines;
 pub mod network;
+#[cfg(test)]
+mod prop_tests;
 pub mod sections;
 pub mod structured;
 pub mod tools;

@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// Writes small seed inputs for every fuzz target into fuzz/corpus/<target>/, cut from the real
+// responses in the shared corpus (MCP_CORPUS_DIR, default ../../shared/corpus from here).
+// Each seed is the target's control bytes (see fuzz_targets/*.rs) followed by its text, at most
+// MAX bytes, so that libFuzzer's default input length fits.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+
+const MAX = 3000;
+const corpus = process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus');
+const out = path.join(__dirname, 'corpus');
+const devtools = path.join(corpus, 'chrome-devtools-mcp');
+const playwright = path.join(corpus, 'playwright-mcp', 'pages');
+const PAGES = ['app-grid', 'app-megamenu', 'app-noisy', 'rust-std-vec', 'py-tutorial-controlflow'];
+
+function read(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')).result;
+  } catch {
+    return null;
+  }
+}
+function text(result) {
+  return (result?.content || []).filter((b) => b.type === 'text').map((b) => b.text).join('\n');
+}
+// Cuts at a line end so that seeds stay well-formed.
+function cut(s, max = MAX) {
+  if (Buffer.byteLength(s) <= max) return s;
+  let end = s.lastIndexOf('\n', max);
+  if (end <= 0) end = max;
+  return Buffer.from(s).subarray(0, end).toString('utf8').replace(/\uFFFD$/, '');
+}
+function write(target, name, control, body) {
+  const dir = path.join(out, target);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, name), Buffer.concat([Buffer.from(control), Buffer.from(body)]));
+}
+
+if (!fs.existsSync(corpus)) {
+  console.error(`no corpus at ${corpus} (set MCP_CORPUS_DIR)`);
+  process.exit(1);
+}
+for (const page of PAGES) {
+  const snap = text(read(path.join(devtools, page, 'take_snapshot.json')));
+  const body = snap.split('## Latest page snapshot\n')[1];
+  if (body) {
+    const small = cut(body);
+    write('snapshot_filter', `${page}-light`, [1, 0], small);
+    write('snapshot_filter', `${page}-moderate`, [2, 0], small);
+    write('snapshot_filter', `${page}-tiny-limits`, [3, 11, 2, 1, 8, 20], small);
+    // pick, depth, regex, limit, query NUL uid NUL snapshot
+    write('snapshot_retrieve', `${page}`, [5, 65, 0, 5], `link\0${'1_3'}\0${small}`);
+  }
+  for (const tool of ['list_network_requests', 'list_console_messages', 'take_snapshot', 'evaluate_script.html']) {
+    const result = read(path.join(devtools, page, `${tool}.json`));
+    if (!result) continue;
+    const t = cut(text(result));
+    const index = ['take_snapshot', 'list_network_requests', 'list_console_messages', 'evaluate_script'].indexOf(tool.split('.')[0]);
+    write('result_text', `${page}-${tool}`, [index, 2, 0], t);
+    write('result_json', `${page}-${tool}`, [index, 2, 0], JSON.stringify({ content: [{ type: 'text', text: t }] }));
+  }
+  const yaml = text(read(path.join(playwright, page, 'browser_snapshot.json')));
+  const m = /```yaml\n([\s\S]*?)```/.exec(yaml);
+  if (m) {
+    write('playwright_filter', `${page}-moderate`, [2, 0], cut(m[1]));
+    write('playwright_filter', `${page}-tiny-limits`, [3, 11, 2, 1, 8, 20], cut(m[1]));
+    write('snapshot_retrieve', `${page}-yaml`, [1, 66, 1, 4], `butt?on\0e3\0${cut(m[1])}`);
+  }
+}
+for (const server of fs.readdirSync(path.join(corpus, 'servers'))) {
+  const list = read(path.join(corpus, 'servers', server, 'tools-list.json'));
+  for (const tool of (list?.tools || []).slice(0, 6)) {
+    const d = tool.description || '';
+    if (!d) continue;
+    write('describe_text', `${server}-${tool.name}`, [], cut(d));
+    const param = Object.keys(tool.inputSchema?.properties || {})[0] || 'path';
+    write('describe_list', `${server}-${tool.name}`, [0, 2, 0], `${cut(d, 1500)}\0${param}\0${JSON.stringify(list).slice(0, 1500)}`);
+  }
+}
+let bytes = 0;
+for (const dir of fs.readdirSync(out)) {
+  for (const f of fs.readdirSync(path.join(out, dir))) bytes += fs.statSync(path.join(out, dir, f)).size;
+}
+console.log(`seeds written to ${out}: ${bytes} bytes`);

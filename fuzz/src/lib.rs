@@ -1,0 +1,149 @@
+//! Helpers shared by the fuzz targets: cutting the fuzzer's bytes into options and text, and
+//! the invariants that are cheap enough to check on every input.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+use mcp_snapshot_filter::level::Level;
+use mcp_snapshot_filter::playwright;
+use mcp_snapshot_filter::snapshot::{self, SnapshotLimits, SnapshotOptions};
+use regex::Regex;
+
+/// Reads control bytes off the front of the fuzzer's input; what is left is the text.
+pub struct Input<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Input<'a> {
+    pub fn new(bytes: &'a [u8]) -> Input<'a> {
+        Input { bytes }
+    }
+
+    /// The next control byte (0 once the input is used up).
+    pub fn byte(&mut self) -> u8 {
+        match self.bytes.split_first() {
+            Some((&b, rest)) => {
+                self.bytes = rest;
+                b
+            }
+            None => 0,
+        }
+    }
+
+    pub fn level(&mut self) -> Level {
+        Level::ALL[usize::from(self.byte()) % Level::ALL.len()]
+    }
+
+    /// Text up to the next NUL byte (or the end), invalid UTF-8 replaced.
+    pub fn field(&mut self) -> String {
+        let end = self
+            .bytes
+            .iter()
+            .position(|&b| b == 0)
+            .unwrap_or(self.bytes.len());
+        let (field, rest) = self.bytes.split_at(end);
+        self.bytes = rest.get(1..).unwrap_or(&[]);
+        String::from_utf8_lossy(field).into_owned()
+    }
+
+    /// Everything left, invalid UTF-8 replaced (the neighbours of bad bytes survive).
+    pub fn rest(self) -> String {
+        String::from_utf8_lossy(self.bytes).into_owned()
+    }
+}
+
+/// Options of `level`; when `small`, tiny limits chosen by the input, so that every lossy pass
+/// fires on the short texts a fuzzer makes.
+pub fn snapshot_options(input: &mut Input<'_>, level: Level) -> SnapshotOptions {
+    let mut options = SnapshotOptions::for_level(level);
+    let small = input.byte();
+    if level >= Level::Moderate && small & 1 == 1 {
+        options.limits = SnapshotLimits {
+            max_nodes: 1 + usize::from(small >> 1 & 31),
+            max_depth: 1 + usize::from(input.byte() % 6),
+            max_similar_siblings: 1 + usize::from(input.byte() % 4),
+            max_text_length: usize::from(input.byte() % 24),
+            max_text_per_container: usize::from(input.byte() % 48),
+        };
+    }
+    options
+}
+
+/// The uids (chrome-devtools-mcp) or refs (Playwright YAML) a snapshot text shows, read the
+/// way `filter_snapshot` reads it.
+pub fn snapshot_uids(text: &str) -> HashSet<String> {
+    if playwright::is_yaml_snapshot(text) {
+        let mut implied = Vec::new();
+        let tree = playwright::parse::parse(text, &mut implied);
+        let uids: HashSet<String> = tree.uids().map(str::to_string).collect();
+        uids
+    } else {
+        snapshot::parse::parse(text)
+            .uids()
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// A filtered snapshot invents no uid and is never larger than its input.
+pub fn check_snapshot(input: &str, output: &str, what: &str) {
+    assert!(
+        output.len() <= input.len(),
+        "{what}: output ({} bytes) larger than input ({} bytes)",
+        output.len(),
+        input.len()
+    );
+    let known = snapshot_uids(input);
+    for uid in snapshot_uids(output) {
+        assert!(known.contains(&uid), "{what}: uid {uid:?} not in the input");
+    }
+}
+
+/// The negation and limit words of `describe` (a copy of its private `rules::LIMIT_WORDS`:
+/// keep the two in step).
+fn limit_words() -> &'static Regex {
+    static CELL: OnceLock<Regex> = OnceLock::new();
+    CELL.get_or_init(|| {
+        Regex::new(
+            r"(?i)(?-u:\b)(?:not|no|never|none|nor|neither|without|cannot|can't|don't|doesn't|didn't|won't|isn't|aren't|wasn't|weren't|shouldn't|mustn't|couldn't|wouldn't|only|except|must|required|at most|at least|unless|before|after|[a-z]+n't)(?-u:\b)",
+        )
+        .expect("the limit-word regex compiles")
+    })
+}
+
+/// How often each limit word occurs (lower-cased).
+pub fn limit_word_counts(text: &str) -> HashMap<String, usize> {
+    let mut counts = HashMap::new();
+    for m in limit_words().find_iter(text) {
+        *counts.entry(m.as_str().to_lowercase()).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// Known gap (`describe::prop_tests::example_asides_keep_their_limit_words`, ignored):
+/// aggressive drops "(e.g. …)" asides whole, limit words included; they are not counted at
+/// aggressive until that is fixed.
+fn without_example_asides(text: &str) -> std::borrow::Cow<'_, str> {
+    static ASIDE: OnceLock<Regex> = OnceLock::new();
+    ASIDE
+        .get_or_init(|| {
+            Regex::new(r"\([ \t]*(?:e\.g|for example|like[ \t])[^()\n]*\)").expect("regex")
+        })
+        .replace_all(text, "")
+}
+
+/// No negation or limit word of `before` is missing from `after`.
+pub fn check_limit_words(before: &str, after: &str, level: Level, what: &str) {
+    let counted = if level == Level::Aggressive {
+        without_example_asides(before)
+    } else {
+        std::borrow::Cow::Borrowed(before)
+    };
+    let now = limit_word_counts(after);
+    for (word, n) in limit_word_counts(&counted) {
+        assert!(
+            now.get(&word).copied().unwrap_or(0) >= n,
+            "{what} {level}: lost {word:?}\n  {before:?}\n  {after:?}"
+        );
+    }
+}
