@@ -2,12 +2,10 @@
 //! the invariants that are cheap enough to check on every input.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
 
 use mcp_snapshot_filter::level::Level;
 use mcp_snapshot_filter::playwright;
 use mcp_snapshot_filter::snapshot::{self, SnapshotLimits, SnapshotOptions};
-use regex::Regex;
 
 /// Reads control bytes off the front of the fuzzer's input; what is left is the text.
 pub struct Input<'a> {
@@ -64,6 +62,8 @@ pub fn snapshot_options(input: &mut Input<'_>, level: Level) -> SnapshotOptions 
             max_similar_siblings: 1 + usize::from(input.byte() % 4),
             max_text_length: usize::from(input.byte() % 24),
             max_text_per_container: usize::from(input.byte() % 48),
+            max_records: 1 + usize::from(input.byte() % 4),
+            max_options: usize::from(input.byte() % 4),
         };
     }
     options
@@ -99,48 +99,19 @@ pub fn check_snapshot(input: &str, output: &str, what: &str) {
     }
 }
 
-/// The negation and limit words of `describe` (a copy of its private `rules::LIMIT_WORDS`:
-/// keep the two in step).
-fn limit_words() -> &'static Regex {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    CELL.get_or_init(|| {
-        Regex::new(
-            r"(?i)(?-u:\b)(?:not|no|never|none|nor|neither|without|cannot|can't|don't|doesn't|didn't|won't|isn't|aren't|wasn't|weren't|shouldn't|mustn't|couldn't|wouldn't|only|except|must|required|at most|at least|unless|before|after|[a-z]+n't)(?-u:\b)",
-        )
-        .expect("the limit-word regex compiles")
-    })
-}
-
 /// How often each limit word occurs (lower-cased).
 pub fn limit_word_counts(text: &str) -> HashMap<String, usize> {
     let mut counts = HashMap::new();
-    for m in limit_words().find_iter(text) {
+    for m in mcp_snapshot_filter::describe::LIMIT_WORDS.find_iter(text) {
         *counts.entry(m.as_str().to_lowercase()).or_insert(0) += 1;
     }
     counts
 }
 
-/// Known gap (`describe::prop_tests::example_asides_keep_their_limit_words`, ignored):
-/// aggressive drops "(e.g. …)" asides whole, limit words included; they are not counted at
-/// aggressive until that is fixed.
-fn without_example_asides(text: &str) -> std::borrow::Cow<'_, str> {
-    static ASIDE: OnceLock<Regex> = OnceLock::new();
-    ASIDE
-        .get_or_init(|| {
-            Regex::new(r"\([ \t]*(?:e\.g|for example|like[ \t])[^()\n]*\)").expect("regex")
-        })
-        .replace_all(text, "")
-}
-
 /// No negation or limit word of `before` is missing from `after`.
 pub fn check_limit_words(before: &str, after: &str, level: Level, what: &str) {
-    let counted = if level == Level::Aggressive {
-        without_example_asides(before)
-    } else {
-        std::borrow::Cow::Borrowed(before)
-    };
     let now = limit_word_counts(after);
-    for (word, n) in limit_word_counts(&counted) {
+    for (word, n) in limit_word_counts(before) {
         assert!(
             now.get(&word).copied().unwrap_or(0) >= n,
             "{what} {level}: lost {word:?}\n  {before:?}\n  {after:?}"

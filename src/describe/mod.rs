@@ -11,6 +11,9 @@ mod japanese;
 mod list;
 mod protect;
 mod rules;
+
+/// The negation and limit words no rule may drop (the fuzz targets and tests count them).
+pub use rules::LIMIT_WORDS;
 mod schema_compact;
 mod shorten;
 

@@ -138,25 +138,10 @@ fn limit_word_counts(text: &str) -> std::collections::HashMap<String, usize> {
     counts
 }
 
-/// Known gap (see `example_asides_keep_their_limit_words`): aggressive drops a parenthesized
-/// example whole, limit words included. Until that is fixed, limit words inside such an aside
-/// are not counted at aggressive; remove this when the ignored test passes.
-fn without_example_asides(text: &str) -> String {
-    static ASIDE: once_cell::sync::Lazy<regex::Regex> = once_cell::sync::Lazy::new(|| {
-        regex::Regex::new(r"\([ \t]*(?:e\.g|for example|like[ \t])[^()\n]*\)").expect("regex")
-    });
-    ASIDE.replace_all(text, "").into_owned()
-}
-
 /// No negation or limit word of `text` is missing from `out`.
 fn assert_limit_words_kept(text: &str, out: &str, level: Level, what: &str) {
-    let counted = if level == Level::Aggressive {
-        without_example_asides(text)
-    } else {
-        text.to_string()
-    };
     let now = limit_word_counts(out);
-    for (word, n) in limit_word_counts(&counted) {
+    for (word, n) in limit_word_counts(text) {
         assert!(
             now.get(&word).copied().unwrap_or(0) >= n,
             "{what} {level}: lost {word:?}\n  {text:?}\n  {out:?}"
@@ -308,11 +293,9 @@ fn a_list_of_generated_descriptions_keeps_every_invariant() {
 }
 
 /// Found by `generated_descriptions_keep_every_invariant`: at aggressive, `rules::example_asides`
-/// drops "(e.g. ...)" / "(for example ...)" whole even when the aside holds a negation or limit
-/// word, which the description invariants forbid. Fix (in rules.rs, owned by another branch):
-/// keep the aside when `LIMIT_WORDS` matches inside it.
+/// dropped "(e.g. ...)" / "(for example ...)" whole even when the aside held a negation or
+/// limit word.
 #[test]
-#[ignore = "known bug: aggressive drops example asides that hold limit words"]
 fn example_asides_keep_their_limit_words() {
     for text in [
         "Closes the page (e.g. you must keep one open) and returns the list of pages that remain.",
