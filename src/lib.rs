@@ -14,6 +14,8 @@ pub mod session;
 pub mod snapshot;
 pub mod snapshot_cache;
 pub mod stats;
+#[cfg(test)]
+mod test_support;
 
 #[cfg(test)]
 mod fuzz_regressions;

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::context::{self, Site};
 use super::protect::{self, Vocab};
 use super::*;
+use crate::test_support::corpus_dir;
 
 // ---- the meaning table ----------------------------------------------------------------
 
@@ -264,26 +265,6 @@ fn prompts_and_resources_are_compressed() {
 
 fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/fixtures/lists")
-}
-
-/// The corpus directory, or `None` (with a loud message) when it is missing outside CI.
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("MCP_CORPUS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "corpus missing at {}",
-        dir.display()
-    );
-    eprintln!(
-        "!!!!! SKIPPED: corpus not found at {} (set MCP_CORPUS_DIR) !!!!!",
-        dir.display()
-    );
-    None
 }
 
 fn method_of(path: &Path) -> Option<&'static str> {

@@ -2,7 +2,6 @@
 //! Playwright page of the corpus, plus hostile and deep inputs.
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
 
 use super::parse::{parse, scan};
 use super::sections::find_yaml_snapshot;
@@ -12,25 +11,7 @@ use crate::snapshot::marker::read_marker;
 use crate::snapshot::retrieve::{expand_range, expand_subtree, search_snapshot};
 use crate::snapshot::tree::{NodeKind, Tree};
 use crate::snapshot::SnapshotOptions;
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("MCP_CORPUS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    if dir.join("playwright-mcp/pages").is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "corpus not found at {} (set MCP_CORPUS_DIR)",
-        dir.display()
-    );
-    eprintln!(
-        "!!!!! SKIPPED: corpus not found at {} (set MCP_CORPUS_DIR) !!!!!",
-        dir.display()
-    );
-    None
-}
+use crate::test_support::corpus_dir;
 
 /// (page/file, result text) of every Playwright corpus result.
 fn corpus_results() -> Vec<(String, String)> {

@@ -14,25 +14,9 @@ use crate::result::sections::{split_sections, SectionKind};
 use crate::result::{filter_tool_result, ResultOptions};
 use crate::session::{Session, SessionOptions};
 use crate::stats::StatsMode;
+use crate::test_support::corpus_dir;
 use regex::Regex;
 use serde_json::Value;
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("MCP_CORPUS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!("corpus not found at {} (set MCP_CORPUS_DIR)", dir.display());
-    }
-    eprintln!(
-        "\n*** SKIPPED: corpus not found at {} (set MCP_CORPUS_DIR) ***\n",
-        dir.display()
-    );
-    None
-}
 
 /// A captured `tools/call`: tool name, arguments JSON, result.
 struct Capture {

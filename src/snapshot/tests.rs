@@ -1,7 +1,6 @@
 //! Corpus-wide and property tests of the snapshot filter: the invariants of every level.
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
 
 use super::marker::read_marker;
 use super::parse::parse;
@@ -10,27 +9,9 @@ use super::retrieve::{expand_range, expand_subtree, search_snapshot, sibling_ran
 use super::tree::{NodeKind, Tree};
 use super::{filter_snapshot, SnapshotOptions};
 use crate::level::Level;
+use crate::test_support::corpus_dir;
 
 const HEADER: &str = "## Latest page snapshot\n";
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("MCP_CORPUS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    if dir.join("chrome-devtools-mcp").is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "corpus not found at {} (set MCP_CORPUS_DIR)",
-        dir.display()
-    );
-    eprintln!(
-        "!!!!! SKIPPED: corpus not found at {} (set MCP_CORPUS_DIR) !!!!!",
-        dir.display()
-    );
-    None
-}
 
 /// (name, snapshot body) of every chrome-devtools-mcp result that carries a snapshot.
 pub fn corpus_snapshots() -> Vec<(String, String)> {
