@@ -23,3 +23,29 @@ pub fn corpus_dir() -> Option<PathBuf> {
     );
     None
 }
+
+/// A tiny deterministic generator (xorshift) for the property tests: no crate needed, and the
+/// same seed gives the same cases on every machine.
+pub struct XorShift(pub u64);
+
+impl XorShift {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    /// One of `items` ("" when there are none).
+    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items
+            .get(self.below(items.len() as u64) as usize)
+            .copied()
+            .unwrap_or("")
+    }
+}

@@ -4,30 +4,10 @@
 
 use super::protect::{self, Vocab};
 use super::*;
+use crate::test_support::XorShift;
 
 /// Cases per run (each is compressed at the four levels, twice, and then again).
 const CASES: usize = 150;
-
-/// A tiny deterministic generator (xorshift): no crate needed.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items
-            .get(self.below(items.len() as u64) as usize)
-            .copied()
-            .unwrap_or("")
-    }
-}
 
 const LIMITS: &[&str] = &[
     "not", "no", "never", "without", "cannot", "don't", "only", "except", "must", "required",

@@ -11,30 +11,10 @@ use super::console::always_kept;
 use super::ids::parse_id_ranges;
 use super::network::{is_failed, parse_request_line};
 use super::*;
+use crate::test_support::XorShift;
 
 /// Results per run (each filtered at the four levels).
 const CASES: usize = 800;
-
-/// A tiny deterministic generator (xorshift): no crate needed.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items
-            .get(self.below(items.len() as u64) as usize)
-            .copied()
-            .unwrap_or("")
-    }
-}
 
 const URLS: &[&str] = &[
     "http://127.0.0.1:8765/app/assets/logo.png",

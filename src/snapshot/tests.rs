@@ -9,7 +9,7 @@ use super::retrieve::{expand_range, expand_subtree, search_snapshot, sibling_ran
 use super::tree::{NodeKind, Tree};
 use super::{filter_snapshot, SnapshotOptions};
 use crate::level::Level;
-use crate::test_support::corpus_dir;
+use crate::test_support::{corpus_dir, XorShift};
 
 const HEADER: &str = "## Latest page snapshot\n";
 
@@ -509,27 +509,6 @@ fn a_5000_level_tree_and_a_10_mb_line_do_not_break_it() {
         "unclosed names took {:?}",
         start.elapsed()
     );
-}
-
-/// A tiny deterministic generator (xorshift): no crate needed.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items
-            .get(self.below(items.len() as u64) as usize)
-            .copied()
-            .unwrap_or("")
-    }
 }
 
 /// Snapshot-like text: roles, names with quotes/newlines/uid-lookalikes, attrs, depth jumps.
