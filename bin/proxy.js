@@ -47,7 +47,10 @@ class Proxy {
    * @param {(code: number) => void} [opts.exit] called once, when the proxy is done
    * @param {NodeJS.ReadableStream} [opts.stdin]
    * @param {NodeJS.WritableStream} [opts.stdout]
-   * @param {(line: string) => void} [opts.onStatsLine] receives stats lines in stderr mode
+   * @param {boolean} [opts.filtering] false: forward every response untouched (level off)
+   * @param {(tool: string) => boolean} [opts.isFilteredTool] which tools' results go to the filter
+   * @param {{has(name: string): boolean, call(name: string, args: object): object}} [opts.localTools]
+   *   tools the proxy answers itself (expand_snapshot, search_snapshot)
    */
   constructor(opts) {
     this.command = opts.command
@@ -59,7 +62,7 @@ class Proxy {
     this.filtering = opts.filtering ?? true
     /** Which tools' results go to the native filter (all, when not given). */
     this.isFilteredTool = opts.isFilteredTool ?? (() => true)
-    /** Client requests waiting for the upstream's answer: key -> { id, method, tool, argsJson } */
+    /** Client requests waiting for the upstream's answer: key -> { id, method, tool, arguments } */
     this.pending = new Map()
     /** Requests the proxy answers itself (its own tools), by tool name. */
     this.localTools = opts.localTools ?? null
