@@ -56,11 +56,14 @@ struct LineIndex<'a> {
 
 impl<'a> LineIndex<'a> {
     fn new(text: &'a str, body: &'a str) -> LineIndex<'a> {
+        // A byte scan: `match_indices('\n')` costs a call and a compare per line.
         let mut starts = vec![0];
         let mut ends = Vec::new();
-        for (pos, _) in body.match_indices('\n') {
-            ends.push(pos);
-            starts.push(pos + 1);
+        for (pos, &b) in body.as_bytes().iter().enumerate() {
+            if b == b'\n' {
+                ends.push(pos);
+                starts.push(pos + 1);
+            }
         }
         ends.push(body.len());
         LineIndex { text, starts, ends }
@@ -125,8 +128,19 @@ impl Builder {
 }
 
 fn split_indent(line: &str) -> (usize, &str) {
-    let rest = line.trim_start_matches(' ');
-    (line.len() - rest.len(), rest)
+    let indent = line.bytes().position(|b| b != b' ').unwrap_or(line.len());
+    (indent, line.get(indent..).unwrap_or(""))
+}
+
+/// Byte offset of the first `b` (an ASCII byte, so a char boundary) in `s`. The parser's
+/// searches are for ASCII bytes in short strings, where a plain loop beats `str::find(char)`.
+fn find_byte(s: &str, b: u8) -> Option<usize> {
+    s.bytes().position(|c| c == b)
+}
+
+/// Byte offset of the last `b` (an ASCII byte) in `s`.
+fn rfind_byte(s: &str, b: u8) -> Option<usize> {
+    s.bytes().rposition(|c| c == b)
 }
 
 fn is_key(word: &str) -> bool {
@@ -147,14 +161,13 @@ fn attr_tail_starts(s: &str) -> Vec<usize> {
     while let Some(seg) = s.get(..pos) {
         let next = if let Some(inner) = seg.strip_suffix('"') {
             // key="value" (a value holding no quote)
-            inner.rfind('"').and_then(|q| {
+            rfind_byte(inner, b'"').and_then(|q| {
                 let before = inner.get(..q)?.strip_suffix('=')?;
-                let space = before.rfind(' ')?;
+                let space = rfind_byte(before, b' ')?;
                 is_key(before.get(space + 1..)?).then_some(space)
             })
         } else {
-            seg.rfind(' ')
-                .filter(|&space| seg.get(space + 1..).is_some_and(is_key))
+            rfind_byte(seg, b' ').filter(|&space| seg.get(space + 1..).is_some_and(is_key))
         };
         match next {
             Some(p) => {
@@ -219,10 +232,13 @@ fn parse_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
 fn next_line_is_raw_node(lines: &LineIndex<'_>, i: usize) -> bool {
     match lines.line(i) {
         None => true,
-        Some(l) => split_indent(l)
-            .1
-            .strip_prefix("uid=")
-            .is_some_and(|after| is_uid(after.split(' ').next().unwrap_or(""))),
+        Some(l) => split_indent(l).1.strip_prefix("uid=").is_some_and(|after| {
+            is_uid(
+                after
+                    .get(..find_byte(after, b' ').unwrap_or(after.len()))
+                    .unwrap_or(""),
+            )
+        }),
     }
 }
 
@@ -240,7 +256,7 @@ fn parse_raw_line<'a>(
         builder.add_verbatim(tree, line);
         return 1;
     };
-    let uid_len = after.find(' ').unwrap_or(after.len());
+    let uid_len = find_byte(after, b' ').unwrap_or(after.len());
     let (uid, tail) = after.split_at(uid_len);
     if !is_uid(uid) {
         builder.add_verbatim(tree, line);
@@ -256,7 +272,7 @@ fn parse_raw_line<'a>(
     let name_part = if let Some(quoted) = tail.strip_prefix('"') {
         Some(quoted)
     } else {
-        let role_len = tail.find(' ').unwrap_or(tail.len());
+        let role_len = find_byte(tail, b' ').unwrap_or(tail.len());
         let (role, after_role) = tail.split_at(role_len);
         node.role = role;
         match after_role.strip_prefix(" \"") {
@@ -425,15 +441,16 @@ fn parse_light_line<'a>(
     1
 }
 
+/// `DIGITS_DIGITS`.
 fn is_uid(token: &str) -> bool {
-    match token.split_once('_') {
-        Some((a, b)) => {
-            !a.is_empty()
-                && !b.is_empty()
-                && a.bytes().all(|c| c.is_ascii_digit())
-                && b.bytes().all(|c| c.is_ascii_digit())
-        }
-        None => false,
+    let bytes = token.as_bytes();
+    let Some(sep) = bytes.iter().position(|&c| !c.is_ascii_digit()) else {
+        return false;
+    };
+    let (a, b) = bytes.split_at(sep);
+    match b.split_first() {
+        Some((b'_', b)) => !a.is_empty() && !b.is_empty() && b.iter().all(|c| c.is_ascii_digit()),
+        _ => false,
     }
 }
 
@@ -456,7 +473,7 @@ fn read_escaped(s: &str) -> Option<(&str, &str)> {
 /// a shared line.
 fn starts_with_uid(s: &str) -> Option<&str> {
     let t = s.strip_prefix(' ')?;
-    let len = t.find(' ').unwrap_or(t.len());
+    let len = find_byte(t, b' ').unwrap_or(t.len());
     is_uid(t.get(..len)?).then_some(t)
 }
 
@@ -465,7 +482,7 @@ fn read_light_nodes<'a>(rest: &'a str, line: &'a str) -> Option<Vec<Node<'a>>> {
     let mut nodes = Vec::new();
     let mut s = rest;
     loop {
-        let uid_len = s.find(' ').unwrap_or(s.len());
+        let uid_len = find_byte(s, b' ').unwrap_or(s.len());
         let (uid, after) = s.split_at(uid_len);
         if !is_uid(uid) {
             return None;
@@ -477,7 +494,7 @@ fn read_light_nodes<'a>(rest: &'a str, line: &'a str) -> Option<Vec<Node<'a>>> {
         node.uid = uid;
         s = after;
         if let Some(t) = s.strip_prefix(' ') {
-            let role_len = t.find(' ').unwrap_or(t.len());
+            let role_len = find_byte(t, b' ').unwrap_or(t.len());
             let (role, r) = t.split_at(role_len);
             if !t.starts_with('"') && !is_uid(role) {
                 node.role = role;
@@ -512,7 +529,10 @@ fn parse_light_attrs<'a>(node: &mut Node<'a>, tail: &'a str) -> Option<&'a str> 
         let Some(t) = s.strip_prefix(' ') else {
             break;
         };
-        let key_len = t.find([' ', '=']).unwrap_or(t.len());
+        let key_len = t
+            .bytes()
+            .position(|b| b == b' ' || b == b'=')
+            .unwrap_or(t.len());
         let (key, r) = t.split_at(key_len);
         if !is_key(key) {
             break;
@@ -530,7 +550,7 @@ fn parse_light_attrs<'a>(node: &mut Node<'a>, tail: &'a str) -> Option<&'a str> 
             }
         } else if let Some(r2) = r.strip_prefix('=') {
             // A bare value: up to the next space.
-            let v_len = r2.find(' ').unwrap_or(r2.len());
+            let v_len = find_byte(r2, b' ').unwrap_or(r2.len());
             let (value, r3) = r2.split_at(v_len);
             node.attrs.push(Attr {
                 key,
