@@ -150,16 +150,26 @@ fn is_key(word: &str) -> bool {
 }
 
 /// Positions in `s` where a valid attribute tail (` key="v"`, ` word`, the DevTools suffix)
-/// starts, right to left, `s.len()` first. Linear in `s`.
-fn attr_tail_starts(s: &str) -> Vec<usize> {
-    let mut out = vec![s.len()];
-    let mut pos = s.len();
-    if s.ends_with(DEVTOOLS_SELECTED) {
-        pos -= DEVTOOLS_SELECTED.len();
-        out.push(pos);
+/// starts, right to left, `s.len()` first. Linear in `s`; an iterator so that the per-line
+/// callers allocate nothing.
+struct AttrTailStarts<'s> {
+    s: &'s str,
+    /// The last position yielded; `None` before the first.
+    pos: Option<usize>,
+    done: bool,
+}
+
+impl<'s> AttrTailStarts<'s> {
+    fn new(s: &'s str) -> AttrTailStarts<'s> {
+        AttrTailStarts {
+            s,
+            pos: None,
+            done: false,
+        }
     }
-    while let Some(seg) = s.get(..pos) {
-        let next = if let Some(inner) = seg.strip_suffix('"') {
+
+    fn step(seg: &str) -> Option<usize> {
+        if let Some(inner) = seg.strip_suffix('"') {
             // key="value" (a value holding no quote)
             rfind_byte(inner, b'"').and_then(|q| {
                 let before = inner.get(..q)?.strip_suffix('=')?;
@@ -168,24 +178,38 @@ fn attr_tail_starts(s: &str) -> Vec<usize> {
             })
         } else {
             rfind_byte(seg, b' ').filter(|&space| seg.get(space + 1..).is_some_and(is_key))
-        };
-        match next {
-            Some(p) => {
-                pos = p;
-                out.push(p);
-            }
-            None => break,
         }
     }
-    out
+}
+
+impl Iterator for AttrTailStarts<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.done {
+            return None;
+        }
+        let next = match self.pos {
+            None => Some(self.s.len()),
+            Some(pos) if pos == self.s.len() && self.s.ends_with(DEVTOOLS_SELECTED) => {
+                Some(pos - DEVTOOLS_SELECTED.len())
+            }
+            Some(pos) => self.s.get(..pos).and_then(Self::step),
+        };
+        match next {
+            Some(p) => self.pos = Some(p),
+            None => self.done = true,
+        }
+        next
+    }
 }
 
 /// Where a raw name closes on this piece: the leftmost `"` followed by a valid attribute tail.
 fn raw_name_close(piece: &str, min: usize) -> Option<usize> {
-    attr_tail_starts(piece)
-        .into_iter()
-        .rev()
-        .find(|&b| b > min && piece.as_bytes().get(b - 1) == Some(&b'"'))
+    let bytes = piece.as_bytes();
+    AttrTailStarts::new(piece)
+        .filter(|&b| b > min && b.checked_sub(1).and_then(|q| bytes.get(q)) == Some(&b'"'))
+        .last()
 }
 
 /// Parses a raw attribute tail (already checked or not): ` key="value"`, bare words, suffix.
@@ -195,19 +219,17 @@ fn parse_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
         node.devtools_selected = true;
         tail = t;
     }
-    let starts = attr_tail_starts(tail);
-    if starts.last() != Some(&0) && !tail.is_empty() {
-        // Not an attribute list: keep it whole so nothing is lost.
-        node.attrs.push(Attr {
-            key: tail.strip_prefix(' ').unwrap_or(tail),
-            value: None,
-        });
-        return;
-    }
-    let mut bounds: Vec<usize> = starts.into_iter().rev().collect();
-    bounds.dedup();
-    for pair in bounds.windows(2) {
-        let (a, b) = (pair[0], pair[1]);
+    // The starts come right to left: attributes are pushed last first, then put in order.
+    let first_attr = node.attrs.len();
+    let mut starts = AttrTailStarts::new(tail);
+    let mut prev = starts.next().unwrap_or(tail.len());
+    let mut leftmost = prev;
+    for a in starts {
+        leftmost = a;
+        if a == prev {
+            continue;
+        }
+        let b = std::mem::replace(&mut prev, a);
         let Some(token) = tail.get(a + 1..b) else {
             continue;
         };
@@ -226,6 +248,18 @@ fn parse_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
                 value: None,
             }),
         }
+    }
+    if leftmost != 0 && !tail.is_empty() {
+        // Not an attribute list: keep it whole so nothing is lost.
+        node.attrs.truncate(first_attr);
+        node.attrs.push(Attr {
+            key: tail.strip_prefix(' ').unwrap_or(tail),
+            value: None,
+        });
+        return;
+    }
+    if let Some(attrs) = node.attrs.get_mut(first_attr..) {
+        attrs.reverse();
     }
 }
 
