@@ -89,8 +89,8 @@ impl<'a> LineIndex<'a> {
 /// The open ancestors while reading lines top to bottom.
 #[derive(Default)]
 struct Builder {
-    /// Built on the first name that does not close on its own line (most snapshots have few).
-    closes: Option<Closes>,
+    /// Where continued names close, found lazily (most snapshots have few such names).
+    closes: Closes,
     stack: Vec<(usize, usize)>,
     last_element: Option<usize>,
 }
@@ -339,8 +339,11 @@ fn parse_raw_line<'a>(
             && j - i <= MAX_CONTINUATION_LINES
             && lines.start(j) - lines.start(i) <= MAX_CONTINUATION_BYTES
     };
-    let closes = builder.closes.get_or_insert_with(|| Closes::new(lines));
-    if let Some(j) = closes.next_good(i + 1).filter(|&j| within(j)) {
+    if let Some(j) = builder
+        .closes
+        .next_good(lines, i + 1)
+        .filter(|&j| within(j))
+    {
         return finish_multiline(tree, builder, lines, node, depth, i, j, name_start);
     }
     if let Some(close) = first_line_close {
@@ -349,7 +352,7 @@ fn parse_raw_line<'a>(
         builder.add_element(tree, node, depth);
         return 1;
     }
-    if let Some(j) = closes.next_any(i + 1).filter(|&j| within(j)) {
+    if let Some(j) = builder.closes.next_any(lines, i + 1).filter(|&j| within(j)) {
         return finish_multiline(tree, builder, lines, node, depth, i, j, name_start);
     }
     // Never closes: read the opening line alone, its name unclosed.
@@ -358,52 +361,70 @@ fn parse_raw_line<'a>(
     1
 }
 
-/// For every line, where a continued name could close on it; and, right to left, the next line
-/// that could close a name (`any`) and the next that could close it before a node line
-/// (`good`). Precomputed so that reading continuation lines stays linear.
+/// The next line that could close a continued name (`any`) and the next that could close it
+/// before a node line (`good`), found by scanning forward on demand. Lines are asked about in
+/// increasing order, so each cursor scans every line at most once: reading continuation lines
+/// stays linear without examining every line of snapshots that have none.
 #[derive(Default)]
 struct Closes {
-    at: Vec<Option<usize>>,
-    any: Vec<usize>,
-    good: Vec<usize>,
+    any: NextLine,
+    good: NextLine,
 }
 
 impl Closes {
-    fn new(lines: &LineIndex<'_>) -> Closes {
-        let n = lines.len();
-        let at: Vec<Option<usize>> = (0..n)
-            .map(|j| lines.line(j).and_then(|l| raw_name_close(l, 0)))
-            .collect();
-        let mut any = vec![usize::MAX; n + 1];
-        let mut good = vec![usize::MAX; n + 1];
-        for j in (0..n).rev() {
-            let closes = at.get(j).copied().flatten().is_some();
-            let next_any = any.get(j + 1).copied().unwrap_or(usize::MAX);
-            let next_good = good.get(j + 1).copied().unwrap_or(usize::MAX);
-            if let Some(slot) = any.get_mut(j) {
-                *slot = if closes { j } else { next_any };
-            }
-            if let Some(slot) = good.get_mut(j) {
-                *slot = if closes && next_line_is_raw_node(lines, j + 1) {
-                    j
-                } else {
-                    next_good
-                };
-            }
+    fn next_any(&mut self, lines: &LineIndex<'_>, j: usize) -> Option<usize> {
+        self.any.find(lines, j, |k| {
+            lines.line(k).and_then(|l| raw_name_close(l, 0)).is_some()
+        })
+    }
+
+    fn next_good(&mut self, lines: &LineIndex<'_>, j: usize) -> Option<usize> {
+        self.good.find(lines, j, |k| {
+            lines.line(k).and_then(|l| raw_name_close(l, 0)).is_some()
+                && next_line_is_raw_node(lines, k + 1)
+        })
+    }
+}
+
+/// A forward cursor over the lines: the first line at or after `from` that passes a test.
+#[derive(Default)]
+struct NextLine {
+    /// The query the cached answer holds for.
+    from: usize,
+    /// Lines before `scanned` (from `from` on) were tested.
+    scanned: usize,
+    /// The first passing line in `from..scanned`, if any.
+    found: Option<usize>,
+}
+
+impl NextLine {
+    fn find(
+        &mut self,
+        lines: &LineIndex<'_>,
+        j: usize,
+        passes: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        if j < self.from {
+            // Not asked in order: start over (still correct, just not cached).
+            *self = NextLine::default();
         }
-        Closes { at, any, good }
-    }
-
-    fn next_any(&self, j: usize) -> Option<usize> {
-        self.any.get(j).copied().filter(|&k| k != usize::MAX)
-    }
-
-    fn next_good(&self, j: usize) -> Option<usize> {
-        self.good.get(j).copied().filter(|&k| k != usize::MAX)
-    }
-
-    fn close_at(&self, j: usize) -> usize {
-        self.at.get(j).copied().flatten().unwrap_or(0)
+        // No line in `from..found` (or `from..scanned`) passes: answers for any `j >= from`.
+        if let Some(k) = self.found.filter(|&k| k >= j) {
+            return Some(k);
+        }
+        let mut k = j.max(self.scanned);
+        self.from = j;
+        self.found = None;
+        while k < lines.len() {
+            if passes(k) {
+                self.scanned = k + 1;
+                self.found = Some(k);
+                return Some(k);
+            }
+            k += 1;
+        }
+        self.scanned = lines.len();
+        None
     }
 }
 
@@ -429,7 +450,10 @@ fn finish_multiline<'a>(
     last: usize,
     name_start: usize,
 ) -> usize {
-    let close = builder.closes.as_ref().map_or(0, |c| c.close_at(last));
+    let close = lines
+        .line(last)
+        .and_then(|l| raw_name_close(l, 0))
+        .unwrap_or(0);
     let last_start = lines.start(last);
     let tail = lines
         .text
