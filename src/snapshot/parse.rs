@@ -56,15 +56,30 @@ struct LineIndex<'a> {
 
 impl<'a> LineIndex<'a> {
     fn new(text: &'a str, body: &'a str) -> LineIndex<'a> {
-        // A byte scan: `match_indices('\n')` costs a call and a compare per line.
-        let mut starts = vec![0];
-        let mut ends = Vec::new();
-        for (pos, &b) in body.as_bytes().iter().enumerate() {
-            if b == b'\n' {
-                ends.push(pos);
-                starts.push(pos + 1);
+        // A byte scan (`match_indices('\n')` costs a call and a compare per line), 32 bytes at
+        // a time: a branch-free test of a block vectorises, most blocks hold at most one line end.
+        const BLOCK: usize = 32;
+        let bytes = body.as_bytes();
+        let mut starts = Vec::with_capacity(bytes.len() / BLOCK + 2);
+        let mut ends = Vec::with_capacity(bytes.len() / BLOCK + 2);
+        starts.push(0);
+        let mut push_ends = |offset: usize, block: &[u8]| {
+            for (k, &b) in block.iter().enumerate() {
+                if b == b'\n' {
+                    ends.push(offset + k);
+                    starts.push(offset + k + 1);
+                }
             }
+        };
+        let mut blocks = bytes.chunks_exact(BLOCK);
+        let mut offset = 0;
+        for block in &mut blocks {
+            if block.iter().fold(false, |any, &b| any | (b == b'\n')) {
+                push_ends(offset, block);
+            }
+            offset += BLOCK;
         }
+        push_ends(offset, blocks.remainder());
         ends.push(body.len());
         LineIndex { text, starts, ends }
     }
