@@ -34,11 +34,7 @@ pub fn is_yaml_snapshot(body: &str) -> bool {
 pub fn filter_yaml_snapshot(text: &str, options: &SnapshotOptions) -> FilteredSnapshot {
     let mut implied = Vec::new();
     let mut tree = parse::parse(text, &mut implied);
-    let uids_in = {
-        let mut uids = std::collections::HashSet::with_capacity(tree.nodes.len());
-        uids.extend(tree.uids());
-        uids.len()
-    };
+    let uids_in = tree.distinct_uid_count();
     let unchanged = |markers| FilteredSnapshot {
         text: text.to_string(),
         uids_in,

@@ -110,11 +110,7 @@ pub fn filter_snapshot(text: &str, options: &SnapshotOptions) -> FilteredSnapsho
         return crate::playwright::filter_yaml_snapshot(text, options);
     }
     let mut tree = parse::parse(text);
-    let uids_in = {
-        let mut uids = std::collections::HashSet::with_capacity(tree.nodes.len());
-        uids.extend(tree.uids());
-        uids.len()
-    };
+    let uids_in = tree.distinct_uid_count();
     let unchanged = |markers| FilteredSnapshot {
         text: text.to_string(),
         uids_in,

@@ -56,12 +56,30 @@ struct LineIndex<'a> {
 
 impl<'a> LineIndex<'a> {
     fn new(text: &'a str, body: &'a str) -> LineIndex<'a> {
-        let mut starts = vec![0];
-        let mut ends = Vec::new();
-        for (pos, _) in body.match_indices('\n') {
-            ends.push(pos);
-            starts.push(pos + 1);
+        // A byte scan (`match_indices('\n')` costs a call and a compare per line), 32 bytes at
+        // a time: a branch-free test of a block vectorises, most blocks hold at most one line end.
+        const BLOCK: usize = 32;
+        let bytes = body.as_bytes();
+        let mut starts = Vec::with_capacity(bytes.len() / BLOCK + 2);
+        let mut ends = Vec::with_capacity(bytes.len() / BLOCK + 2);
+        starts.push(0);
+        let mut push_ends = |offset: usize, block: &[u8]| {
+            for (k, &b) in block.iter().enumerate() {
+                if b == b'\n' {
+                    ends.push(offset + k);
+                    starts.push(offset + k + 1);
+                }
+            }
+        };
+        let mut blocks = bytes.chunks_exact(BLOCK);
+        let mut offset = 0;
+        for block in &mut blocks {
+            if block.iter().fold(false, |any, &b| any | (b == b'\n')) {
+                push_ends(offset, block);
+            }
+            offset += BLOCK;
         }
+        push_ends(offset, blocks.remainder());
         ends.push(body.len());
         LineIndex { text, starts, ends }
     }
@@ -86,8 +104,8 @@ impl<'a> LineIndex<'a> {
 /// The open ancestors while reading lines top to bottom.
 #[derive(Default)]
 struct Builder {
-    /// Built on the first name that does not close on its own line (most snapshots have few).
-    closes: Option<Closes>,
+    /// Where continued names close, found lazily (most snapshots have few such names).
+    closes: Closes,
     stack: Vec<(usize, usize)>,
     last_element: Option<usize>,
 }
@@ -125,8 +143,19 @@ impl Builder {
 }
 
 fn split_indent(line: &str) -> (usize, &str) {
-    let rest = line.trim_start_matches(' ');
-    (line.len() - rest.len(), rest)
+    let indent = line.bytes().position(|b| b != b' ').unwrap_or(line.len());
+    (indent, line.get(indent..).unwrap_or(""))
+}
+
+/// Byte offset of the first `b` (an ASCII byte, so a char boundary) in `s`. The parser's
+/// searches are for ASCII bytes in short strings, where a plain loop beats `str::find(char)`.
+fn find_byte(s: &str, b: u8) -> Option<usize> {
+    s.bytes().position(|c| c == b)
+}
+
+/// Byte offset of the last `b` (an ASCII byte) in `s`.
+fn rfind_byte(s: &str, b: u8) -> Option<usize> {
+    s.bytes().rposition(|c| c == b)
 }
 
 fn is_key(word: &str) -> bool {
@@ -136,43 +165,66 @@ fn is_key(word: &str) -> bool {
 }
 
 /// Positions in `s` where a valid attribute tail (` key="v"`, ` word`, the DevTools suffix)
-/// starts, right to left, `s.len()` first. Linear in `s`.
-fn attr_tail_starts(s: &str) -> Vec<usize> {
-    let mut out = vec![s.len()];
-    let mut pos = s.len();
-    if s.ends_with(DEVTOOLS_SELECTED) {
-        pos -= DEVTOOLS_SELECTED.len();
-        out.push(pos);
+/// starts, right to left, `s.len()` first. Linear in `s`; an iterator so that the per-line
+/// callers allocate nothing.
+struct AttrTailStarts<'s> {
+    s: &'s str,
+    /// The last position yielded; `None` before the first.
+    pos: Option<usize>,
+    done: bool,
+}
+
+impl<'s> AttrTailStarts<'s> {
+    fn new(s: &'s str) -> AttrTailStarts<'s> {
+        AttrTailStarts {
+            s,
+            pos: None,
+            done: false,
+        }
     }
-    while let Some(seg) = s.get(..pos) {
-        let next = if let Some(inner) = seg.strip_suffix('"') {
+
+    fn step(seg: &str) -> Option<usize> {
+        if let Some(inner) = seg.strip_suffix('"') {
             // key="value" (a value holding no quote)
-            inner.rfind('"').and_then(|q| {
+            rfind_byte(inner, b'"').and_then(|q| {
                 let before = inner.get(..q)?.strip_suffix('=')?;
-                let space = before.rfind(' ')?;
+                let space = rfind_byte(before, b' ')?;
                 is_key(before.get(space + 1..)?).then_some(space)
             })
         } else {
-            seg.rfind(' ')
-                .filter(|&space| seg.get(space + 1..).is_some_and(is_key))
-        };
-        match next {
-            Some(p) => {
-                pos = p;
-                out.push(p);
-            }
-            None => break,
+            rfind_byte(seg, b' ').filter(|&space| seg.get(space + 1..).is_some_and(is_key))
         }
     }
-    out
+}
+
+impl Iterator for AttrTailStarts<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.done {
+            return None;
+        }
+        let next = match self.pos {
+            None => Some(self.s.len()),
+            Some(pos) if pos == self.s.len() && self.s.ends_with(DEVTOOLS_SELECTED) => {
+                Some(pos - DEVTOOLS_SELECTED.len())
+            }
+            Some(pos) => self.s.get(..pos).and_then(Self::step),
+        };
+        match next {
+            Some(p) => self.pos = Some(p),
+            None => self.done = true,
+        }
+        next
+    }
 }
 
 /// Where a raw name closes on this piece: the leftmost `"` followed by a valid attribute tail.
 fn raw_name_close(piece: &str, min: usize) -> Option<usize> {
-    attr_tail_starts(piece)
-        .into_iter()
-        .rev()
-        .find(|&b| b > min && piece.as_bytes().get(b - 1) == Some(&b'"'))
+    let bytes = piece.as_bytes();
+    AttrTailStarts::new(piece)
+        .filter(|&b| b > min && b.checked_sub(1).and_then(|q| bytes.get(q)) == Some(&b'"'))
+        .last()
 }
 
 /// Parses a raw attribute tail (already checked or not): ` key="value"`, bare words, suffix.
@@ -182,19 +234,17 @@ fn parse_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
         node.devtools_selected = true;
         tail = t;
     }
-    let starts = attr_tail_starts(tail);
-    if starts.last() != Some(&0) && !tail.is_empty() {
-        // Not an attribute list: keep it whole so nothing is lost.
-        node.attrs.push(Attr {
-            key: tail.strip_prefix(' ').unwrap_or(tail),
-            value: None,
-        });
-        return;
-    }
-    let mut bounds: Vec<usize> = starts.into_iter().rev().collect();
-    bounds.dedup();
-    for pair in bounds.windows(2) {
-        let (a, b) = (pair[0], pair[1]);
+    // The starts come right to left: attributes are pushed last first, then put in order.
+    let first_attr = node.attrs.len();
+    let mut starts = AttrTailStarts::new(tail);
+    let mut prev = starts.next().unwrap_or(tail.len());
+    let mut leftmost = prev;
+    for a in starts {
+        leftmost = a;
+        if a == prev {
+            continue;
+        }
+        let b = std::mem::replace(&mut prev, a);
         let Some(token) = tail.get(a + 1..b) else {
             continue;
         };
@@ -214,15 +264,30 @@ fn parse_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
             }),
         }
     }
+    if leftmost != 0 && !tail.is_empty() {
+        // Not an attribute list: keep it whole so nothing is lost.
+        node.attrs.truncate(first_attr);
+        node.attrs.push(Attr {
+            key: tail.strip_prefix(' ').unwrap_or(tail),
+            value: None,
+        });
+        return;
+    }
+    if let Some(attrs) = node.attrs.get_mut(first_attr..) {
+        attrs.reverse();
+    }
 }
 
 fn next_line_is_raw_node(lines: &LineIndex<'_>, i: usize) -> bool {
     match lines.line(i) {
         None => true,
-        Some(l) => split_indent(l)
-            .1
-            .strip_prefix("uid=")
-            .is_some_and(|after| is_uid(after.split(' ').next().unwrap_or(""))),
+        Some(l) => split_indent(l).1.strip_prefix("uid=").is_some_and(|after| {
+            is_uid(
+                after
+                    .get(..find_byte(after, b' ').unwrap_or(after.len()))
+                    .unwrap_or(""),
+            )
+        }),
     }
 }
 
@@ -240,7 +305,7 @@ fn parse_raw_line<'a>(
         builder.add_verbatim(tree, line);
         return 1;
     };
-    let uid_len = after.find(' ').unwrap_or(after.len());
+    let uid_len = find_byte(after, b' ').unwrap_or(after.len());
     let (uid, tail) = after.split_at(uid_len);
     if !is_uid(uid) {
         builder.add_verbatim(tree, line);
@@ -256,7 +321,7 @@ fn parse_raw_line<'a>(
     let name_part = if let Some(quoted) = tail.strip_prefix('"') {
         Some(quoted)
     } else {
-        let role_len = tail.find(' ').unwrap_or(tail.len());
+        let role_len = find_byte(tail, b' ').unwrap_or(tail.len());
         let (role, after_role) = tail.split_at(role_len);
         node.role = role;
         match after_role.strip_prefix(" \"") {
@@ -289,8 +354,11 @@ fn parse_raw_line<'a>(
             && j - i <= MAX_CONTINUATION_LINES
             && lines.start(j) - lines.start(i) <= MAX_CONTINUATION_BYTES
     };
-    let closes = builder.closes.get_or_insert_with(|| Closes::new(lines));
-    if let Some(j) = closes.next_good(i + 1).filter(|&j| within(j)) {
+    if let Some(j) = builder
+        .closes
+        .next_good(lines, i + 1)
+        .filter(|&j| within(j))
+    {
         return finish_multiline(tree, builder, lines, node, depth, i, j, name_start);
     }
     if let Some(close) = first_line_close {
@@ -299,7 +367,7 @@ fn parse_raw_line<'a>(
         builder.add_element(tree, node, depth);
         return 1;
     }
-    if let Some(j) = closes.next_any(i + 1).filter(|&j| within(j)) {
+    if let Some(j) = builder.closes.next_any(lines, i + 1).filter(|&j| within(j)) {
         return finish_multiline(tree, builder, lines, node, depth, i, j, name_start);
     }
     // Never closes: read the opening line alone, its name unclosed.
@@ -308,52 +376,70 @@ fn parse_raw_line<'a>(
     1
 }
 
-/// For every line, where a continued name could close on it; and, right to left, the next line
-/// that could close a name (`any`) and the next that could close it before a node line
-/// (`good`). Precomputed so that reading continuation lines stays linear.
+/// The next line that could close a continued name (`any`) and the next that could close it
+/// before a node line (`good`), found by scanning forward on demand. Lines are asked about in
+/// increasing order, so each cursor scans every line at most once: reading continuation lines
+/// stays linear without examining every line of snapshots that have none.
 #[derive(Default)]
 struct Closes {
-    at: Vec<Option<usize>>,
-    any: Vec<usize>,
-    good: Vec<usize>,
+    any: NextLine,
+    good: NextLine,
 }
 
 impl Closes {
-    fn new(lines: &LineIndex<'_>) -> Closes {
-        let n = lines.len();
-        let at: Vec<Option<usize>> = (0..n)
-            .map(|j| lines.line(j).and_then(|l| raw_name_close(l, 0)))
-            .collect();
-        let mut any = vec![usize::MAX; n + 1];
-        let mut good = vec![usize::MAX; n + 1];
-        for j in (0..n).rev() {
-            let closes = at.get(j).copied().flatten().is_some();
-            let next_any = any.get(j + 1).copied().unwrap_or(usize::MAX);
-            let next_good = good.get(j + 1).copied().unwrap_or(usize::MAX);
-            if let Some(slot) = any.get_mut(j) {
-                *slot = if closes { j } else { next_any };
-            }
-            if let Some(slot) = good.get_mut(j) {
-                *slot = if closes && next_line_is_raw_node(lines, j + 1) {
-                    j
-                } else {
-                    next_good
-                };
-            }
+    fn next_any(&mut self, lines: &LineIndex<'_>, j: usize) -> Option<usize> {
+        self.any.find(lines, j, |k| {
+            lines.line(k).and_then(|l| raw_name_close(l, 0)).is_some()
+        })
+    }
+
+    fn next_good(&mut self, lines: &LineIndex<'_>, j: usize) -> Option<usize> {
+        self.good.find(lines, j, |k| {
+            lines.line(k).and_then(|l| raw_name_close(l, 0)).is_some()
+                && next_line_is_raw_node(lines, k + 1)
+        })
+    }
+}
+
+/// A forward cursor over the lines: the first line at or after `from` that passes a test.
+#[derive(Default)]
+struct NextLine {
+    /// The query the cached answer holds for.
+    from: usize,
+    /// Lines before `scanned` (from `from` on) were tested.
+    scanned: usize,
+    /// The first passing line in `from..scanned`, if any.
+    found: Option<usize>,
+}
+
+impl NextLine {
+    fn find(
+        &mut self,
+        lines: &LineIndex<'_>,
+        j: usize,
+        passes: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        if j < self.from {
+            // Not asked in order: start over (still correct, just not cached).
+            *self = NextLine::default();
         }
-        Closes { at, any, good }
-    }
-
-    fn next_any(&self, j: usize) -> Option<usize> {
-        self.any.get(j).copied().filter(|&k| k != usize::MAX)
-    }
-
-    fn next_good(&self, j: usize) -> Option<usize> {
-        self.good.get(j).copied().filter(|&k| k != usize::MAX)
-    }
-
-    fn close_at(&self, j: usize) -> usize {
-        self.at.get(j).copied().flatten().unwrap_or(0)
+        // No line in `from..found` (or `from..scanned`) passes: answers for any `j >= from`.
+        if let Some(k) = self.found.filter(|&k| k >= j) {
+            return Some(k);
+        }
+        let mut k = j.max(self.scanned);
+        self.from = j;
+        self.found = None;
+        while k < lines.len() {
+            if passes(k) {
+                self.scanned = k + 1;
+                self.found = Some(k);
+                return Some(k);
+            }
+            k += 1;
+        }
+        self.scanned = lines.len();
+        None
     }
 }
 
@@ -379,7 +465,10 @@ fn finish_multiline<'a>(
     last: usize,
     name_start: usize,
 ) -> usize {
-    let close = builder.closes.as_ref().map_or(0, |c| c.close_at(last));
+    let close = lines
+        .line(last)
+        .and_then(|l| raw_name_close(l, 0))
+        .unwrap_or(0);
     let last_start = lines.start(last);
     let tail = lines
         .text
@@ -425,15 +514,16 @@ fn parse_light_line<'a>(
     1
 }
 
+/// `DIGITS_DIGITS`.
 fn is_uid(token: &str) -> bool {
-    match token.split_once('_') {
-        Some((a, b)) => {
-            !a.is_empty()
-                && !b.is_empty()
-                && a.bytes().all(|c| c.is_ascii_digit())
-                && b.bytes().all(|c| c.is_ascii_digit())
-        }
-        None => false,
+    let bytes = token.as_bytes();
+    let Some(sep) = bytes.iter().position(|&c| !c.is_ascii_digit()) else {
+        return false;
+    };
+    let (a, b) = bytes.split_at(sep);
+    match b.split_first() {
+        Some((b'_', b)) => !a.is_empty() && !b.is_empty() && b.iter().all(|c| c.is_ascii_digit()),
+        _ => false,
     }
 }
 
@@ -456,7 +546,7 @@ fn read_escaped(s: &str) -> Option<(&str, &str)> {
 /// a shared line.
 fn starts_with_uid(s: &str) -> Option<&str> {
     let t = s.strip_prefix(' ')?;
-    let len = t.find(' ').unwrap_or(t.len());
+    let len = find_byte(t, b' ').unwrap_or(t.len());
     is_uid(t.get(..len)?).then_some(t)
 }
 
@@ -465,7 +555,7 @@ fn read_light_nodes<'a>(rest: &'a str, line: &'a str) -> Option<Vec<Node<'a>>> {
     let mut nodes = Vec::new();
     let mut s = rest;
     loop {
-        let uid_len = s.find(' ').unwrap_or(s.len());
+        let uid_len = find_byte(s, b' ').unwrap_or(s.len());
         let (uid, after) = s.split_at(uid_len);
         if !is_uid(uid) {
             return None;
@@ -477,7 +567,7 @@ fn read_light_nodes<'a>(rest: &'a str, line: &'a str) -> Option<Vec<Node<'a>>> {
         node.uid = uid;
         s = after;
         if let Some(t) = s.strip_prefix(' ') {
-            let role_len = t.find(' ').unwrap_or(t.len());
+            let role_len = find_byte(t, b' ').unwrap_or(t.len());
             let (role, r) = t.split_at(role_len);
             if !t.starts_with('"') && !is_uid(role) {
                 node.role = role;
@@ -512,7 +602,10 @@ fn parse_light_attrs<'a>(node: &mut Node<'a>, tail: &'a str) -> Option<&'a str> 
         let Some(t) = s.strip_prefix(' ') else {
             break;
         };
-        let key_len = t.find([' ', '=']).unwrap_or(t.len());
+        let key_len = t
+            .bytes()
+            .position(|b| b == b' ' || b == b'=')
+            .unwrap_or(t.len());
         let (key, r) = t.split_at(key_len);
         if !is_key(key) {
             break;
@@ -530,7 +623,7 @@ fn parse_light_attrs<'a>(node: &mut Node<'a>, tail: &'a str) -> Option<&'a str> 
             }
         } else if let Some(r2) = r.strip_prefix('=') {
             // A bare value: up to the next space.
-            let v_len = r2.find(' ').unwrap_or(r2.len());
+            let v_len = find_byte(r2, b' ').unwrap_or(r2.len());
             let (value, r3) = r2.split_at(v_len);
             node.attrs.push(Attr {
                 key,

@@ -679,3 +679,36 @@ fn snapshot_throughput() {
         );
     }
 }
+
+/// Writes every level's output (and counts) for every corpus snapshot into
+/// `$SNAPSHOT_DUMP_DIR/devtools-<level>.txt`, plus a search and an expand per snapshot, so that
+/// an optimisation can be checked byte for byte against the outputs before it:
+/// `SNAPSHOT_DUMP_DIR=/tmp/x cargo test --lib dump_outputs -- --ignored`
+#[test]
+#[ignore]
+fn dump_outputs_for_comparison() {
+    let Some(dir) = std::env::var_os("SNAPSHOT_DUMP_DIR").map(PathBuf::from) else {
+        panic!("set SNAPSHOT_DUMP_DIR");
+    };
+    std::fs::create_dir_all(&dir).unwrap();
+    let corpus = corpus_snapshots();
+    for level in Level::ALL {
+        let mut dump = String::new();
+        for (name, body) in &corpus {
+            let out = filter_snapshot(body, &SnapshotOptions::for_level(level));
+            dump.push_str(&format!(
+                "=== {name} in={} shown={} hidden={} markers={}\n{}\n",
+                out.uids_in, out.uids_shown, out.uids_hidden, out.markers, out.text
+            ));
+        }
+        std::fs::write(dir.join(format!("devtools-{level}.txt")), dump).unwrap();
+    }
+    let mut dump = String::new();
+    for (name, body) in &corpus {
+        let hits = search_snapshot(body, "the", false, 20).map(|h| (h.total, h.text));
+        let first = parse(body).uids().next().map(str::to_string);
+        let expanded = first.map(|uid| expand_subtree(body, &uid, Some(2)));
+        dump.push_str(&format!("=== {name}\n{hits:?}\n{expanded:?}\n"));
+    }
+    std::fs::write(dir.join("devtools-retrieve.txt"), dump).unwrap();
+}
