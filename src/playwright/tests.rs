@@ -438,7 +438,7 @@ fn the_session_filters_playwright_results_and_answers_the_proxy_tools() {
 #[test]
 #[ignore]
 fn dump_outputs_for_comparison() {
-    let Some(dir) = std::env::var_os("SNAPSHOT_DUMP_DIR").map(PathBuf::from) else {
+    let Some(dir) = std::env::var_os("SNAPSHOT_DUMP_DIR").map(std::path::PathBuf::from) else {
         panic!("set SNAPSHOT_DUMP_DIR");
     };
     std::fs::create_dir_all(&dir).unwrap();

@@ -687,7 +687,7 @@ fn snapshot_throughput() {
 #[test]
 #[ignore]
 fn dump_outputs_for_comparison() {
-    let Some(dir) = std::env::var_os("SNAPSHOT_DUMP_DIR").map(PathBuf::from) else {
+    let Some(dir) = std::env::var_os("SNAPSHOT_DUMP_DIR").map(std::path::PathBuf::from) else {
         panic!("set SNAPSHOT_DUMP_DIR");
     };
     std::fs::create_dir_all(&dir).unwrap();
