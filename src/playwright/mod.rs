@@ -14,9 +14,7 @@ pub mod sections;
 mod tests;
 pub mod yaml;
 
-use crate::level::Level;
-use crate::snapshot::tree::NodeKind;
-use crate::snapshot::{apply_passes, FilteredSnapshot, SnapshotOptions};
+use crate::snapshot::{filter_parsed, FilteredSnapshot, SnapshotOptions};
 
 /// Tools of Playwright MCP are named `browser_*`.
 pub fn is_playwright_tool(tool_name: &str) -> bool {
@@ -33,35 +31,8 @@ pub fn is_yaml_snapshot(body: &str) -> bool {
 /// Filters the YAML body of a `### Snapshot` section (the lines inside the fence).
 pub fn filter_yaml_snapshot(text: &str, options: &SnapshotOptions) -> FilteredSnapshot {
     let mut implied = Vec::new();
-    let mut tree = parse::parse(text, &mut implied);
-    let uids_in = tree.distinct_uid_count();
-    let unchanged = |markers| FilteredSnapshot {
-        text: text.to_string(),
-        uids_in,
-        uids_shown: uids_in,
-        uids_hidden: 0,
-        markers,
-    };
-    if options.level == Level::Off || tree.nodes.is_empty() {
-        return unchanged(0);
-    }
-    apply_passes(&mut tree, options);
-    let rendered = render::render(&tree, options.level >= Level::Moderate);
-    if rendered.text.len() >= text.len() {
-        let markers = tree
-            .nodes
-            .iter()
-            .filter(|n| n.kind == NodeKind::Marker)
-            .count();
-        return unchanged(markers);
-    }
-    FilteredSnapshot {
-        text: rendered.text,
-        uids_in,
-        uids_shown: rendered.uids_shown,
-        uids_hidden: rendered.uids_hidden,
-        markers: rendered.markers,
-    }
+    let tree = parse::parse(text, &mut implied);
+    filter_parsed(text, tree, options, render::render)
 }
 
 /// Filters the snapshot inside a Playwright result's text; `None` when the text has none or

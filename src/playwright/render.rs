@@ -17,20 +17,13 @@ use std::collections::BTreeMap;
 use super::parse::{next_ref, ref_implicable, NOREF};
 use super::yaml::{write_json_string, write_key, write_value};
 use crate::snapshot::marker;
+pub use crate::snapshot::render::Rendered;
+use crate::snapshot::render::{flatten, push_indent};
 use crate::snapshot::roles;
 use crate::snapshot::tree::{Node, NodeKind, Tree};
 
 const LEGEND_LIGHT: &str = "# snapshot-filter light: a node shown without [ref=…] (not a link, button or control) has the ref after the previous one; [cursor=pointer] left out on links, buttons and controls";
 const LEGEND_LOSSY: &str = "# snapshot-filter: a node shown without [ref=…] (not a link, button or control) has the ref after the previous one; [cursor=pointer] left out on links, buttons and controls; '… N hidden' items, link urls, text cut at … ([cut=N] chars): expand_snapshot uid=<ref>";
-
-/// What `render` wrote, for the stats.
-#[derive(Debug, Default)]
-pub struct Rendered {
-    pub text: String,
-    pub uids_shown: usize,
-    pub uids_hidden: usize,
-    pub markers: usize,
-}
 
 /// How refs are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,29 +40,6 @@ struct Frame {
     depth: usize,
     expand_uid: usize,
     closes_root: Option<usize>,
-}
-
-fn flatten(tree: &Tree<'_>, children: &[usize], dropped: &mut Vec<usize>) -> Vec<usize> {
-    let mut out = Vec::with_capacity(children.len());
-    let mut stack: Vec<usize> = children.iter().rev().copied().collect();
-    while let Some(id) = stack.pop() {
-        let Some(node) = tree.nodes.get(id) else {
-            continue;
-        };
-        if node.dropped && !node.hidden {
-            dropped.push(id);
-            stack.extend(node.children.iter().rev().copied());
-        } else {
-            out.push(id);
-        }
-    }
-    out
-}
-
-fn push_indent(out: &mut String, depth: usize) {
-    for _ in 0..depth {
-        out.push_str("  ");
-    }
 }
 
 /// Property lines (`/url`, `/placeholder`) are attributes whose key starts with `/`.

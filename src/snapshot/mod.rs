@@ -109,7 +109,18 @@ pub fn filter_snapshot(text: &str, options: &SnapshotOptions) -> FilteredSnapsho
     if crate::playwright::is_yaml_snapshot(text) {
         return crate::playwright::filter_yaml_snapshot(text, options);
     }
-    let mut tree = parse::parse(text);
+    filter_parsed(text, parse::parse(text), options, render::render)
+}
+
+/// The level's passes over a parsed snapshot, written by `render` (the notation of its
+/// format). The input comes back unchanged at `off`, and whenever the output would not be
+/// shorter (tiny pages, text filtered already): filtering never grows a snapshot.
+pub(crate) fn filter_parsed(
+    text: &str,
+    mut tree: tree::Tree<'_>,
+    options: &SnapshotOptions,
+    render: fn(&tree::Tree<'_>, bool) -> render::Rendered,
+) -> FilteredSnapshot {
     let uids_in = tree.distinct_uid_count();
     let unchanged = |markers| FilteredSnapshot {
         text: text.to_string(),
@@ -122,9 +133,8 @@ pub fn filter_snapshot(text: &str, options: &SnapshotOptions) -> FilteredSnapsho
         return unchanged(0);
     }
     apply_passes(&mut tree, options);
-    let rendered = render::render(&tree, options.level >= Level::Moderate);
+    let rendered = render(&tree, options.level >= Level::Moderate);
     if rendered.text.len() >= text.len() {
-        // Never grow a snapshot (tiny pages, or text filtered already).
         let markers = tree
             .nodes
             .iter()

@@ -34,7 +34,7 @@ pub fn render_raw(tree: &Tree<'_>) -> String {
     out
 }
 
-/// What `render` wrote, for the stats.
+/// What a renderer wrote, for the stats (both notations).
 #[derive(Debug, Default)]
 pub struct Rendered {
     pub text: String,
@@ -55,7 +55,7 @@ struct Frame<'t> {
 }
 
 /// The children of `id` with dropped nodes replaced by their own (visible) children.
-fn flatten(tree: &Tree<'_>, children: &[usize], dropped: &mut Vec<usize>) -> Vec<usize> {
+pub(crate) fn flatten(tree: &Tree<'_>, children: &[usize], dropped: &mut Vec<usize>) -> Vec<usize> {
     let mut out = Vec::with_capacity(children.len());
     let mut stack: Vec<usize> = children.iter().rev().copied().collect();
     while let Some(id) = stack.pop() {
@@ -83,7 +83,7 @@ fn is_inline_leaf(node: &Node<'_>) -> bool {
         && !node.devtools_selected
 }
 
-fn push_indent(out: &mut String, depth: usize) {
+pub(crate) fn push_indent(out: &mut String, depth: usize) {
     for _ in 0..depth {
         out.push_str("  ");
     }
