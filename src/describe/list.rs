@@ -63,7 +63,12 @@ fn push_subschemas<'a>(key: &str, value: &'a Value, stack: &mut Vec<&'a Value>) 
     }
 }
 
-fn push_subschemas_mut<'a>(key: &str, value: &'a mut Value, stack: &mut Vec<&'a mut Value>) {
+/// `push_subschemas` for a schema being rewritten.
+pub(super) fn push_subschemas_mut<'a>(
+    key: &str,
+    value: &'a mut Value,
+    stack: &mut Vec<&'a mut Value>,
+) {
     if value.is_object() && SCHEMA_ONE.contains(&key) {
         stack.push(value);
         return;

@@ -11,30 +11,7 @@
 
 use serde_json::Value;
 
-const SUBSCHEMA_KEYS: [&str; 22] = [
-    "items",
-    "additionalProperties",
-    "additionalItems",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "contains",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contentSchema",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "prefixItems",
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-    "dependencies",
-];
+use super::list::push_subschemas_mut;
 
 /// Keywords whose validation meaning depends on the dialect `$schema` names.
 fn is_dialect_sensitive(key: &str, value: &Value) -> bool {
@@ -60,34 +37,15 @@ fn is_dialect_sensitive(key: &str, value: &Value) -> bool {
     }
 }
 
-/// Visits every schema object below `schema` (itself included) with an explicit stack.
+/// Visits every schema object below `schema` (itself included) with an explicit stack, through
+/// the same subschema keywords the description walk follows.
 fn for_each_schema(schema: &mut Value, visit: &mut dyn FnMut(&mut serde_json::Map<String, Value>)) {
     let mut stack = vec![schema];
     while let Some(node) = stack.pop() {
         let Value::Object(map) = node else { continue };
         visit(map);
         for (key, value) in map.iter_mut() {
-            if !SUBSCHEMA_KEYS.contains(&key.as_str()) {
-                continue;
-            }
-            let is_map = matches!(
-                key.as_str(),
-                "properties"
-                    | "patternProperties"
-                    | "$defs"
-                    | "definitions"
-                    | "dependentSchemas"
-                    | "dependencies"
-            );
-            if value.is_object() && !is_map {
-                stack.push(value);
-                continue;
-            }
-            match value {
-                Value::Object(m) => stack.extend(m.values_mut()),
-                Value::Array(a) => stack.extend(a.iter_mut()),
-                _ => {}
-            }
+            push_subschemas_mut(key, value, &mut stack);
         }
     }
 }
