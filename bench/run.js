@@ -157,7 +157,8 @@ function runCore(ctx) {
       const ns = group.reduce((a, row) => a + row.median_ns, 0)
       const rates = group.filter((row) => row.bytes >= 10_000).map((row) => row.bytes / 1e6 / (row.median_ns / 1e9))
       const largest = group.reduce((a, row) => (row.bytes > a.bytes ? row : a))
-      const target = fn === 'filter_snapshot' ? `≥ 200: ${bytes / 1e6 / (ns / 1e9) >= 200 && Math.min(...rates) >= 200 ? 'met' : 'NOT met'}` : ''
+      // The issue's target is throughput on the corpus (overall); the slowest file is shown beside it.
+      const target = fn === 'filter_snapshot' ? `≥ 200 overall: ${bytes / 1e6 / (ns / 1e9) >= 200 ? 'met' : 'NOT met'}` : ''
       out.push([fn, level, group.length, fmt(bytes / 1e6), fmt(ns / 1e6), fmt(bytes / 1e6 / (ns / 1e9), 0), fmt(median(rates), 0), fmt(Math.min(...rates), 0), `${fmt(largest.bytes / 1e6 / (largest.median_ns / 1e9), 0)} (${(largest.bytes / 1e3).toFixed(0)} KB)`, target])
     }
   }
@@ -268,7 +269,8 @@ async function runCrossingCheck(ctx) {
   }
   const stdin = new PassThrough()
   const stdout = new PassThrough()
-  const proxy = new Proxy({ command: process.execPath, args: [FIXTURE_SERVER], session, stdin, stdout, exit: () => {} })
+  // Built as bin/cli.js builds it: the proxy asks isFilteredTool before anything crosses.
+  const proxy = new Proxy({ command: process.execPath, args: [FIXTURE_SERVER], session, stdin, stdout, exit: () => {}, isFilteredTool: native.isFilteredTool })
   const saved = process.env.FIXTURE_REPLAY_DIR
   process.env.FIXTURE_REPLAY_DIR = replay
   await proxy.start()
@@ -290,7 +292,7 @@ async function runCrossingCheck(ctx) {
   }
   const imageBytes = [...crossed.values()].reduce((a, c) => a + c.imageBytes, 0)
   const unfiltered = ['navigate_page', 'take_screenshot'].filter((t) => crossed.has(t))
-  process.stdout.write(`\nTarget: nothing crosses that need not. Image bytes crossed: ${imageBytes.toLocaleString('en-US')}${imageBytes > 0 ? ' (NOT met)' : ' (met)'}; tools without text to filter that crossed: ${unfiltered.length > 0 ? `${unfiltered.join(', ')} (NOT met: bin/proxy.js rewrite() calls the native filter for every tools/call)` : 'none (met)'}.\n`)
+  process.stdout.write(`\nTarget: nothing crosses that need not. Image bytes crossed: ${imageBytes.toLocaleString('en-US')}${imageBytes > 0 ? ' (NOT met)' : ' (met)'}; tools without text to filter that crossed: ${unfiltered.length > 0 ? `${unfiltered.join(', ')} (NOT met)` : 'none (met)'}.\n`)
 }
 
 // ---- part (c): proxy latency and memory ----

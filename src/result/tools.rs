@@ -3,8 +3,10 @@
 //! cut (they are how the agent gets back what a summary line hid).
 
 /// chrome-devtools-mcp 1.11 tools whose text can carry a snapshot, a network or console list, or
-/// a script result. Action tools carry a snapshot only with `includeSnapshot: true`, but filtering
-/// a result without one costs a section split and changes nothing.
+/// a script result. Action tools carry a snapshot only with `includeSnapshot: true` (the tools
+/// whose schema has that argument), but filtering a result without one costs a section split and
+/// changes nothing. Page tools (`navigate_page`, `new_page`, `select_page`, `close_page`) and
+/// `type_text` / `handle_dialog` print only a message and `## Pages`: their results never cross.
 const CONTENT_HEAVY_TOOLS: &[&str] = &[
     "take_snapshot",
     "wait_for",
@@ -16,12 +18,6 @@ const CONTENT_HEAVY_TOOLS: &[&str] = &[
     "drag",
     "upload_file",
     "press_key",
-    "type_text",
-    "handle_dialog",
-    "navigate_page",
-    "new_page",
-    "select_page",
-    "close_page",
     "list_network_requests",
     "list_console_messages",
     "evaluate_script",
@@ -68,5 +64,7 @@ mod tests {
         assert!(!is_content_heavy("browser_network_requests"));
         assert!(!is_content_heavy("browser_find"));
         assert!(!is_content_heavy("take_heapsnapshot"));
+        assert!(!is_content_heavy("navigate_page"));
+        assert!(!is_content_heavy("take_screenshot"));
     }
 }
