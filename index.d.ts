@@ -25,6 +25,13 @@ export declare class FilterSession {
    */
   filterToolResult(toolName: string, resultJson: string, argumentsJson?: string | undefined | null): string | null
   /**
+   * `filterToolResult` on the whole JSON-RPC response line as the upstream sent it
+   * (`{"jsonrpc":"2.0","id":…,"result":{…}}`): returns the response (same keys, in the same
+   * order) with its result filtered, as JSON, or `null` to forward the original. Spares the
+   * caller serializing the result and parsing the filtered one.
+   */
+  filterToolResponse(toolName: string, responseJson: string, argumentsJson?: string | undefined | null): string | null
+  /**
    * True when `toolName` is one of the proxy's own tools (answer it with `callProxyTool`,
    * never forward it).
    */

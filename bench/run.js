@@ -255,13 +255,21 @@ async function runCrossingCheck(ctx) {
   }
   const real = new native.FilterSession({ filter: { level: 'moderate' } })
   const crossed = new Map()
+  const count = (tool, json, result) => {
+    const c = crossed.get(tool) ?? { calls: 0, bytes: 0, imageBytes: 0 }
+    c.calls++
+    c.bytes += Buffer.byteLength(json)
+    for (const block of result.content ?? []) if (block.type === 'image') c.imageBytes += Buffer.byteLength(JSON.stringify(block))
+    crossed.set(tool, c)
+  }
   const session = {
+    // The proxy hands over whole response lines (filterToolResponse), else results.
+    filterToolResponse(tool, line, args) {
+      count(tool, line, JSON.parse(line).result ?? {})
+      return real.filterToolResponse(tool, line, args)
+    },
     filterToolResult(tool, json, args) {
-      const c = crossed.get(tool) ?? { calls: 0, bytes: 0, imageBytes: 0 }
-      c.calls++
-      c.bytes += Buffer.byteLength(json)
-      for (const block of JSON.parse(json).content ?? []) if (block.type === 'image') c.imageBytes += Buffer.byteLength(JSON.stringify(block))
-      crossed.set(tool, c)
+      count(tool, json, JSON.parse(json))
       return real.filterToolResult(tool, json, args)
     },
     compressListResult: (m, j) => real.compressListResult(m, j),

@@ -9,6 +9,13 @@
 
 const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024
 
+/**
+ * A message's line as it arrived (its JSON text), kept on the parsed message under this
+ * non-enumerable key: the proxy hands a big tools/call response to the filter as it came and
+ * forwards an unchanged one as it came, instead of serializing it again.
+ */
+const RAW_LINE = Symbol('rawLine')
+
 class MessageLineError extends Error {
   constructor(kind, message, details = {}) {
     super(message)
@@ -109,7 +116,9 @@ class LineBuffer {
       let text = item.toString('utf8')
       if (text.endsWith('\r')) text = text.slice(0, -1)
       if (text.trim() === '') continue
-      return parseLine(text, item.length)
+      const msg = parseLine(text, item.length)
+      if (!msg.batch) Object.defineProperty(msg, RAW_LINE, { value: text })
+      return msg
     }
     return null
   }
@@ -158,4 +167,4 @@ function parseLine(text, bytes) {
   return msg
 }
 
-module.exports = { LineBuffer, MessageLineError, envelopeProblem, DEFAULT_MAX_LINE_BYTES }
+module.exports = { LineBuffer, MessageLineError, envelopeProblem, DEFAULT_MAX_LINE_BYTES, RAW_LINE }

@@ -9,7 +9,7 @@
 const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js')
 const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js')
 
-const { LineBuffer, envelopeProblem } = require('./line-buffer.js')
+const { LineBuffer, envelopeProblem, RAW_LINE } = require('./line-buffer.js')
 const { log } = require('./log.js')
 
 const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'])
@@ -187,7 +187,12 @@ class Proxy {
     this.toClient(msg)
   }
 
-  /** The filtered response, or the original when nothing changed or the filter failed. */
+  /**
+   * The filtered response, or the original when nothing changed or the filter failed. A
+   * tools/call response that arrived as one line goes to the filter as that line and comes back
+   * as a line (a string), written as it is: a multi-megabyte result is then neither serialized
+   * again for the filter nor parsed back and serialized again for the client.
+   */
   rewrite(entry, msg) {
     try {
       let out = null
@@ -195,9 +200,14 @@ class Proxy {
         // Results no filter touches (screenshots, clicks without snapshot…) never cross.
         if (!this.isFilteredTool(entry.tool)) return msg
         const argsJson = entry.arguments === undefined ? null : JSON.stringify(entry.arguments)
+        const line = msg[RAW_LINE]
+        if (line !== undefined && typeof this.session.filterToolResponse === 'function') {
+          const response = this.session.filterToolResponse(entry.tool, line, argsJson)
+          this.logStatsLine()
+          return response ?? line
+        }
         out = this.session.filterToolResult(entry.tool, JSON.stringify(msg.result), argsJson)
-        const statsLine = this.session.takeStatsLine?.()
-        if (statsLine) log(statsLine)
+        this.logStatsLine()
       } else if (LIST_METHODS.has(entry.method)) {
         out = this.session.compressListResult(entry.method, JSON.stringify(msg.result))
       }
@@ -208,6 +218,11 @@ class Proxy {
       log(`filter failed on ${what} (forwarding the original): ${err.code ? `${err.code}: ` : ''}${err.message}`)
       return msg
     }
+  }
+
+  logStatsLine() {
+    const statsLine = this.session.takeStatsLine?.()
+    if (statsLine) log(statsLine)
   }
 
   upstreamError(err) {
@@ -269,9 +284,13 @@ class Proxy {
 
   // ---- replies the proxy makes itself ----
 
+  /** Sends a message, or a line already serialized (a string): both in call order. */
   toClient(msg) {
     if (this.stdout.destroyed || this.stdout.writableEnded) return
-    this.client.send(msg).catch((err) => log(`could not write to client: ${err.message}`))
+    // The transport writes synchronously too, so lines and messages keep their order; a write
+    // error surfaces as the stream's 'error' event either way.
+    if (typeof msg === 'string') this.stdout.write(`${msg}\n`)
+    else this.client.send(msg).catch((err) => log(`could not write to client: ${err.message}`))
   }
 
   replyError(id, code, message) {

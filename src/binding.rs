@@ -2,8 +2,10 @@
 //! Payloads cross as strings (see ../shared/NAPI-NOTES.md: object conversion costs more).
 
 use std::path::PathBuf;
+use std::ptr;
 
-use napi::{Error, Result, Status};
+use napi::bindgen_prelude::{FromNapiValue, TypeName, ValidateNapiValue, ValueType};
+use napi::{sys, Error, Result, Status};
 use napi_derive::napi;
 
 use crate::describe;
@@ -17,6 +19,66 @@ use crate::stats::StatsMode;
 fn to_napi(error: FilterError) -> Error {
     match error {
         FilterError::InvalidArgument(msg) => Error::new(Status::InvalidArg, msg),
+    }
+}
+
+/// A JS string argument (a payload: result JSON, snapshot text) as UTF-8, converted in one pass.
+/// napi-rs's `String` asks V8 for the UTF-8 length first (a full scalar pass over the text),
+/// zero-fills the buffer, then converts (a second pass): on non-ASCII text that made crossing
+/// cost about twice `Buffer.from(text)`. The UTF-16 length is known without a pass, and one
+/// UTF-16 unit never takes more than 3 UTF-8 bytes, so one conversion into a buffer of that
+/// size suffices. Declared as `string` in index.d.ts (`ts_arg_type`).
+pub struct TextArg(String);
+
+impl TypeName for TextArg {
+    fn type_name() -> &'static str {
+        "String"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::String
+    }
+}
+
+impl ValidateNapiValue for TextArg {}
+
+impl FromNapiValue for TextArg {
+    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
+        let mut units = 0usize;
+        // SAFETY: a null buffer only asks for the length (O(1)); fails on a non-string.
+        let status =
+            unsafe { sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut units) };
+        if status != sys::Status::napi_ok {
+            // Not a string: napi-rs's own conversion throws its usual `StringExpected` error.
+            return unsafe { String::from_napi_value(env, value) }.map(TextArg);
+        }
+        // Room for the worst case and the terminating NUL napi writes.
+        let capacity = units.saturating_mul(3).saturating_add(1);
+        let mut bytes = Vec::<u8>::with_capacity(capacity);
+        let mut written = 0usize;
+        // SAFETY: napi writes at most `capacity` bytes (including its NUL) into the buffer and
+        // reports the bytes written without the NUL.
+        let status = unsafe {
+            sys::napi_get_value_string_utf8(
+                env,
+                value,
+                bytes.as_mut_ptr().cast(),
+                capacity,
+                &mut written,
+            )
+        };
+        if status != sys::Status::napi_ok || written >= capacity {
+            return unsafe { String::from_napi_value(env, value) }.map(TextArg);
+        }
+        // SAFETY: the first `written` bytes were initialised by napi above.
+        unsafe { bytes.set_len(written) };
+        // Give the unused worst-case room back (a realloc that shrinks in place).
+        if bytes.capacity() - written > 4096 {
+            bytes.shrink_to_fit();
+        }
+        // SAFETY: V8 writes well-formed UTF-8 (lone surrogates become U+FFFD), as napi-rs's
+        // own `String` conversion relies on.
+        Ok(TextArg(unsafe { String::from_utf8_unchecked(bytes) }))
     }
 }
 
@@ -124,7 +186,7 @@ fn count(n: usize) -> u32 {
 #[napi(catch_unwind)]
 pub fn filter_tool_result(
     tool_name: String,
-    result_json: String,
+    #[napi(ts_arg_type = "string")] result_json: TextArg,
     options: Option<FilterOptions>,
 ) -> Result<Option<String>> {
     let options = options.unwrap_or_default();
@@ -132,7 +194,7 @@ pub fn filter_tool_result(
     let mut core = ResultOptions::for_level(level);
     core.snapshot = options.limits(level);
     core.has_output_schema = options.has_output_schema.unwrap_or(false);
-    result::filter_tool_result(&tool_name, &result_json, &core)
+    result::filter_tool_result(&tool_name, &result_json.0, &core)
         .map(|filtered| filtered.map(|f| f.json))
         .map_err(to_napi)
 }
@@ -149,30 +211,36 @@ pub fn is_filtered_tool(tool_name: String) -> bool {
 #[napi(catch_unwind)]
 pub fn compress_list_result(
     method: String,
-    result_json: String,
+    #[napi(ts_arg_type = "string")] result_json: TextArg,
     options: Option<CompressOptions>,
 ) -> Result<Option<String>> {
     let core = options.unwrap_or_default().to_core()?;
-    describe::compress_list_result(&method, &result_json, &core).map_err(to_napi)
+    describe::compress_list_result(&method, &result_json.0, &core).map_err(to_napi)
 }
 
 /// Compresses one prose text with the description rules.
 #[napi(catch_unwind)]
-pub fn compress_text(text: String, options: Option<CompressOptions>) -> Result<String> {
+pub fn compress_text(
+    #[napi(ts_arg_type = "string")] text: TextArg,
+    options: Option<CompressOptions>,
+) -> Result<String> {
     let core = options.unwrap_or_default().to_core()?;
-    Ok(describe::compress_text(&text, core.level))
+    Ok(describe::compress_text(&text.0, core.level))
 }
 
 /// Filters bare snapshot text (the body of a `## Latest page snapshot` section).
 #[napi(catch_unwind)]
-pub fn filter_snapshot(text: String, options: Option<FilterOptions>) -> Result<SnapshotResult> {
+pub fn filter_snapshot(
+    #[napi(ts_arg_type = "string")] text: TextArg,
+    options: Option<FilterOptions>,
+) -> Result<SnapshotResult> {
     let options = options.unwrap_or_default();
     let level = options.level()?;
     let core = SnapshotOptions {
         level,
         limits: options.limits(level),
     };
-    let out = snapshot::filter_snapshot(&text, &core);
+    let out = snapshot::filter_snapshot(&text.0, &core);
     Ok(SnapshotResult {
         text: out.text,
         uids_in: count(out.uids_in),
@@ -213,10 +281,14 @@ pub struct ExpandOptions {
 /// snapshot (chrome-devtools-mcp text or Playwright YAML), rendered at `light` (lossless).
 /// Throws `InvalidArg` when a uid is unknown.
 #[napi(catch_unwind)]
-pub fn expand_snapshot(raw: String, uid: String, options: Option<ExpandOptions>) -> Result<String> {
+pub fn expand_snapshot(
+    #[napi(ts_arg_type = "string")] raw: TextArg,
+    uid: String,
+    options: Option<ExpandOptions>,
+) -> Result<String> {
     let options = options.unwrap_or_default();
     crate::snapshot::retrieve::expand_range(
-        &raw,
+        &raw.0,
         &uid,
         options.until.as_deref(),
         options.depth.map(|d| d as usize),
@@ -241,13 +313,13 @@ pub struct SearchOptions {
 /// Throws `InvalidArg` on an invalid regex.
 #[napi(catch_unwind)]
 pub fn search_snapshot(
-    raw: String,
+    #[napi(ts_arg_type = "string")] raw: TextArg,
     query: String,
     options: Option<SearchOptions>,
 ) -> Result<String> {
     let options = options.unwrap_or_default();
     crate::snapshot::retrieve::search_snapshot(
-        &raw,
+        &raw.0,
         &query,
         options.regex.unwrap_or(false),
         options
@@ -338,11 +410,27 @@ impl FilterSession {
     pub fn filter_tool_result(
         &mut self,
         tool_name: String,
-        result_json: String,
+        #[napi(ts_arg_type = "string")] result_json: TextArg,
         arguments_json: Option<String>,
     ) -> Result<Option<String>> {
         self.inner
-            .filter_tool_result(&tool_name, &result_json, arguments_json.as_deref())
+            .filter_tool_result(&tool_name, &result_json.0, arguments_json.as_deref())
+            .map_err(to_napi)
+    }
+
+    /// `filterToolResult` on the whole JSON-RPC response line as the upstream sent it
+    /// (`{"jsonrpc":"2.0","id":…,"result":{…}}`): returns the response (same keys, in the same
+    /// order) with its result filtered, as JSON, or `null` to forward the original. Spares the
+    /// caller serializing the result and parsing the filtered one.
+    #[napi(catch_unwind)]
+    pub fn filter_tool_response(
+        &mut self,
+        tool_name: String,
+        #[napi(ts_arg_type = "string")] response_json: TextArg,
+        arguments_json: Option<String>,
+    ) -> Result<Option<String>> {
+        self.inner
+            .filter_tool_response(&tool_name, &response_json.0, arguments_json.as_deref())
             .map_err(to_napi)
     }
 
@@ -389,10 +477,10 @@ impl FilterSession {
     pub fn compress_list_result(
         &mut self,
         method: String,
-        result_json: String,
+        #[napi(ts_arg_type = "string")] result_json: TextArg,
     ) -> Result<Option<String>> {
         self.inner
-            .compress_list_result(&method, &result_json)
+            .compress_list_result(&method, &result_json.0)
             .map_err(to_napi)
     }
 

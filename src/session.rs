@@ -108,6 +108,61 @@ impl Session {
         result_json: &str,
         arguments_json: Option<&str>,
     ) -> FilterResult<Option<String>> {
+        let filtered = self.filter_with(tool_name, arguments_json, |options, raw_snapshot| {
+            result::filter_tool_result_capturing(tool_name, result_json, options, raw_snapshot)
+        })?;
+        Ok(filtered.map(|f| f.into_filtered_result().json))
+    }
+
+    /// `filter_tool_result` on a whole JSON-RPC response (as the upstream sent it): returns the
+    /// response with its result filtered, `Ok(None)` to forward the original. The proxy then
+    /// neither re-serializes the result for the filter nor parses the filtered one.
+    pub fn filter_tool_response(
+        &mut self,
+        tool_name: &str,
+        response_json: &str,
+        arguments_json: Option<&str>,
+    ) -> FilterResult<Option<String>> {
+        let mut envelope = None;
+        let filtered = self.filter_with(tool_name, arguments_json, |options, raw_snapshot| {
+            if options.level == Level::Off || !result::tools::is_content_heavy(tool_name) {
+                return Ok(None);
+            }
+            let Value::Object(mut response) = serde_json::from_str::<Value>(response_json)
+                .map_err(|e| FilterError::InvalidArgument(format!("response is not JSON: {e}")))?
+            else {
+                return Err(FilterError::InvalidArgument(
+                    "response is not a JSON object".to_string(),
+                ));
+            };
+            // Taken out in place: the response keeps its key order.
+            let result = response
+                .get_mut("result")
+                .map(Value::take)
+                .ok_or_else(|| FilterError::InvalidArgument("response has no result".into()))?;
+            envelope = Some(response);
+            result::filter_tool_result_object(tool_name, result, options, raw_snapshot)
+        })?;
+        let (Some(filtered), Some(mut response)) = (filtered, envelope) else {
+            return Ok(None);
+        };
+        if let Some(slot) = response.get_mut("result") {
+            *slot = Value::Object(filtered.result);
+        }
+        Ok(Some(Value::Object(response).to_string()))
+    }
+
+    /// The session's part of filtering one result: options from the arguments, the snapshot
+    /// cache, totals and the stats line; `filter` runs the filters.
+    fn filter_with(
+        &mut self,
+        tool_name: &str,
+        arguments_json: Option<&str>,
+        filter: impl FnOnce(
+            &ResultOptions,
+            &mut Option<String>,
+        ) -> FilterResult<Option<result::FilteredValue>>,
+    ) -> FilterResult<Option<result::FilteredValue>> {
         let options = ResultOptions {
             level: self.options.level,
             snapshot: self.options.snapshot.clone(),
@@ -120,12 +175,7 @@ impl Session {
         self.totals.results += 1;
         self.last_figures = None;
         let mut raw_snapshot = None;
-        let filtered = result::filter_tool_result_capturing(
-            tool_name,
-            result_json,
-            &options,
-            &mut raw_snapshot,
-        )?;
+        let filtered = filter(&options, &mut raw_snapshot)?;
         let mut notes = Vec::new();
         if let Some(raw) = raw_snapshot {
             notes.extend(self.keep_raw_snapshot(arguments_json, raw));
@@ -145,7 +195,7 @@ impl Session {
             StatsMode::Stderr => self.pending_stats_line = Some(line),
             StatsMode::Off => {}
         }
-        Ok(Some(filtered.into_filtered_result().json))
+        Ok(Some(filtered))
     }
 
     /// Caches a raw snapshot for the proxy tools and writes it to the raw snapshots directory;

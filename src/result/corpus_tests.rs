@@ -407,3 +407,53 @@ fn session_appends_or_holds_the_stats_line() {
         stderr.summary()
     );
 }
+
+#[test]
+fn whole_response_filters_exactly_as_the_result_alone() {
+    let Some(corpus) = corpus_dir() else { return };
+    let all = captures(&corpus);
+    assert!(!all.is_empty());
+    // Two sessions side by side: same options, same history, so same stats lines and cache.
+    let mut by_result = Session::new(SessionOptions::for_level(Level::Moderate));
+    let mut by_response = Session::new(SessionOptions::for_level(Level::Moderate));
+    let mut changed = 0;
+    for (n, capture) in all.iter().enumerate() {
+        let response = serde_json::json!({"jsonrpc": "2.0", "id": n, "result": capture.result});
+        let expected = by_result
+            .filter_tool_result(
+                &capture.tool,
+                &capture.result.to_string(),
+                Some(&capture.arguments),
+            )
+            .expect("result filters");
+        let got = by_response
+            .filter_tool_response(
+                &capture.tool,
+                &response.to_string(),
+                Some(&capture.arguments),
+            )
+            .expect("response filters");
+        match (expected, got) {
+            (None, None) => {}
+            (Some(result), Some(got)) => {
+                changed += 1;
+                let mut want = response.clone();
+                want["result"] = serde_json::from_str(&result).expect("json");
+                // Byte-equal, keys in the upstream's order.
+                assert_eq!(got, want.to_string(), "{}", capture.path.display());
+            }
+            (e, g) => panic!(
+                "{}: result {:?} vs response {:?}",
+                capture.path.display(),
+                e.is_some(),
+                g.is_some()
+            ),
+        }
+    }
+    assert!(changed > 0);
+    assert_eq!(by_result.summary(), by_response.summary());
+    // Not a response: an error the proxy logs before forwarding the original.
+    assert!(by_response
+        .filter_tool_response("take_snapshot", r#"{"jsonrpc":"2.0","id":1}"#, None)
+        .is_err());
+}

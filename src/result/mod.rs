@@ -263,6 +263,20 @@ pub fn filter_tool_result_capturing(
     }
     let value: Value = serde_json::from_str(result_json)
         .map_err(|e| FilterError::InvalidArgument(format!("result is not JSON: {e}")))?;
+    filter_tool_result_object(tool_name, value, options, raw_snapshot)
+}
+
+/// `filter_tool_result_capturing` on a result already parsed (taken out of a whole JSON-RPC
+/// response, so that the response is parsed once).
+pub fn filter_tool_result_object(
+    tool_name: &str,
+    value: Value,
+    options: &ResultOptions,
+    raw_snapshot: &mut Option<String>,
+) -> FilterResult<Option<FilteredValue>> {
+    if options.level == Level::Off || !tools::is_content_heavy(tool_name) {
+        return Ok(None);
+    }
     let Value::Object(mut result) = value else {
         return Err(FilterError::InvalidArgument(
             "result is not a JSON object".to_string(),
