@@ -32,6 +32,18 @@ export declare class FilterSession {
    */
   filterToolResponse(toolName: string, responseJson: string, argumentsJson?: string | undefined | null): string | null
   /**
+   * `filterToolResponse` on the response line's bytes (a Buffer, no newline), for big lines:
+   * the line never becomes a JS string and the filtered line comes back as a Buffer. `null`:
+   * forward the original. A line that is not UTF-8 is an error (the caller fails open).
+   */
+  filterToolResponseBuffer(toolName: string, response: Uint8Array, argumentsJson?: string | undefined | null): Buffer | null
+  /**
+   * The JSON-RPC envelope of a response line (a Buffer, no newline) read without building
+   * the message: `null` unless it is a UTF-8 JSON-RPC 2.0 response with a string or safe
+   * integer id (the caller then parses it as any other line).
+   */
+  peekResponse(line: Uint8Array): ResponseEnvelope | null
+  /**
    * True when `toolName` is one of the proxy's own tools (answer it with `callProxyTool`,
    * never forward it).
    */
@@ -165,6 +177,16 @@ export declare function filterToolResult(toolName: string, resultJson: string, o
  */
 export declare function isFilteredTool(toolName: string): boolean
 
+/**
+ * Options of a proxy session.
+ * What `peekResponse` read of a response line's envelope.
+ */
+export interface ResponseEnvelope {
+  id: string | number
+  /** `result` is present (else `error` is). */
+  hasResult: boolean
+}
+
 /** What the filters did to one `tools/call` result. */
 export interface ResultFigures {
   /**
@@ -202,7 +224,6 @@ export interface SearchOptions {
  */
 export declare function searchSnapshot(raw: string, query: string, options?: SearchOptions | undefined | null): string
 
-/** Options of a proxy session. */
 export interface SessionConfig {
   /** Filter options applied to every result of the session. */
   filter?: FilterOptions

@@ -51,9 +51,40 @@ function envelopeProblem(msg) {
   return 'neither a request, a notification nor a response'
 }
 
+/**
+ * A big response line kept as its bytes (no trailing newline or CR): its envelope was read
+ * natively, so it is routed by `id` and forwarded or filtered as it came, without ever becoming
+ * a JS string or a parsed message (V8 would hold both in large-object space until a major GC).
+ */
+class BigResponse {
+  constructor(line, id, hasResult) {
+    /** @type {Buffer} */
+    this.line = line
+    /** @type {string | number} */
+    this.id = id
+    this.hasResult = hasResult
+  }
+
+  /** The message as the small-line path reads it, for the rare routes that need it parsed. */
+  toMessage() {
+    const text = this.line.toString('utf8')
+    const msg = parseLine(text, this.line.length)
+    if (!msg.batch) Object.defineProperty(msg, RAW_LINE, { value: text })
+    return msg
+  }
+}
+
 class LineBuffer {
-  constructor({ maxLineBytes = DEFAULT_MAX_LINE_BYTES } = {}) {
+  /**
+   * @param {object} [opts]
+   * @param {number} [opts.maxLineBytes] longer lines are dropped and reported
+   * @param {{bytes: number, peek: (line: Buffer) => ({id: string | number, hasResult: boolean} | null)}} [opts.bigLine]
+   *   lines of at least `bytes` whose envelope `peek` reads as a response come out as BigResponse;
+   *   any other line (and every line without this option) is parsed as usual
+   */
+  constructor({ maxLineBytes = DEFAULT_MAX_LINE_BYTES, bigLine = null } = {}) {
     this.maxLineBytes = maxLineBytes
+    this.bigLine = bigLine
     this.partial = []
     this.partialBytes = 0
     this.skipping = false
@@ -113,6 +144,11 @@ class LineBuffer {
     while (this.ready.length > 0) {
       const item = this.ready.shift()
       if (item instanceof Error) throw item
+      if (this.bigLine && item.length >= this.bigLine.bytes) {
+        const line = item[item.length - 1] === 13 ? item.subarray(0, -1) : item
+        const envelope = this.bigLine.peek(line)
+        if (envelope) return new BigResponse(line, envelope.id, envelope.hasResult)
+      }
       let text = item.toString('utf8')
       if (text.endsWith('\r')) text = text.slice(0, -1)
       if (text.trim() === '') continue
@@ -167,4 +203,4 @@ function parseLine(text, bytes) {
   return msg
 }
 
-module.exports = { LineBuffer, MessageLineError, envelopeProblem, DEFAULT_MAX_LINE_BYTES, RAW_LINE }
+module.exports = { LineBuffer, BigResponse, MessageLineError, envelopeProblem, DEFAULT_MAX_LINE_BYTES, RAW_LINE }

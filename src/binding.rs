@@ -4,11 +4,14 @@
 use std::path::PathBuf;
 use std::ptr;
 
-use napi::bindgen_prelude::{FromNapiValue, TypeName, ValidateNapiValue, ValueType};
+use napi::bindgen_prelude::{
+    Buffer, Either, FromNapiValue, TypeName, ValidateNapiValue, ValueType,
+};
 use napi::{sys, Error, Result, Status};
 use napi_derive::napi;
 
 use crate::describe;
+use crate::envelope;
 use crate::error::FilterError;
 use crate::level::Level;
 use crate::result::{self, ResultOptions};
@@ -333,6 +336,14 @@ pub fn search_snapshot(
 }
 
 /// Options of a proxy session.
+/// What `peekResponse` read of a response line's envelope.
+#[napi(object)]
+pub struct ResponseEnvelope {
+    pub id: Either<String, f64>,
+    /// `result` is present (else `error` is).
+    pub has_result: bool,
+}
+
 #[napi(object)]
 #[derive(Default)]
 pub struct SessionConfig {
@@ -432,6 +443,42 @@ impl FilterSession {
         self.inner
             .filter_tool_response(&tool_name, &response_json.0, arguments_json.as_deref())
             .map_err(to_napi)
+    }
+
+    /// `filterToolResponse` on the response line's bytes (a Buffer, no newline), for big lines:
+    /// the line never becomes a JS string and the filtered line comes back as a Buffer. `null`:
+    /// forward the original. A line that is not UTF-8 is an error (the caller fails open).
+    #[napi(catch_unwind)]
+    pub fn filter_tool_response_buffer(
+        &mut self,
+        tool_name: String,
+        response: &[u8],
+        arguments_json: Option<String>,
+    ) -> Result<Option<Buffer>> {
+        let text = std::str::from_utf8(response).map_err(|e| {
+            to_napi(FilterError::InvalidArgument(format!(
+                "response is not UTF-8: {e}"
+            )))
+        })?;
+        Ok(self
+            .inner
+            .filter_tool_response(&tool_name, text, arguments_json.as_deref())
+            .map_err(to_napi)?
+            .map(|line| Buffer::from(line.into_bytes())))
+    }
+
+    /// The JSON-RPC envelope of a response line (a Buffer, no newline) read without building
+    /// the message: `null` unless it is a UTF-8 JSON-RPC 2.0 response with a string or safe
+    /// integer id (the caller then parses it as any other line).
+    #[napi]
+    pub fn peek_response(&self, line: &[u8]) -> Option<ResponseEnvelope> {
+        envelope::peek_response(line).map(|e| ResponseEnvelope {
+            id: match e.id {
+                envelope::ResponseId::Text(s) => Either::A(s),
+                envelope::ResponseId::Number(n) => Either::B(n),
+            },
+            has_result: e.has_result,
+        })
     }
 
     /// True when `toolName` is one of the proxy's own tools (answer it with `callProxyTool`,

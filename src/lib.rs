@@ -5,6 +5,7 @@
 //! `cargo test` and reused by the benches. `binding` is the one thin N-API layer.
 
 pub mod describe;
+pub mod envelope;
 pub mod error;
 pub mod level;
 pub mod playwright;
