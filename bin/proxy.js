@@ -50,6 +50,11 @@ function exposedGc() {
   }
 }
 
+/** The request's `arguments` as JSON, for the filter (`null` when it had none). */
+function argumentsJson(entry) {
+  return entry.arguments === undefined ? null : JSON.stringify(entry.arguments)
+}
+
 function idKey(id) {
   return `${typeof id}:${id}`
 }
@@ -232,15 +237,8 @@ class Proxy {
     if (!this.filtering || !big.hasResult) return this.toClient(big.line)
     if (entry.method === 'tools/call' && entry.tool !== undefined) {
       if (!this.isFilteredTool(entry.tool)) return this.toClient(big.line)
-      try {
-        const argsJson = entry.arguments === undefined ? null : JSON.stringify(entry.arguments)
-        const response = this.session.filterToolResponseBuffer(entry.tool, big.line, argsJson)
-        this.logStatsLine()
-        return this.toClient(response ?? big.line)
-      } catch (err) {
-        this.filterFailed(entry, err)
-        return this.toClient(big.line)
-      }
+      const filter = (args) => this.session.filterToolResponseBuffer(entry.tool, big.line, args)
+      return this.toClient(this.filterResponseLine(entry, big.line, filter))
     }
     if (!LIST_METHODS.has(entry.method)) return this.toClient(big.line)
     // A big list result is compressed from its parsed form, as on the small-line path.
@@ -273,19 +271,18 @@ class Proxy {
    * again for the filter nor parsed back and serialized again for the client.
    */
   rewrite(entry, msg) {
+    if (entry.method === 'tools/call' && entry.tool !== undefined) {
+      // Results no filter touches (screenshots, clicks without snapshot…) never cross.
+      if (!this.isFilteredTool(entry.tool)) return msg
+      const line = msg[RAW_LINE]
+      if (line !== undefined && typeof this.session.filterToolResponse === 'function') {
+        return this.filterResponseLine(entry, line, (args) => this.session.filterToolResponse(entry.tool, line, args))
+      }
+    }
     try {
       let out = null
       if (entry.method === 'tools/call' && entry.tool !== undefined) {
-        // Results no filter touches (screenshots, clicks without snapshot…) never cross.
-        if (!this.isFilteredTool(entry.tool)) return msg
-        const argsJson = entry.arguments === undefined ? null : JSON.stringify(entry.arguments)
-        const line = msg[RAW_LINE]
-        if (line !== undefined && typeof this.session.filterToolResponse === 'function') {
-          const response = this.session.filterToolResponse(entry.tool, line, argsJson)
-          this.logStatsLine()
-          return response ?? line
-        }
-        out = this.session.filterToolResult(entry.tool, JSON.stringify(msg.result), argsJson)
+        out = this.session.filterToolResult(entry.tool, JSON.stringify(msg.result), argumentsJson(entry))
         this.logStatsLine()
       } else if (LIST_METHODS.has(entry.method)) {
         out = this.session.compressListResult(entry.method, JSON.stringify(msg.result))
@@ -295,6 +292,22 @@ class Proxy {
     } catch (err) {
       this.filterFailed(entry, err)
       return msg
+    }
+  }
+
+  /**
+   * A tools/call response line (a string or a Buffer, as the upstream wrote it) through
+   * `filter(argumentsJson)`: the filtered line, or the line itself when nothing changed or the
+   * filter failed.
+   */
+  filterResponseLine(entry, line, filter) {
+    try {
+      const response = filter(argumentsJson(entry))
+      this.logStatsLine()
+      return response ?? line
+    } catch (err) {
+      this.filterFailed(entry, err)
+      return line
     }
   }
 
