@@ -36,17 +36,21 @@ function escapeRegExp(s) {
 }
 
 /**
- * The snapshot lines with this role and name, as [{ uid, name }], in either notation: the
+ * The snapshot nodes with this role and name, as [{ uid, name }], in either notation: the
  * upstream's `uid=1_23 button "Edit"` or the filter's shortened one (a legend at the top
- * explains it), e.g. `1_23 button "Edit"`. Only the uid value pattern `\d+_\d+` is relied on,
- * immediately followed by the role and the quoted name; marker lines (`… expand_snapshot
- * uid=7_118`) have no role after the uid and do not match. `name` is the exact name (a string)
- * or a RegExp the whole name must match.
+ * explains it), e.g. `1_23 button "Edit"`, after `|` or ` > ` when it shares a line, and a link
+ * as `1_24 [Edit](#edit)`. Only the uid value pattern `\d+_\d+` is relied on, immediately
+ * followed by the role and the quoted name (or, for links, the bracketed name); marker lines
+ * (`… expand_snapshot uid=7_118`) have no role after the uid and do not match. `name` is the
+ * exact name (a string) or a RegExp the whole name must match.
  */
 function findNodes(text, role, name) {
   const namePattern = name instanceof RegExp ? `(?:${name.source})` : escapeRegExp(name)
-  const pattern = new RegExp(`(?:^|[\\s\\[(=#@])(\\d+_\\d+)[\\]):]*\\s+${escapeRegExp(role)}\\s+"(${namePattern})"`, 'gm')
-  return [...text.matchAll(pattern)].map((m) => ({ uid: m[1], name: m[2] }))
+  const uid = '(?:^|[\\s\\[(=#@|])(\\d+_\\d+)[\\]):]*'
+  const patterns = [new RegExp(`${uid}\\s+${escapeRegExp(role)}\\s+"(${namePattern})"`, 'gm')]
+  if (role === 'link') patterns.push(new RegExp(`${uid} \\[(${namePattern})\\]\\(`, 'gm'))
+  const found = patterns.flatMap((pattern) => [...text.matchAll(pattern)])
+  return found.sort((a, b) => a.index - b.index).map((m) => ({ uid: m[1], name: m[2] }))
 }
 
 function findUids(text, role, name) {
@@ -118,8 +122,11 @@ test('findNodes reads uids in the upstream and the shortened notations, not from
     '… 37 more rows hidden (uids 7_120…7_410): expand_snapshot uid=7_118',
     'uid=1_6 "Edit Not A Button"',
     'uid=1_7 button "Edit"',
+    '  1_8 "Edit"|1_9 button "Edit Zoe King"|1_10 [Edit Ann Lee](#ann) > 1_11 "Edit Ann Lee"',
+    '  1_12 link "Edit Bob Roe"',
   ].join('\n')
-  assert.deepEqual(findUids(text, 'button', /Edit .+/), ['1_2', '1_3', '12_40'])
+  assert.deepEqual(findUids(text, 'button', /Edit .+/), ['1_2', '1_3', '12_40', '1_9'])
+  assert.deepEqual(findNodes(text, 'link', /Edit .+/), [{ uid: '1_10', name: 'Edit Ann Lee' }, { uid: '1_12', name: 'Edit Bob Roe' }])
   assert.deepEqual(findNodes(text, 'button', 'Edit'), [{ uid: '1_7', name: 'Edit' }])
   assert.deepEqual(findUids(text, 'textbox', 'Filter'), ['1_5'])
   assert.deepEqual(findUids(text, 'button', 'Edit Nobody'), [])

@@ -43,7 +43,8 @@ function snapshotBodies() {
   return out
 }
 
-// Uids written as nodes in our notation: tokens outside quotes that look like uids.
+// Uids written as nodes in our notation: tokens (split at spaces and at the sibling separator
+// `|`) outside quoted names, link texts `[…]` and link urls `(…)`, that look like uids.
 function shownUids(text) {
   const uids = []
   for (const line of text.split('\n')) {
@@ -51,16 +52,22 @@ function shownUids(text) {
     if (t.startsWith('…') || t.startsWith('#snapshot-filter') || t.startsWith('\\')) continue
     if (t.startsWith('uid=')) { uids.push(t.slice(4).split(' ')[0]); continue }
     let token = ''
-    let inQuote = false
     for (let i = 0; i <= t.length; i++) {
       const c = t[i]
-      if (inQuote) {
-        if (c === '\\') i++
-        else if (c === '"') inQuote = false
+      if (c === '"' || c === '[') {
+        const close = c === '"' ? '"' : ']'
+        for (i++; i < t.length && t[i] !== close; i++) if (t[i] === '\\') i++
+        if (close === ']' && t[i + 1] === '(') {
+          let open = 0
+          for (i++; i < t.length; i++) {
+            if (t[i] === '(') open++
+            else if (t[i] === ')' && --open === 0) break
+          }
+        }
+        token = ''
         continue
       }
-      if (c === '"') { inQuote = true; token = ''; continue }
-      if (c === ' ' || c === undefined) {
+      if (c === ' ' || c === '|' || c === undefined) {
         if (UID.test(token)) uids.push(token)
         token = ''
       } else token += c
@@ -77,7 +84,7 @@ function malformedLines(text) {
     const t = line.trimStart()
     if (t === '' && line === lines[lines.length - 1]) continue
     if (t.startsWith('…') || t.startsWith('\\')) continue
-    if (!UID.test(t.split(' ')[0])) n++
+    if (!UID.test(t.split(/[ |]/)[0])) n++
   }
   return n
 }
@@ -94,6 +101,8 @@ function words(text) {
     .replace(/url="[^"\n]*"/g, ' ')
     .replace(/\b\d+_\d+\b/g, ' ')
     .replace(/\\n/g, ' ')
+    // A markdown link `[name](url)` stands for the role word `link`.
+    .replace(/\]\(/g, '] link (')
   for (const w of cleaned.match(/[\p{L}\p{N}]+/gu) ?? []) {
     if (DROPPED_WORDS.has(w)) continue
     counts.set(w, (counts.get(w) ?? 0) + 1)

@@ -1,12 +1,28 @@
 //! Escaping of names and values in the light notation, so that no page text can pose as a node
-//! line or close a name early: newline `\n`, carriage return `\r`, quote `\"`, and a backslash
-//! written `\\` only where it could be misread (before `n`, `r`, `"`, `\` or at the end).
-//! Every other backslash (regexes, Windows paths in page text) stays as it is.
+//! line or close a name early: newline `\n`, carriage return `\r`, the closing delimiter (`\"`
+//! in a quoted name, `\]` in a link's `[text]`), and a backslash written `\\` only where it
+//! could be misread (before `n`, `r`, the delimiter, `\` or at the end). Every other backslash
+//! (regexes, Windows paths in page text) stays as it is.
 
 use std::borrow::Cow;
 
+/// Escapes `s` for a `"quoted"` name or value.
 pub fn escape_into(out: &mut String, s: &str) {
-    if !s.bytes().any(|b| matches!(b, b'\n' | b'\r' | b'"' | b'\\')) {
+    escape_delimited_into(out, s, '"');
+}
+
+/// Escapes `s` for a link's `[text]`.
+pub fn escape_link_text_into(out: &mut String, s: &str) {
+    escape_delimited_into(out, s, ']');
+}
+
+/// `close` is ASCII, so the fast path can scan bytes.
+fn escape_delimited_into(out: &mut String, s: &str, close: char) {
+    let close_byte = close as u8;
+    if !s
+        .bytes()
+        .any(|b| matches!(b, b'\n' | b'\r' | b'\\') || b == close_byte)
+    {
         out.push_str(s);
         return;
     }
@@ -15,17 +31,30 @@ pub fn escape_into(out: &mut String, s: &str) {
         match c {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
-            '"' => out.push_str("\\\""),
             '\\' => match chars.peek() {
-                None | Some('n' | 'r' | '"' | '\\') => out.push_str("\\\\"),
-                Some(_) => out.push('\\'),
+                Some(&next) if !matches!(next, 'n' | 'r' | '\\') && next != close => out.push('\\'),
+                _ => out.push_str("\\\\"),
             },
+            c if c == close => {
+                out.push('\\');
+                out.push(c);
+            }
             other => out.push(other),
         }
     }
 }
 
+/// Reverses `escape_into`.
 pub fn unescape(s: &str) -> Cow<'_, str> {
+    unescape_delimited(s, '"')
+}
+
+/// Reverses `escape_link_text_into`.
+pub fn unescape_link_text(s: &str) -> Cow<'_, str> {
+    unescape_delimited(s, ']')
+}
+
+fn unescape_delimited(s: &str, close: char) -> Cow<'_, str> {
     if !s.contains('\\') {
         return Cow::Borrowed(s);
     }
@@ -45,7 +74,7 @@ pub fn unescape(s: &str) -> Cow<'_, str> {
                 out.push('\r');
                 chars.next();
             }
-            Some(q @ ('"' | '\\')) => {
+            Some(q) if q == close || q == '\\' => {
                 out.push(q);
                 chars.next();
             }
@@ -68,11 +97,24 @@ mod tests {
             "ends with \\",
             "\\n literal and \\d regex and \\\\ double",
             "\r\n\"\\",
+            "[x](y) ] \\] \\",
         ] {
             let mut out = String::new();
             escape_into(&mut out, s);
             assert!(!out.contains('\n'), "{out}");
             assert_eq!(unescape(&out), s);
+            let mut link = String::new();
+            escape_link_text_into(&mut link, s);
+            assert!(!link.contains('\n'), "{link}");
+            assert_eq!(unescape_link_text(&link), s);
         }
+    }
+
+    #[test]
+    fn link_text_escapes_only_its_delimiter() {
+        let mut out = String::new();
+        escape_link_text_into(&mut out, "a [b] \"c\" \\]");
+        assert_eq!(out, "a [b\\] \"c\" \\\\\\]");
+        assert_eq!(unescape_link_text(&out), "a [b] \"c\" \\]");
     }
 }

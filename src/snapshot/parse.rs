@@ -6,8 +6,8 @@
 
 use std::borrow::Cow;
 
-use super::escape::unescape;
-use super::render::LEGEND_TAG;
+use super::escape::{unescape, unescape_link_text};
+use super::render::{CHILDREN_SEPARATOR, LEGEND_TAG, SIBLING_SEPARATOR};
 use super::tree::{Attr, Node, NodeKind, Tree};
 
 /// The DevTools selection suffix chrome-devtools-mcp appends to the selected node.
@@ -505,8 +505,8 @@ fn parse_light_line<'a>(
     }
     match read_light_nodes(rest, line) {
         Some(nodes) => {
-            for node in nodes {
-                builder.add_element(tree, node, depth);
+            for (node, is_child) in nodes {
+                builder.add_element(tree, node, depth + usize::from(is_child));
             }
         }
         None => builder.add_verbatim(tree, line),
@@ -542,21 +542,68 @@ fn read_escaped(s: &str) -> Option<(&str, &str)> {
     None
 }
 
-/// `s` starts with ` UID` (a space, then a uid ending at a space or the end): the next node of
-/// a shared line.
-fn starts_with_uid(s: &str) -> Option<&str> {
-    let t = s.strip_prefix(' ')?;
-    let len = find_byte(t, b' ').unwrap_or(t.len());
-    is_uid(t.get(..len)?).then_some(t)
+/// Where a uid, role or bare value ends: at a space, the sibling separator or the line's end.
+fn token_end(s: &str) -> usize {
+    s.bytes()
+        .position(|b| b == b' ' || b == SIBLING_SEPARATOR as u8)
+        .unwrap_or(s.len())
 }
 
-/// The nodes of one light line: `uid role "name" attrs`, repeated for siblings sharing it.
-fn read_light_nodes<'a>(rest: &'a str, line: &'a str) -> Option<Vec<Node<'a>>> {
+/// What follows a node on a light line.
+enum Next<'a> {
+    /// A sibling (after `|`), the rest starting at its uid.
+    Sibling(&'a str),
+    /// The node's first child (after ` > `), the rest starting at its uid.
+    Children(&'a str),
+}
+
+/// `s` starts with `|UID` or ` > UID`: the next node of the line.
+fn next_node(s: &str) -> Option<Next<'_>> {
+    let starts_with_uid = |t: &str| t.get(..token_end(t)).is_some_and(is_uid);
+    if let Some(t) = s.strip_prefix(SIBLING_SEPARATOR) {
+        return starts_with_uid(t).then_some(Next::Sibling(t));
+    }
+    let t = s.strip_prefix(CHILDREN_SEPARATOR)?;
+    starts_with_uid(t).then_some(Next::Children(t))
+}
+
+/// A link's `[text](url)` at the start of `s` (which starts after the `[`): the raw text, the
+/// url (balanced parentheses) and the rest.
+fn read_link(s: &str) -> Option<(&str, &str, &str)> {
+    let bytes = s.as_bytes();
+    let mut k = 0;
+    let close = loop {
+        match bytes.get(k)? {
+            b'\\' => k += 2,
+            b']' => break k,
+            _ => k += 1,
+        }
+    };
+    let url_start = close + 2;
+    if bytes.get(close + 1) != Some(&b'(') {
+        return None;
+    }
+    let mut open = 1usize;
+    let mut j = url_start;
+    while open > 0 {
+        match bytes.get(j)? {
+            b'(' => open += 1,
+            b')' => open -= 1,
+            _ => {}
+        }
+        j += 1;
+    }
+    Some((s.get(..close)?, s.get(url_start..j - 1)?, s.get(j..)?))
+}
+
+/// The nodes of one light line: `uid role "name" attrs` (a link: `uid [name](url) attrs`),
+/// siblings after `|`, and after ` > ` the first node's children (flagged `true`).
+fn read_light_nodes<'a>(rest: &'a str, line: &'a str) -> Option<Vec<(Node<'a>, bool)>> {
     let mut nodes = Vec::new();
     let mut s = rest;
+    let mut children = false;
     loop {
-        let uid_len = find_byte(s, b' ').unwrap_or(s.len());
-        let (uid, after) = s.split_at(uid_len);
+        let (uid, after) = s.split_at(token_end(s));
         if !is_uid(uid) {
             return None;
         }
@@ -566,37 +613,52 @@ fn read_light_nodes<'a>(rest: &'a str, line: &'a str) -> Option<Vec<Node<'a>>> {
         );
         node.uid = uid;
         s = after;
-        if let Some(t) = s.strip_prefix(' ') {
-            let role_len = find_byte(t, b' ').unwrap_or(t.len());
-            let (role, r) = t.split_at(role_len);
-            if !t.starts_with('"') && !is_uid(role) {
-                node.role = role;
+        if let Some(link) = s.strip_prefix(" [") {
+            let (name, url, r) = read_link(link)?;
+            node.role = "link";
+            node.name = Some(unescape_link_text(name));
+            node.attrs.push(Attr {
+                key: "url",
+                value: Some(Cow::Borrowed(url)),
+            });
+            s = r;
+        } else {
+            if let Some(t) = s.strip_prefix(' ').filter(|_| next_node(s).is_none()) {
+                let (role, r) = t.split_at(token_end(t));
+                if !t.starts_with('"') && !role.is_empty() {
+                    node.role = role;
+                    s = r;
+                }
+            }
+            if let Some(quoted) = s.strip_prefix(" \"") {
+                let (name, r) = read_escaped(quoted)?;
+                node.name = Some(unescape(name));
                 s = r;
             }
         }
-        if let Some(quoted) = s.strip_prefix(" \"") {
-            let (name, r) = read_escaped(quoted)?;
-            node.name = Some(unescape(name));
-            s = r;
-        }
         let next = parse_light_attrs(&mut node, s);
-        nodes.push(node);
+        nodes.push((node, children));
         match next {
-            Some(t) => s = t,
+            Some(Next::Sibling(t)) => s = t,
+            Some(Next::Children(t)) if !children && nodes.len() == 1 => {
+                children = true;
+                s = t;
+            }
+            Some(Next::Children(_)) => return None,
             None => return Some(nodes),
         }
     }
 }
 
-/// Reads the attributes of one node; returns the rest of the line when another node follows.
-fn parse_light_attrs<'a>(node: &mut Node<'a>, tail: &'a str) -> Option<&'a str> {
+/// Reads the attributes of one node; returns where the next node of the line starts.
+fn parse_light_attrs<'a>(node: &mut Node<'a>, tail: &'a str) -> Option<Next<'a>> {
     let mut s = tail;
     loop {
         if s == DEVTOOLS_SELECTED {
             node.devtools_selected = true;
             return None;
         }
-        if let Some(next) = starts_with_uid(s) {
+        if let Some(next) = next_node(s) {
             return Some(next);
         }
         let Some(t) = s.strip_prefix(' ') else {
@@ -604,7 +666,7 @@ fn parse_light_attrs<'a>(node: &mut Node<'a>, tail: &'a str) -> Option<&'a str> 
         };
         let key_len = t
             .bytes()
-            .position(|b| b == b' ' || b == b'=')
+            .position(|b| b == b' ' || b == b'=' || b == SIBLING_SEPARATOR as u8)
             .unwrap_or(t.len());
         let (key, r) = t.split_at(key_len);
         if !is_key(key) {
@@ -622,8 +684,8 @@ fn parse_light_attrs<'a>(node: &mut Node<'a>, tail: &'a str) -> Option<&'a str> 
                 None => break,
             }
         } else if let Some(r2) = r.strip_prefix('=') {
-            // A bare value: up to the next space.
-            let v_len = find_byte(r2, b' ').unwrap_or(r2.len());
+            // A bare value: up to the next space or sibling.
+            let v_len = token_end(r2);
             let (value, r3) = r2.split_at(v_len);
             node.attrs.push(Attr {
                 key,

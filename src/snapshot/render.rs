@@ -1,9 +1,10 @@
 //! Writes a tree back as text. `render_raw` gives the input back byte for byte (the `off`
 //! check of the parser); `render` writes the light notation with markers for what passes hid.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use super::escape::escape_into;
+use super::escape::{escape_into, escape_link_text_into};
 use super::marker;
 use super::roles;
 use super::tree::{Node, NodeKind, Tree};
@@ -12,8 +13,14 @@ use super::url::relative_to;
 /// First characters of our legend line: the parser reads a text starting with it as light
 /// notation.
 pub const LEGEND_TAG: &str = "#snapshot-filter";
-const LEGEND_LIGHT: &str = "#snapshot-filter light: uid role \"name\" key=value; childless siblings share a line; urls relative to the page";
-const LEGEND_LOSSY: &str = "#snapshot-filter: uid role \"name\" key=value; childless siblings share a line; urls relative to the page; hidden: link/image urls, \"…\" lines, cut=N chars (expand_snapshot uid=U)";
+const LEGEND_LIGHT: &str = "#snapshot-filter light: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page";
+const LEGEND_LOSSY: &str = "#snapshot-filter: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page; hidden: link/image urls, \"…\" lines, cut=N chars (expand_snapshot uid=U)";
+
+/// Between siblings sharing a line. After a closing quote `"|` is one token, where `" ` and the
+/// uid's own digits would be two.
+pub const SIBLING_SEPARATOR: char = '|';
+/// After a node whose children all share its line.
+pub const CHILDREN_SEPARATOR: &str = " > ";
 
 /// The raw lines of every node, in order: the parser's input, unchanged.
 pub fn render_raw(tree: &Tree<'_>) -> String {
@@ -191,7 +198,7 @@ fn render_from<'t>(
                     .filter(|n| is_inline_leaf(n))
                 {
                     if !first {
-                        out.push(' ');
+                        out.push(SIBLING_SEPARATOR);
                     }
                     first = false;
                     write_element(out, n, frame.base);
@@ -223,6 +230,28 @@ fn render_from<'t>(
                         if let Some(root) = root_of_frame {
                             dropped_by_root.entry(root).or_default().extend(&scratch);
                         }
+                    }
+                    // Children that are all childless go on the node's own line: a line
+                    // (newline and indent) less. Not for roots, whose frame writes the marker of
+                    // their dropped nodes, nor after the DevTools suffix, which ends a line.
+                    let leaves = depth > 0
+                        && !node.devtools_selected
+                        && !items.is_empty()
+                        && items
+                            .iter()
+                            .all(|&i| tree.nodes.get(i).is_some_and(is_inline_leaf));
+                    if leaves {
+                        out.push_str(CHILDREN_SEPARATOR);
+                        for (k, &i) in items.iter().enumerate() {
+                            if let Some(child) = tree.nodes.get(i) {
+                                if k > 0 {
+                                    out.push(SIBLING_SEPARATOR);
+                                }
+                                write_element(out, child, base);
+                                r.uids_shown += 1;
+                            }
+                        }
+                        continue;
                     }
                     let closes_root = (depth == 0).then_some(id);
                     stack.push(Frame {
@@ -271,22 +300,27 @@ fn write_verbatim(out: &mut String, raw: &str) {
 
 fn write_element(out: &mut String, node: &Node<'_>, base: Option<&str>) {
     out.push_str(node.uid);
-    if !node.role.is_empty() {
+    let link_url = link_url(node, base);
+    if let Some(url) = &link_url {
+        // A link as markdown writes it: `[name](url)`, what models read best, in fewer tokens
+        // than `link "name" url=…`.
+        if !node.uid.is_empty() {
+            out.push(' ');
+        }
+        out.push('[');
+        write_cut(out, node.name_str(), node.keep_chars, escape_link_text_into);
+        out.push_str("](");
+        out.push_str(url);
+        out.push(')');
+    } else if !node.role.is_empty() {
         if !node.uid.is_empty() {
             out.push(' ');
         }
         out.push_str(node.role);
     }
-    if let Some(name) = &node.name {
+    if let (Some(name), None) = (&node.name, &link_url) {
         out.push_str(" \"");
-        match node.keep_chars {
-            Some(keep) => {
-                let cut_at = name.char_indices().nth(keep).map_or(name.len(), |(i, _)| i);
-                escape_into(out, name.get(..cut_at).unwrap_or(""));
-                out.push('…');
-            }
-            None => escape_into(out, name),
-        }
+        write_cut(out, name, node.keep_chars, escape_into);
         out.push('"');
     }
     let mut cut_total = node.keep_chars.map(|keep| {
@@ -295,7 +329,9 @@ fn write_element(out: &mut String, node: &Node<'_>, base: Option<&str>) {
             .map_or(0, |n| n.chars().count().saturating_sub(keep))
     });
     for attr in &node.attrs {
-        if roles::is_stateless_capability(node, attr.key) || (node.drop_url && attr.key == "url") {
+        if roles::is_stateless_capability(node, attr.key)
+            || (attr.key == "url" && (node.drop_url || link_url.is_some()))
+        {
             continue;
         }
         if attr.key == "cut" {
@@ -330,13 +366,51 @@ fn write_element(out: &mut String, node: &Node<'_>, base: Option<&str>) {
     }
 }
 
+/// The name of a node, cut to `keep` characters (then `…`) when a pass said so.
+fn write_cut(out: &mut String, name: &str, keep: Option<usize>, escape: fn(&mut String, &str)) {
+    match keep {
+        Some(keep) => {
+            let cut_at = name.char_indices().nth(keep).map_or(name.len(), |(i, _)| i);
+            escape(out, name.get(..cut_at).unwrap_or(""));
+            out.push('…');
+        }
+        None => escape(out, name),
+    }
+}
+
+/// The url a link is written with as `[name](url)` (relative to the page when it can be), or
+/// `None` to write it as `link "name" url=…`: when it has no name or no url, a pass hid it, or it holds
+/// what would end it early or be misread (a space, a quote, a backslash, a `|`, unbalanced
+/// parentheses).
+fn link_url<'n>(node: &'n Node<'_>, base: Option<&str>) -> Option<Cow<'n, str>> {
+    // A link without a name keeps `url=`: `[]` would read back as an empty name.
+    if node.role != "link" || node.drop_url || node.name.is_none() {
+        return None;
+    }
+    let value = node.attr("url")?.value.as_deref()?;
+    let url = match base.and_then(|base| relative_to(value, base)) {
+        Some(relative) => Cow::Owned(relative),
+        None => Cow::Borrowed(value),
+    };
+    let mut open = 0usize;
+    for b in url.bytes() {
+        match b {
+            b'(' => open += 1,
+            b')' => open = open.checked_sub(1)?,
+            b' ' | b'"' | b'\\' | b'|' | b'\n' | b'\r' | b'\t' => return None,
+            _ => {}
+        }
+    }
+    (open == 0 && !url.is_empty()).then_some(url)
+}
+
 /// An attribute value, bare when nothing in it could end it early or be misread (a space, a
-/// quote, a backslash, a line break), else quoted and escaped.
+/// quote, a backslash, a line break, the sibling separator), else quoted and escaped.
 fn write_value(out: &mut String, value: &str) {
     let bare = !value.is_empty()
         && !value
             .bytes()
-            .any(|b| matches!(b, b' ' | b'"' | b'\\' | b'\n' | b'\r'));
+            .any(|b| matches!(b, b' ' | b'"' | b'\\' | b'\n' | b'\r' | b'|'));
     if bare {
         out.push_str(value);
     } else {

@@ -220,6 +220,75 @@ fn light_keeps_every_name_and_attribute() {
     }
 }
 
+/// Light keeps the tree: every node reads back under the same parent, whether its line is its
+/// own, shared with siblings after `|`, or its parent's after ` > `.
+#[test]
+fn light_keeps_every_parent() {
+    let parents = |t: &Tree<'_>| -> Vec<(String, String)> {
+        t.nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::Element)
+            .map(|n| {
+                let parent = n.parent.and_then(|p| t.nodes.get(p)).map_or("", |p| p.uid);
+                (n.uid.to_string(), parent.to_string())
+            })
+            .collect()
+    };
+    for (name, body) in corpus_snapshots() {
+        let out = filter_snapshot(&body, &SnapshotOptions::for_level(Level::Light));
+        assert_eq!(parents(&parse(&body)), parents(&parse(&out.text)), "{name}");
+    }
+}
+
+#[test]
+fn links_write_as_markdown_only_when_they_read_back_exactly() {
+    let input = concat!(
+        "uid=1_0 RootWebArea \"Home\" url=\"http://x/a/\"\n",
+        "  uid=1_1 list\n",
+        "    uid=1_2 link \"Mosaic (web browser)\" url=\"http://x/wiki/Mosaic_(web_browser)\"\n",
+        "    uid=1_3 link \"a ] b \\\\] [c](d)\nnext\" url=\"http://x/a/b.html\"\n",
+        "    uid=1_4 link \"open\" url=\"http://x/q?a=(1\"\n",
+        "    uid=1_5 link \"pipe\" url=\"http://x/q?a|b\"\n",
+        "    uid=1_6 link url=\"http://x/nameless\"\n",
+        "    uid=1_7 link \"\" url=\"http://x/empty\"\n",
+        "  uid=1_8 image \"logo\" url=\"http://x/l.png\"\n",
+        "  uid=1_9\n",
+        "    uid=1_10 \"child | of a uid-only node\"\n",
+    );
+    let light = check_invariants("links", input, Level::Light);
+    for line in [
+        "1_2 [Mosaic (web browser)](/wiki/Mosaic_(web_browser))",
+        "1_3 [a \\] b \\\\\\\\\\] [c\\](d)\\nnext](b.html)",
+        "1_4 link \"open\" url=/q?a=(1",
+        "1_5 link \"pipe\" url=\"/q?a|b\"",
+        "1_6 link url=/nameless",
+        "1_7 [](/empty)",
+        "1_8 image \"logo\" url=/l.png",
+        "1_9 > 1_10 \"child | of a uid-only node\"",
+    ] {
+        assert!(light.contains(line), "{line} not in\n{light}");
+    }
+    let (raw, back) = (parse(input), parse(&light));
+    let nodes = |t: &Tree<'_>| -> Vec<(String, String, Option<String>, usize)> {
+        t.nodes
+            .iter()
+            .map(|n| {
+                let parent = n.parent.and_then(|p| t.nodes.get(p)).map_or("", |p| p.uid);
+                (
+                    n.uid.to_string(),
+                    n.role.to_string(),
+                    n.name.as_deref().map(str::to_string),
+                    usize::from(!parent.is_empty()),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(nodes(&raw), nodes(&back));
+    // Filtering the light text again changes nothing.
+    let again = filter_snapshot(&light, &SnapshotOptions::for_level(Level::Light)).text;
+    assert_eq!(again, light);
+}
+
 /// With expand_snapshot, every uid of every corpus page is reachable at every level: shown, or
 /// inside the subtree expand_snapshot returns for a uid a marker names.
 #[test]
@@ -303,10 +372,7 @@ fn expand_gives_back_a_collapsed_nav_and_table_region_exactly() {
     // ... and expand returns exactly its nodes.
     let banner = expand_subtree(&body, "72_1", None).expect("banner expands");
     assert_eq!(expanded_nodes(&banner), raw_subtree(&body, "72_1"));
-    assert!(
-        banner.contains("72_5 link \"Dashboard\" url=#dashboard"),
-        "{banner}"
-    );
+    assert!(banner.contains("72_5 [Dashboard](#dashboard)"), "{banner}");
     // The grid rows after the first five hide behind one records marker, whose uid..until
     // expands to exactly those siblings with their subtrees (not the whole of main).
     let parsed = parse(&moderate);
