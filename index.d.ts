@@ -178,6 +178,15 @@ export declare function filterToolResult(toolName: string, resultJson: string, o
 export declare function isFilteredTool(toolName: string): boolean
 
 /**
+ * Benchmark diagnostic (`npm run bench`), not a filter: the ns that the last `filterSnapshot`,
+ * `filterToolResult` or `compressListResult` call on this thread spent in its pure-Rust core
+ * (after its arguments were converted from JS, before its result was converted to JS); `null`
+ * before the first such call. The time of that call through `index.js` minus this is the cost
+ * of crossing the boundary, measured on the very call (core noise cancels out).
+ */
+export declare function lastCoreTime(): number | null
+
+/**
  * Options of a proxy session.
  * What `peekResponse` read of a response line's envelope.
  */

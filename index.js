@@ -842,4 +842,5 @@ module.exports.expandSnapshot = nativeBinding.expandSnapshot
 module.exports.filterSnapshot = nativeBinding.filterSnapshot
 module.exports.filterToolResult = nativeBinding.filterToolResult
 module.exports.isFilteredTool = nativeBinding.isFilteredTool
+module.exports.lastCoreTime = nativeBinding.lastCoreTime
 module.exports.searchSnapshot = nativeBinding.searchSnapshot

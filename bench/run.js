@@ -115,19 +115,6 @@ function table(head, rows) {
   return [`| ${head.join(' | ')} |`, `| ${head.map((_, i) => (i === 0 ? '---' : '---:')).join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n')
 }
 
-/** Median time (ns) of fn over repeated runs: at least 5, until budgetMs is spent. */
-function timeMedian(fn, budgetMs) {
-  const samples = []
-  const start = process.hrtime.bigint()
-  const budget = BigInt(Math.round(budgetMs * 1e6))
-  while (samples.length < 5 || (process.hrtime.bigint() - start < budget && samples.length < 2000)) {
-    const t0 = process.hrtime.bigint()
-    fn()
-    samples.push(Number(process.hrtime.bigint() - t0))
-  }
-  return median(samples)
-}
-
 function heading(title) {
   process.stdout.write(`\n## ${title}\n\n`)
 }
@@ -147,7 +134,6 @@ function runCore(ctx) {
     return
   }
   const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
-  ctx.core = new Map(rows.map((row) => [`${row.function}|${row.file}|${row.level}`, row]))
   const out = []
   for (const fn of ['filter_snapshot', 'filter_tool_result', 'compress_list_result']) {
     for (const level of LEVELS) {
@@ -168,75 +154,128 @@ function runCore(ctx) {
 
 // ---- part (b): the N-API boundary ----
 
-function runBoundary(ctx) {
-  heading('Boundary: the same calls through index.js (level moderate)')
-  if (!ctx.core) {
-    process.stdout.write('(needs the core part for the core times: run with --parts core,boundary)\n')
-    return
+/** Median ns that two back-to-back `process.hrtime.bigint()` reads add to a timed span. */
+function clockOverhead() {
+  const samples = []
+  for (let i = 0; i < 2000; i++) {
+    const t0 = process.hrtime.bigint()
+    samples.push(Number(process.hrtime.bigint() - t0))
   }
-  const native = require(path.join(ROOT, 'index.js'))
-  const level = 'moderate'
-  const groups = new Map()
-  const add = (key, core, total, floor, bytes) => {
-    const g = groups.get(key) ?? { n: 0, core: 0, total: 0, floor: 0, bytes: 0 }
-    g.n++
-    g.core += core
-    g.total += total
-    g.floor += floor
-    g.bytes += bytes
-    groups.set(key, g)
+  return median(samples)
+}
+
+/**
+ * One call through index.js against its floor, in alternating rounds (at least `minRounds`,
+ * until `budgetMs` is spent): A, the call, with its core time read right after it
+ * (`lastCoreTime`: measured by the export itself on this very call, so crossing = total − core
+ * pairs up and core noise cancels out); C, the floor: V8's own UTF-8 conversion of what crosses,
+ * `Buffer.from(input)` in and the output's bytes decoded to a string out. Medians, in ns.
+ */
+function measureCrossing(native, c, budgetMs, clockNs, minRounds) {
+  const output = c.text(c.call()) // warm-up; gives the output for the floor
+  const outBytes = typeof output === 'string' ? Buffer.from(output, 'utf8') : null
+  const total = []
+  const core = []
+  const crossing = []
+  const enc = []
+  const dec = []
+  const start = process.hrtime.bigint()
+  const budget = BigInt(Math.round(budgetMs * 1e6))
+  while (total.length < minRounds || (process.hrtime.bigint() - start < budget && total.length < 5000)) {
+    let t0 = process.hrtime.bigint()
+    c.call()
+    let t1 = process.hrtime.bigint()
+    const ns = Number(t1 - t0) - clockNs
+    const coreNs = native.lastCoreTime()
+    total.push(ns)
+    core.push(coreNs)
+    crossing.push(ns - coreNs)
+    t0 = process.hrtime.bigint()
+    Buffer.from(c.input, 'utf8')
+    t1 = process.hrtime.bigint()
+    enc.push(Number(t1 - t0) - clockNs)
+    if (outBytes) {
+      t0 = process.hrtime.bigint()
+      outBytes.toString('utf8')
+      t1 = process.hrtime.bigint()
+      dec.push(Number(t1 - t0) - clockNs)
+    }
   }
-  const budget = Math.max(5, ctx.opts.budgetMs / 2)
-  // The floor: V8's own UTF-8 conversion of what crosses, in (string -> UTF-8) and out (UTF-8 -> string).
-  const floorOf = (input, output) => {
-    const enc = timeMedian(() => Buffer.from(input, 'utf8'), budget)
-    if (typeof output !== 'string') return enc
-    const buf = Buffer.from(output, 'utf8')
-    return enc + timeMedian(() => buf.toString('utf8'), budget)
-  }
-  const sizeBucket = (bytes) => (bytes < 10_000 ? '< 10 KB' : bytes < 100_000 ? '10–100 KB' : '≥ 100 KB')
-  for (const { file, doc } of ctx.docs) {
+  return { total: median(total), core: median(core), crossing: median(crossing), floor: median(enc) + (outBytes ? median(dec) : 0), rounds: total.length }
+}
+
+/** The calls part "boundary" times: every corpus input of the three payload exports. */
+function boundaryCases(native, docs, options) {
+  const cases = []
+  for (const { doc } of docs) {
     const method = doc.request.method
     if (method === 'tools/call') {
       const tool = doc.tool ?? doc.request.params?.name
       const body = snapshotBody(doc.result)
-      const coreSnap = ctx.core.get(`filter_snapshot|${file}|${level}`)
-      if (body !== null && coreSnap && Buffer.byteLength(body) === coreSnap.bytes) {
-        let out
-        const total = timeMedian(() => {
-          out = native.filterSnapshot(body, { level })
-        }, budget)
-        add(`filterSnapshot ${sizeBucket(coreSnap.bytes)}`, coreSnap.median_ns, total, floorOf(body, out.text), coreSnap.bytes)
-      }
+      if (body !== null) cases.push({ fn: 'filterSnapshot', input: body, call: () => native.filterSnapshot(body, options), text: (out) => out.text })
       const json = JSON.stringify(doc.result)
-      const coreResult = ctx.core.get(`filter_tool_result|${file}|${level}`)
-      if (coreResult) {
-        let out
-        const total = timeMedian(() => {
-          out = native.filterToolResult(tool, json, { level })
-        }, budget)
-        add('filterToolResult', coreResult.median_ns, total, floorOf(json, out), coreResult.bytes)
-      }
-    } else {
-      const coreList = ctx.core.get(`compress_list_result|${file}|${level}`)
-      if (!coreList) continue
+      cases.push({ fn: 'filterToolResult', input: json, call: () => native.filterToolResult(tool, json, options), text: (out) => out })
+    } else if (['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'].includes(method)) {
       const json = JSON.stringify(doc.result)
-      let out
-      const total = timeMedian(() => {
-        out = native.compressListResult(method, json, { level })
-      }, budget)
-      add('compressListResult', coreList.median_ns, total, floorOf(json, out), coreList.bytes)
+      cases.push({ fn: 'compressListResult', input: json, call: () => native.compressListResult(method, json, options), text: (out) => out })
     }
   }
+  return cases
+}
+
+function runBoundary(ctx) {
+  heading('Boundary: the same calls through index.js (level moderate)')
+  const native = require(path.join(ROOT, 'index.js'))
+  if (typeof native.lastCoreTime !== 'function') {
+    process.stdout.write('(the built addon has no lastCoreTime: rebuild it)\n')
+    return
+  }
+  const options = { level: 'moderate' }
+  const clockNs = clockOverhead()
+  const budget = ctx.opts.budgetMs
+  const sizeBucket = (bytes) => (bytes < 10_000 ? '< 10 KB' : bytes < 100_000 ? '10–100 KB' : '≥ 100 KB')
+  // The fixed part of a call: the same call on an (almost) empty input, with the same options.
+  const empty = {
+    filterSnapshot: { fn: 'filterSnapshot', input: '', call: () => native.filterSnapshot('', options), text: (out) => out.text },
+    filterToolResult: { fn: 'filterToolResult', input: '{"content":[]}', call: () => native.filterToolResult('take_snapshot', '{"content":[]}', options), text: (out) => out },
+    compressListResult: { fn: 'compressListResult', input: '{"tools":[]}', call: () => native.compressListResult('tools/list', '{"tools":[]}', options), text: (out) => out },
+  }
+  const fixed = {}
+  for (const [fn, c] of Object.entries(empty)) fixed[fn] = measureCrossing(native, c, 200, clockNs, 1000).crossing
+  const groups = new Map()
+  const add = (key, fn, m, bytes) => {
+    const g = groups.get(key) ?? { fn, n: 0, core: 0, total: 0, crossing: 0, floor: 0, bytes: 0 }
+    g.n++
+    g.core += m.core
+    g.total += m.total
+    g.crossing += m.crossing
+    g.floor += m.floor
+    g.bytes += bytes
+    groups.set(key, g)
+  }
+  for (const c of boundaryCases(native, ctx.docs, options)) {
+    const bytes = Buffer.byteLength(c.input)
+    const m = measureCrossing(native, c, budget, clockNs, 40)
+    add(`${c.fn} ${sizeBucket(bytes)}`, c.fn, m, bytes)
+    add(`${c.fn} all`, c.fn, m, bytes)
+  }
+  const order = ['< 10 KB', '10–100 KB', '≥ 100 KB', 'all']
+  const rank = (key) => order.findIndex((o) => key.endsWith(o))
   const rows = [...groups.entries()]
-    .sort()
+    .sort(([a, ga], [b, gb]) => (ga.fn === gb.fn ? rank(a) - rank(b) : ga.fn < gb.fn ? -1 : 1))
     .map(([key, g]) => {
-      const crossing = g.total - g.core
-      const ratio = crossing / g.floor
-      return [key, g.n, fmt(g.bytes / 1e6), fmt(g.core / 1e3, 0), fmt(g.total / 1e3, 0), fmt(crossing / 1e3, 0), fmt(g.floor / 1e3, 0), fmt(ratio), ratio <= 1.5 ? 'met' : 'NOT met']
+      const ratio = g.crossing / g.floor
+      const fixedPart = g.n * fixed[g.fn]
+      const label = key.endsWith('all') ? `**${key}**` : key
+      return [label, g.n, fmt(g.bytes / 1e6), fmt(g.core / 1e3, 0), fmt(g.total / 1e3, 0), fmt(g.crossing / 1e3, 0), fmt(fixedPart / 1e3, 0), fmt(g.floor / 1e3, 0), fmt(ratio), fmt((g.crossing - fixedPart) / g.floor), ratio <= 1.5 ? 'met' : 'NOT met']
     })
-  process.stdout.write(`${table(['call', 'files', 'MB in', 'core µs (Rust)', 'through index.js µs', 'crossing µs', 'floor µs (V8 UTF-8)', 'crossing / floor', 'target ≤ 1.5×'], rows)}\n`)
-  process.stdout.write('\nSums of per-file medians. Core = bench_core on the same input; crossing = through index.js − core; floor = Buffer.from(input) + toString() of the output.\n')
+  process.stdout.write(`${table(['call', 'files', 'MB in', 'core µs (Rust)', 'through index.js µs', 'crossing µs', 'of which fixed per-call µs', 'floor µs (V8 UTF-8)', 'crossing / floor', '(crossing − fixed) / floor', 'target ≤ 1.5×'], rows)}\n`)
+  const fixedText = Object.entries(fixed)
+    .map(([fn, ns]) => `${fn} ${fmt(ns / 1e3)} µs`)
+    .join(', ')
+  process.stdout.write(
+    `\nSums of per-file medians (≥ 40 alternating rounds per file, ${budget} ms budget per file). Core: the export's own core time on the same call (\`lastCoreTime()\`); crossing: through index.js − core, paired per call; floor: \`Buffer.from(input)\` + decoding the output's bytes to a string. Fixed per-call crossing (the same call on an empty input with the same options object): ${fixedText}; the "fixed" column is files × that.\n`,
+  )
 }
 
 /** Which tools/call results the proxy hands to native: drives bin/proxy.js in-process with a counting session. */
@@ -477,7 +516,7 @@ function runExtra(ctx) {
 async function main() {
   const opts = parseOptions(process.argv.slice(2))
   const corpus = findCorpus(opts.corpus)
-  const ctx = { opts, corpus, docs: corpusDocs(corpus.dir), core: null }
+  const ctx = { opts, corpus, docs: corpusDocs(corpus.dir) }
   const started = Date.now()
   process.stdout.write(`# mcp-snapshot-filter bench\n\nCorpus: ${corpus.samples ? 'the bundled samples/ (no ../shared/corpus found)' : corpus.dir} — ${ctx.docs.length} results. Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}.\n`)
   const needsAddon = opts.parts.some((p) => ['boundary', 'proxy', 'reduction'].includes(p))

@@ -1,8 +1,10 @@
 //! The one N-API layer: converts JS options to core options and core errors to `napi::Error`.
 //! Payloads cross as strings (see ../shared/NAPI-NOTES.md: object conversion costs more).
 
+use std::cell::Cell;
 use std::path::PathBuf;
 use std::ptr;
+use std::time::Instant;
 
 use napi::bindgen_prelude::{
     Buffer, Either, FromNapiValue, TypeName, ValidateNapiValue, ValueType,
@@ -197,7 +199,7 @@ pub fn filter_tool_result(
     let mut core = ResultOptions::for_level(level);
     core.snapshot = options.limits(level);
     core.has_output_schema = options.has_output_schema.unwrap_or(false);
-    result::filter_tool_result(&tool_name, &result_json.0, &core)
+    timed_core(|| result::filter_tool_result(&tool_name, &result_json.0, &core))
         .map(|filtered| filtered.map(|f| f.json))
         .map_err(to_napi)
 }
@@ -218,7 +220,7 @@ pub fn compress_list_result(
     options: Option<CompressOptions>,
 ) -> Result<Option<String>> {
     let core = options.unwrap_or_default().to_core()?;
-    describe::compress_list_result(&method, &result_json.0, &core).map_err(to_napi)
+    timed_core(|| describe::compress_list_result(&method, &result_json.0, &core)).map_err(to_napi)
 }
 
 /// Compresses one prose text with the description rules.
@@ -243,7 +245,7 @@ pub fn filter_snapshot(
         level,
         limits: options.limits(level),
     };
-    let out = snapshot::filter_snapshot(&text.0, &core);
+    let out = timed_core(|| snapshot::filter_snapshot(&text.0, &core));
     Ok(SnapshotResult {
         text: out.text,
         uids_in: count(out.uids_in),
@@ -251,6 +253,32 @@ pub fn filter_snapshot(
         uids_hidden: count(out.uids_hidden),
         markers: count(out.markers),
     })
+}
+
+/// Benchmark diagnostic (`npm run bench`), not a filter: the ns that the last `filterSnapshot`,
+/// `filterToolResult` or `compressListResult` call on this thread spent in its pure-Rust core
+/// (after its arguments were converted from JS, before its result was converted to JS); `null`
+/// before the first such call. The time of that call through `index.js` minus this is the cost
+/// of crossing the boundary, measured on the very call (core noise cancels out).
+#[napi]
+pub fn last_core_time() -> Option<f64> {
+    LAST_CORE_NS.with(Cell::get)
+}
+
+thread_local! {
+    /// Set by `timed_core`: what `lastCoreTime` returns.
+    static LAST_CORE_NS: Cell<Option<f64>> = const { Cell::new(None) };
+}
+
+/// Runs an export's core and records its duration for `lastCoreTime` (two clock reads, tens
+/// of ns, against the µs a call costs). The output is freed later, after its conversion to JS,
+/// so freeing it counts as crossing, as converting the arguments does.
+fn timed_core<T>(core: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let output = core();
+    let ns = start.elapsed().as_nanos() as f64;
+    LAST_CORE_NS.with(|last| last.set(Some(ns)));
+    output
 }
 
 /// What the filters did to one `tools/call` result.
