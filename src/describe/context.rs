@@ -12,7 +12,7 @@ use regex::{Captures, Regex};
 use serde_json::{Map, Value};
 
 use super::protect::{Protected, SENTINEL_CLASS};
-use super::rules::{is_sentence_start, Append};
+use super::rules::{is_sentence_start, Append, LIMIT_WORDS};
 
 /// What a description describes, as far as the context rules care. Two descriptions with the
 /// same text and the same `Site` compress the same way (it is part of the memo key).
@@ -268,8 +268,21 @@ pub fn type_opener<'t>(text: &'t str, site: &Site) -> std::borrow::Cow<'t, str> 
 
 // ---- a description that only spells out the name ----------------------------------
 
-/// Words that add nothing next to a property name ("The URL", "Branch identifier").
-const EMPTY_WORDS: [&str; 7] = ["the", "a", "an", "name", "identifier", "id", "value"];
+/// Words that add nothing next to a property name ("The URL", "Branch identifier", "ID of
+/// the extension to reload" on `id` of `reload_extension`).
+const EMPTY_WORDS: [&str; 11] = [
+    "the",
+    "a",
+    "an",
+    "name",
+    "identifier",
+    "id",
+    "value",
+    "of",
+    "to",
+    "for",
+    "in",
+];
 
 /// The lowercase words of an identifier: `branchId` -> branch, id; `from_uid` -> from, uid.
 fn name_words(name: &str) -> Vec<String> {
@@ -304,10 +317,12 @@ fn names(desc_word: &str, name_word: &str) -> bool {
         || (name_word == "id" && desc_word == "identifier")
 }
 
-/// Whether a property's description only restates its name ("The URL." for `url`,
-/// "Repository name" for `repo`, "Branch identifier" for `branchId`): every word of the
-/// description is a name word or an empty word, and every name word is there.
-pub fn restates_name(text: &str, site: &Site) -> bool {
+/// Whether a property's description only restates names the model sees next to it: every
+/// word is a word of the property's name, of its item's name (the tool or prompt), or an
+/// empty word, and every word of the property's name is there ("The URL." for `url`,
+/// "Repository name" for `repo`, "Pull request number" for `pull_number` of
+/// `merge_pull_request`). A text with a negation or limit word never qualifies.
+pub fn restates_name(text: &str, site: &Site, item_name: &str) -> bool {
     let Some(property) = site.property.as_deref() else {
         return false;
     };
@@ -316,6 +331,7 @@ pub fn restates_name(text: &str, site: &Site) -> bool {
     if name.is_empty() || trimmed.is_empty() || trimmed.len() > 60 {
         return false;
     }
+    let item = name_words(item_name);
     let mut covered = vec![false; name.len()];
     for word in trimmed.split([' ', '-', '_']) {
         if word.is_empty() {
@@ -325,6 +341,9 @@ pub fn restates_name(text: &str, site: &Site) -> bool {
             return false;
         }
         let word = word.to_lowercase();
+        if LIMIT_WORDS.is_match(&word) {
+            return false;
+        }
         let mut matched = false;
         for (i, n) in name.iter().enumerate() {
             if names(&word, n) {
@@ -332,7 +351,10 @@ pub fn restates_name(text: &str, site: &Site) -> bool {
                 matched = true;
             }
         }
-        if !matched && !EMPTY_WORDS.contains(&word.as_str()) {
+        if !matched
+            && !EMPTY_WORDS.contains(&word.as_str())
+            && !item.iter().any(|n| names(&word, n))
+        {
             return false;
         }
     }
@@ -549,23 +571,65 @@ mod tests {
 
     #[test]
     fn restates_name_table() {
-        let cases: [(&str, &str, bool); 10] = [
-            ("url", "The URL.", true),
-            ("repo", "Repository name", true),
-            ("branchId", "Branch identifier", true),
-            ("entity_name", "The entity name", true),
+        // (property, item, description, dropped)
+        let cases: [(&str, &str, &str, bool); 20] = [
+            ("url", "", "The URL.", true),
+            ("repo", "", "Repository name", true),
+            ("branchId", "", "Branch identifier", true),
+            ("entity_name", "", "The entity name", true),
+            ("entityType", "", "The type of the entity", true),
+            // Words of the tool's own name say nothing new either.
+            (
+                "pull_number",
+                "merge_pull_request",
+                "Pull request number",
+                true,
+            ),
+            (
+                "id",
+                "reload_extension",
+                "ID of the extension to reload.",
+                true,
+            ),
+            ("url", "browser_navigate", "The URL to navigate to", true),
+            ("height", "resize_page", "Page height", true),
             // Must not fire: the description adds a word, or misses part of the name.
-            ("message", "Commit message", false),
-            ("pull_number", "Pull request number", false),
-            ("branchFromThought", "Branch identifier", false),
-            ("description", "Repository description", false),
-            ("url", "Not the URL.", false),
-            ("url", "The URL (https only).", false),
+            ("message", "push_files", "Commit message", false),
+            ("pull_number", "", "Pull request number", false),
+            (
+                "pull_number",
+                "merge_pull_request",
+                "Pull request number to close",
+                false,
+            ),
+            ("branchFromThought", "", "Branch identifier", false),
+            ("description", "", "Repository description", false),
+            ("url", "", "Not the URL.", false),
+            ("url", "", "The URL (https only).", false),
+            (
+                "to",
+                "",
+                "The name of the entity where the relation ends",
+                false,
+            ),
+            // A negation or limit stays, even when the names carry it.
+            ("track", "do_not_track", "Do not track", false),
+            ("url", "open_only", "Only the URL", false),
+            (
+                "id",
+                "reload_extension",
+                "ID of the extension to reload first",
+                false,
+            ),
         ];
-        for (name, text, want) in cases {
+        for (name, item, text, want) in cases {
             let site = site(name, false, json!({"type": "string"}));
-            assert_eq!(restates_name(text, &site), want, "{name}: {text:?}");
+            assert_eq!(
+                restates_name(text, &site, item),
+                want,
+                "{name} of {item}: {text:?}"
+            );
         }
-        assert!(!restates_name("The URL.", &Site::default()));
+        assert!(!restates_name("The URL.", &Site::default(), "url"));
     }
 }
