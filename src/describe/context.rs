@@ -240,16 +240,24 @@ static BOOLEAN_OPENER: Lazy<Regex> = Lazy::new(|| {
         next_word()
     ))
 });
+static COUNT_OPENER: Lazy<Regex> = Lazy::new(|| {
+    compile(&format!(
+        r"^(?:(?i:the)[ \t]+)?(?i:number)[ \t]+of[ \t]+{}",
+        next_word()
+    ))
+});
 /// Words that cannot start what remains (the condition goes on: "If true and ...").
 const CONTINUES: [&str; 6] = ["and", "or", "but", "unless", "except", "only"];
 
-/// "An array of X" on an array, "If true, X" / "Set to true to X" on a boolean: the schema
-/// says the type, the description starts at X.
+/// "An array of X" on an array, "If true, X" / "Set to true to X" on a boolean, "The number
+/// of X" on an integer or number: the schema says the type, the description starts at X.
 pub fn type_opener<'t>(text: &'t str, site: &Site) -> std::borrow::Cow<'t, str> {
     let opener = if site.has_type("array") {
         &*CONTAINER_OPENER
     } else if site.has_type("boolean") {
         &*BOOLEAN_OPENER
+    } else if site.has_type("integer") || site.has_type("number") {
+        &*COUNT_OPENER
     } else {
         return std::borrow::Cow::Borrowed(text);
     };
@@ -393,7 +401,8 @@ pub fn apply<'t>(text: &'t str, site: &Site, protected: &Protected) -> std::borr
         let next = enum_restated(&out, site, protected).into_owned();
         step(&mut out, Some(next));
     }
-    if site.has_type("array") || site.has_type("boolean") {
+    let counted = (site.has_type("integer") || site.has_type("number")) && holds(&out, "number");
+    if site.has_type("array") || site.has_type("boolean") || counted {
         let next = type_opener(&out, site).into_owned();
         step(&mut out, Some(next));
     }
@@ -542,7 +551,26 @@ mod tests {
         let array = site("files", true, json!({"type": "array"}));
         let boolean = site("fullPage", false, json!({"type": "boolean"}));
         let string = site("files", true, json!({"type": "string"}));
-        let cases: [(&str, &Site, &str); 7] = [
+        let integer = site("steps", false, json!({"type": "integer"}));
+        let cases: [(&str, &Site, &str); 12] = [
+            (
+                "Number of steps in the operation",
+                &integer,
+                "steps in the operation",
+            ),
+            (
+                "The number of contexts to return per page.",
+                &integer,
+                "contexts to return per page.",
+            ),
+            // Must not fire: not an opener, not a count type, or the phrase goes on.
+            (
+                "Page number of the results",
+                &integer,
+                "Page number of the results",
+            ),
+            ("Number of steps", &string, "Number of steps"),
+            ("A number of steps", &integer, "A number of steps"),
             ("Array of files to push", &array, "files to push"),
             ("An array of entity names", &array, "entity names"),
             (

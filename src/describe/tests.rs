@@ -111,6 +111,46 @@ const MEANING: &[(&str, Level, &[&str], &[&str])] = &[
         &[],
     ),
     ("Reads a few lines.", Level::Moderate, &["a few lines"], &[]),
+    (
+        "The code will not be ignored unless asked.",
+        Level::Moderate,
+        &["code will not be ignored unless asked"],
+        &[],
+    ),
+    (
+        "Returns a list of at most 5 pages.",
+        Level::Moderate,
+        &["at most 5 pages"],
+        &[],
+    ),
+    (
+        "This does not include frames. This only applies to pages.",
+        Level::Moderate,
+        &["This does not include", "This only applies"],
+        &[],
+    ),
+    (
+        "Only the specified file is read, never the given folder.",
+        Level::Moderate,
+        &["Only file", "never folder"],
+        &["specified", "given"],
+    ),
+    (
+        "If `id` is omitted, it defaults to `start_url`. When `mode` is `fast`, skips.",
+        Level::Moderate,
+        &[
+            "`id` omitted",
+            "it defaults to `start_url`",
+            "`mode` is `fast`",
+        ],
+        &[],
+    ),
+    (
+        "The description used to obtain permission. It is used to sign.",
+        Level::Moderate,
+        &["description to obtain permission", "It is used to sign"],
+        &[],
+    ),
     // Rules that do apply.
     (
         "In order to wait, you should simply call it.",
