@@ -28,6 +28,8 @@ pub struct Site {
     pub default: Option<String>,
     /// The node's string `enum` values (None when absent or not all strings).
     pub enum_values: Option<Vec<String>>,
+    /// The node's integer `minimum` and `maximum`, when it has both.
+    pub range: Option<(i64, i64)>,
 }
 
 impl Site {
@@ -49,12 +51,14 @@ impl Site {
                 .collect::<Option<Vec<_>>>(),
             _ => None,
         };
+        let bound = |key: &str| node.get(key).and_then(Value::as_i64);
         Site {
             property: property.map(|(name, _)| name.to_string()),
             required: property.is_some_and(|(_, required)| required),
             types,
             default: node.get("default").map(Value::to_string),
             enum_values,
+            range: bound("minimum").zip(bound("maximum")),
         }
     }
 
@@ -222,6 +226,38 @@ pub fn enum_restated<'t>(
     }
 }
 
+// ---- a range the schema declares -----------------------------------------------------
+
+static RANGE_ASIDE: Lazy<Regex> = Lazy::new(|| compile(r"[ \t]*\(([^()\n]{1,40})\)"));
+static RANGE: Lazy<Regex> =
+    Lazy::new(|| compile(r"^[ \t]*(-?[0-9]+)[ \t]*(?:-|–|to)[ \t]*(-?[0-9]+)[ \t]*$"));
+
+/// "(0-100)" / "(1 to 10)" when the schema's `minimum` and `maximum` are those very bounds.
+/// Any other aside, or a range that differs, stays.
+pub fn range_restated<'t>(
+    text: &'t str,
+    site: &Site,
+    protected: &Protected,
+) -> std::borrow::Cow<'t, str> {
+    let Some((min, max)) = site.range else {
+        return std::borrow::Cow::Borrowed(text);
+    };
+    RANGE_ASIDE.replace_all(
+        text,
+        Append(|c: &Captures, dst: &mut String| {
+            let whole = c.get(0).map_or("", |m| m.as_str());
+            let inner = protected.restore(c.get(1).map_or("", |m| m.as_str()));
+            let same = RANGE.captures(&inner).is_some_and(|r| {
+                let bound = |i| r.get(i).and_then(|m| m.as_str().parse::<i64>().ok());
+                bound(1) == Some(min) && bound(2) == Some(max)
+            });
+            if !same {
+                dst.push_str(whole);
+            }
+        }),
+    )
+}
+
 // ---- openers the type already says -------------------------------------------------
 
 fn next_word() -> String {
@@ -236,7 +272,7 @@ static CONTAINER_OPENER: Lazy<Regex> = Lazy::new(|| {
 });
 static BOOLEAN_OPENER: Lazy<Regex> = Lazy::new(|| {
     compile(&format!(
-        r"^(?:(?:If|When)(?:[ \t]+set)?(?:[ \t]+to)?[ \t]+true,?|Set(?:[ \t]+this)?[ \t]+to[ \t]+true[ \t]+(?:to|for))[ \t]+{}",
+        r"^(?:(?:If|When)(?:[ \t]+set)?(?:[ \t]+to)?[ \t]+true,?|Set(?:[ \t]+this)?[ \t]+to[ \t]+true[ \t]+(?:to|for)|(?:Determines|Specifies|Indicates|Controls)[ \t]+(?:whether(?:[ \t]+to)?|if))[ \t]+{}",
         next_word()
     ))
 });
@@ -249,8 +285,9 @@ static COUNT_OPENER: Lazy<Regex> = Lazy::new(|| {
 /// Words that cannot start what remains (the condition goes on: "If true and ...").
 const CONTINUES: [&str; 6] = ["and", "or", "but", "unless", "except", "only"];
 
-/// "An array of X" on an array, "If true, X" / "Set to true to X" on a boolean, "The number
-/// of X" on an integer or number: the schema says the type, the description starts at X.
+/// "An array of X" on an array, "If true, X" / "Set to true to X" / "Determines whether X"
+/// on a boolean, "The number of X" on an integer or number: the schema says the type, the
+/// description starts at X.
 pub fn type_opener<'t>(text: &'t str, site: &Site) -> std::borrow::Cow<'t, str> {
     let opener = if site.has_type("array") {
         &*CONTAINER_OPENER
@@ -395,6 +432,10 @@ pub fn apply<'t>(text: &'t str, site: &Site, protected: &Protected) -> std::borr
     }
     if site.default.is_some() && holds(&out, "default") {
         let next = default_restated(&out, site, protected).into_owned();
+        step(&mut out, Some(next));
+    }
+    if site.range.is_some() && out.contains('(') {
+        let next = range_restated(&out, site, protected).into_owned();
         step(&mut out, Some(next));
     }
     if site.enum_values.is_some() && (holds(&out, "one of") || holds(&out, "values")) {
@@ -547,17 +588,60 @@ mod tests {
     }
 
     #[test]
+    fn range_restated_table() {
+        let quality = site(
+            "quality",
+            false,
+            json!({"type": "number", "minimum": 0, "maximum": 100}),
+        );
+        let unbounded = site("quality", false, json!({"type": "number", "minimum": 0}));
+        let cases: [(&str, &Site, &str); 6] = [
+            (
+                "Compression quality (0-100). Higher is better.",
+                &quality,
+                "Compression quality. Higher is better.",
+            ),
+            ("Quality (0 to 100)", &quality, "Quality"),
+            // Must not fire: other bounds, one bound in the schema, not a range.
+            ("Quality (1-100)", &quality, "Quality (1-100)"),
+            (
+                "Quality (0-50, at most 50 for PNG)",
+                &quality,
+                "Quality (0-50, at most 50 for PNG)",
+            ),
+            ("Quality (0-100)", &unbounded, "Quality (0-100)"),
+            ("Quality (percent)", &quality, "Quality (percent)"),
+        ];
+        for (text, site, want) in cases {
+            assert_eq!(run(text, site), want, "{text:?}");
+        }
+    }
+
+    #[test]
     fn type_opener_table() {
         let array = site("files", true, json!({"type": "array"}));
         let boolean = site("fullPage", false, json!({"type": "boolean"}));
         let string = site("files", true, json!({"type": "string"}));
         let integer = site("steps", false, json!({"type": "integer"}));
-        let cases: [(&str, &Site, &str); 12] = [
+        let cases: [(&str, &Site, &str); 16] = [
             (
                 "Number of steps in the operation",
                 &integer,
                 "steps in the operation",
             ),
+            (
+                "Determines if trace recording should stop",
+                &boolean,
+                "trace recording should stop",
+            ),
+            ("Indicates whether to wait", &boolean, "wait"),
+            // Must not fire: the condition goes on, or another type.
+            (
+                "Determines if, once started, it reloads",
+                &boolean,
+                "Determines if, once started, it reloads",
+            ),
+            ("Determines if it waits", &string, "Determines if it waits"),
             (
                 "The number of contexts to return per page.",
                 &integer,

@@ -427,6 +427,69 @@ pub fn list_of(text: &str) -> Cow<'_, str> {
     })
 }
 
+static NOTE_PREFIX: Lazy<Regex> = Lazy::new(|| {
+    compile(&format!(
+        r"(?-u:\b)(?:Note|NOTE|note)(?::|[ \t]+that)[ \t]+{}",
+        next_word_pattern()
+    ))
+});
+
+/// "Note: X" / "Note that X" opening a sentence: the sentence is there to be read anyway.
+/// "IMPORTANT:" and the like stay (they rank what follows).
+pub fn note_prefix(text: &str) -> Cow<'_, str> {
+    NOTE_PREFIX.replace_all(text, |c: &Captures| {
+        let whole = group(c, 0);
+        let start = c.get(0).map_or(0, |m| m.start());
+        let next = group(c, 1);
+        if is_sentence_start(text, start) {
+            capitalize(next)
+        } else {
+            whole.to_string()
+        }
+    })
+}
+
+static EITHER: Lazy<Regex> =
+    Lazy::new(|| compile(&format!(r"(?-u:\b)either[ \t]+{}", next_word_pattern())));
+
+/// Words after which "either" is not the "either ... or" of a choice ("either way").
+const EITHER_KEEP_BEFORE: [&str; 6] = ["way", "of", "one", "side", "case", "end"];
+
+/// "Provide either text or regex" -> "Provide text or regex": "or" alone already offers the
+/// choice. Only when an "or" follows in the same sentence, never in a negated sentence.
+pub fn either_or(text: &str) -> Cow<'_, str> {
+    EITHER.replace_all(text, |c: &Captures| {
+        let whole = group(c, 0);
+        let start = c.get(0).map_or(0, |m| m.start());
+        let end = c.get(0).map_or(0, |m| m.end());
+        let next = group(c, 1);
+        let sentence_rest = text
+            .get(end..)
+            .unwrap_or("")
+            .split(['.', '!', '?', ';', '\n'])
+            .next()
+            .unwrap_or("");
+        let or_follows = sentence_rest.split_whitespace().any(|w| w == "or");
+        let sentence_head = text
+            .get(..start)
+            .unwrap_or("")
+            .rsplit(['.', '!', '?', ';', '\n'])
+            .next()
+            .unwrap_or("");
+        let negated = sentence_head
+            .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+            .any(is_negation);
+        if !or_follows
+            || negated
+            || EITHER_KEEP_BEFORE.contains(&next.to_ascii_lowercase().as_str())
+            || is_sentence_start(text, start)
+        {
+            return whole.to_string();
+        }
+        next.to_string()
+    })
+}
+
 // ---- fillers and hedges (moderate) --------------------------------------------------
 
 static FILLER: Lazy<Regex> = Lazy::new(|| {
@@ -741,6 +804,8 @@ pub fn apply(text: &str, level: Level) -> String {
         pass.run(&[], wordy_phrases);
         pass.run(&["used to"], purpose_used_to);
         pass.run(&["list of"], list_of);
+        pass.run(&["note"], note_prefix);
+        pass.run(&["either"], either_or);
         pass.run(&[], fillers);
         pass.run(&[], articles);
         pass.run(&["is ", "are ", "will be"], copulas);
@@ -842,6 +907,49 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(purpose_used_to(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn note_prefix_table() {
+        let cases: [(&str, &str); 5] = [
+            (
+                "Reads. Note: args cannot be used.",
+                "Reads. Args cannot be used.",
+            ),
+            ("Note that the page reloads.", "The page reloads."),
+            // Must not fire: not a sentence start, or another word.
+            ("Adds a note: it stays.", "Adds a note: it stays."),
+            (
+                "Reads the note that follows.",
+                "Reads the note that follows.",
+            ),
+            ("IMPORTANT: never close it.", "IMPORTANT: never close it."),
+        ];
+        for (text, want) in cases {
+            assert_eq!(note_prefix(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn either_or_table() {
+        let cases: [(&str, &str); 6] = [
+            (
+                "Provide either text or regex, not both.",
+                "Provide text or regex, not both.",
+            ),
+            ("Returns either data or a link.", "Returns data or a link."),
+            // Must not fire: no "or" in the sentence, a negation before, "either way".
+            ("Use either. Or not.", "Use either. Or not."),
+            (
+                "Does not accept either text or regex.",
+                "Does not accept either text or regex.",
+            ),
+            ("Works either way or not", "Works either way or not"),
+            ("Either text or regex.", "Either text or regex."),
+        ];
+        for (text, want) in cases {
+            assert_eq!(either_or(text), want, "{text:?}");
         }
     }
 
