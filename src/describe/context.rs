@@ -12,7 +12,7 @@ use regex::{Captures, Regex};
 use serde_json::{Map, Value};
 
 use super::protect::{Protected, SENTINEL_CLASS};
-use super::rules::{is_sentence_start, Append};
+use super::rules::{is_sentence_start, Append, LIMIT_WORDS};
 
 /// What a description describes, as far as the context rules care. Two descriptions with the
 /// same text and the same `Site` compress the same way (it is part of the memo key).
@@ -28,6 +28,8 @@ pub struct Site {
     pub default: Option<String>,
     /// The node's string `enum` values (None when absent or not all strings).
     pub enum_values: Option<Vec<String>>,
+    /// The node's integer `minimum` and `maximum`, when it has both.
+    pub range: Option<(i64, i64)>,
 }
 
 impl Site {
@@ -49,12 +51,14 @@ impl Site {
                 .collect::<Option<Vec<_>>>(),
             _ => None,
         };
+        let bound = |key: &str| node.get(key).and_then(Value::as_i64);
         Site {
             property: property.map(|(name, _)| name.to_string()),
             required: property.is_some_and(|(_, required)| required),
             types,
             default: node.get("default").map(Value::to_string),
             enum_values,
+            range: bound("minimum").zip(bound("maximum")),
         }
     }
 
@@ -222,6 +226,38 @@ pub fn enum_restated<'t>(
     }
 }
 
+// ---- a range the schema declares -----------------------------------------------------
+
+static RANGE_ASIDE: Lazy<Regex> = Lazy::new(|| compile(r"[ \t]*\(([^()\n]{1,40})\)"));
+static RANGE: Lazy<Regex> =
+    Lazy::new(|| compile(r"^[ \t]*(-?[0-9]+)[ \t]*(?:-|–|to)[ \t]*(-?[0-9]+)[ \t]*$"));
+
+/// "(0-100)" / "(1 to 10)" when the schema's `minimum` and `maximum` are those very bounds.
+/// Any other aside, or a range that differs, stays.
+pub fn range_restated<'t>(
+    text: &'t str,
+    site: &Site,
+    protected: &Protected,
+) -> std::borrow::Cow<'t, str> {
+    let Some((min, max)) = site.range else {
+        return std::borrow::Cow::Borrowed(text);
+    };
+    RANGE_ASIDE.replace_all(
+        text,
+        Append(|c: &Captures, dst: &mut String| {
+            let whole = c.get(0).map_or("", |m| m.as_str());
+            let inner = protected.restore(c.get(1).map_or("", |m| m.as_str()));
+            let same = RANGE.captures(&inner).is_some_and(|r| {
+                let bound = |i| r.get(i).and_then(|m| m.as_str().parse::<i64>().ok());
+                bound(1) == Some(min) && bound(2) == Some(max)
+            });
+            if !same {
+                dst.push_str(whole);
+            }
+        }),
+    )
+}
+
 // ---- openers the type already says -------------------------------------------------
 
 fn next_word() -> String {
@@ -236,20 +272,29 @@ static CONTAINER_OPENER: Lazy<Regex> = Lazy::new(|| {
 });
 static BOOLEAN_OPENER: Lazy<Regex> = Lazy::new(|| {
     compile(&format!(
-        r"^(?:(?:If|When)(?:[ \t]+set)?(?:[ \t]+to)?[ \t]+true,?|Set(?:[ \t]+this)?[ \t]+to[ \t]+true[ \t]+(?:to|for))[ \t]+{}",
+        r"^(?:(?:If|When)(?:[ \t]+set)?(?:[ \t]+to)?[ \t]+true,?|Set(?:[ \t]+this)?[ \t]+to[ \t]+true[ \t]+(?:to|for)|(?:Determines|Specifies|Indicates|Controls)[ \t]+(?:whether(?:[ \t]+to)?|if))[ \t]+{}",
+        next_word()
+    ))
+});
+static COUNT_OPENER: Lazy<Regex> = Lazy::new(|| {
+    compile(&format!(
+        r"^(?:(?i:the)[ \t]+)?(?i:number)[ \t]+of[ \t]+{}",
         next_word()
     ))
 });
 /// Words that cannot start what remains (the condition goes on: "If true and ...").
 const CONTINUES: [&str; 6] = ["and", "or", "but", "unless", "except", "only"];
 
-/// "An array of X" on an array, "If true, X" / "Set to true to X" on a boolean: the schema
-/// says the type, the description starts at X.
+/// "An array of X" on an array, "If true, X" / "Set to true to X" / "Determines whether X"
+/// on a boolean, "The number of X" on an integer or number: the schema says the type, the
+/// description starts at X.
 pub fn type_opener<'t>(text: &'t str, site: &Site) -> std::borrow::Cow<'t, str> {
     let opener = if site.has_type("array") {
         &*CONTAINER_OPENER
     } else if site.has_type("boolean") {
         &*BOOLEAN_OPENER
+    } else if site.has_type("integer") || site.has_type("number") {
+        &*COUNT_OPENER
     } else {
         return std::borrow::Cow::Borrowed(text);
     };
@@ -268,8 +313,21 @@ pub fn type_opener<'t>(text: &'t str, site: &Site) -> std::borrow::Cow<'t, str> 
 
 // ---- a description that only spells out the name ----------------------------------
 
-/// Words that add nothing next to a property name ("The URL", "Branch identifier").
-const EMPTY_WORDS: [&str; 7] = ["the", "a", "an", "name", "identifier", "id", "value"];
+/// Words that add nothing next to a property name ("The URL", "Branch identifier", "ID of
+/// the extension to reload" on `id` of `reload_extension`).
+const EMPTY_WORDS: [&str; 11] = [
+    "the",
+    "a",
+    "an",
+    "name",
+    "identifier",
+    "id",
+    "value",
+    "of",
+    "to",
+    "for",
+    "in",
+];
 
 /// The lowercase words of an identifier: `branchId` -> branch, id; `from_uid` -> from, uid.
 fn name_words(name: &str) -> Vec<String> {
@@ -304,10 +362,12 @@ fn names(desc_word: &str, name_word: &str) -> bool {
         || (name_word == "id" && desc_word == "identifier")
 }
 
-/// Whether a property's description only restates its name ("The URL." for `url`,
-/// "Repository name" for `repo`, "Branch identifier" for `branchId`): every word of the
-/// description is a name word or an empty word, and every name word is there.
-pub fn restates_name(text: &str, site: &Site) -> bool {
+/// Whether a property's description only restates names the model sees next to it: every
+/// word is a word of the property's name, of its item's name (the tool or prompt), or an
+/// empty word, and every word of the property's name is there ("The URL." for `url`,
+/// "Repository name" for `repo`, "Pull request number" for `pull_number` of
+/// `merge_pull_request`). A text with a negation or limit word never qualifies.
+pub fn restates_name(text: &str, site: &Site, item_name: &str) -> bool {
     let Some(property) = site.property.as_deref() else {
         return false;
     };
@@ -316,6 +376,7 @@ pub fn restates_name(text: &str, site: &Site) -> bool {
     if name.is_empty() || trimmed.is_empty() || trimmed.len() > 60 {
         return false;
     }
+    let item = name_words(item_name);
     let mut covered = vec![false; name.len()];
     for word in trimmed.split([' ', '-', '_']) {
         if word.is_empty() {
@@ -325,6 +386,9 @@ pub fn restates_name(text: &str, site: &Site) -> bool {
             return false;
         }
         let word = word.to_lowercase();
+        if LIMIT_WORDS.is_match(&word) {
+            return false;
+        }
         let mut matched = false;
         for (i, n) in name.iter().enumerate() {
             if names(&word, n) {
@@ -332,7 +396,10 @@ pub fn restates_name(text: &str, site: &Site) -> bool {
                 matched = true;
             }
         }
-        if !matched && !EMPTY_WORDS.contains(&word.as_str()) {
+        if !matched
+            && !EMPTY_WORDS.contains(&word.as_str())
+            && !item.iter().any(|n| names(&word, n))
+        {
             return false;
         }
     }
@@ -367,11 +434,16 @@ pub fn apply<'t>(text: &'t str, site: &Site, protected: &Protected) -> std::borr
         let next = default_restated(&out, site, protected).into_owned();
         step(&mut out, Some(next));
     }
+    if site.range.is_some() && out.contains('(') {
+        let next = range_restated(&out, site, protected).into_owned();
+        step(&mut out, Some(next));
+    }
     if site.enum_values.is_some() && (holds(&out, "one of") || holds(&out, "values")) {
         let next = enum_restated(&out, site, protected).into_owned();
         step(&mut out, Some(next));
     }
-    if site.has_type("array") || site.has_type("boolean") {
+    let counted = (site.has_type("integer") || site.has_type("number")) && holds(&out, "number");
+    if site.has_type("array") || site.has_type("boolean") || counted {
         let next = type_opener(&out, site).into_owned();
         step(&mut out, Some(next));
     }
@@ -516,11 +588,73 @@ mod tests {
     }
 
     #[test]
+    fn range_restated_table() {
+        let quality = site(
+            "quality",
+            false,
+            json!({"type": "number", "minimum": 0, "maximum": 100}),
+        );
+        let unbounded = site("quality", false, json!({"type": "number", "minimum": 0}));
+        let cases: [(&str, &Site, &str); 6] = [
+            (
+                "Compression quality (0-100). Higher is better.",
+                &quality,
+                "Compression quality. Higher is better.",
+            ),
+            ("Quality (0 to 100)", &quality, "Quality"),
+            // Must not fire: other bounds, one bound in the schema, not a range.
+            ("Quality (1-100)", &quality, "Quality (1-100)"),
+            (
+                "Quality (0-50, at most 50 for PNG)",
+                &quality,
+                "Quality (0-50, at most 50 for PNG)",
+            ),
+            ("Quality (0-100)", &unbounded, "Quality (0-100)"),
+            ("Quality (percent)", &quality, "Quality (percent)"),
+        ];
+        for (text, site, want) in cases {
+            assert_eq!(run(text, site), want, "{text:?}");
+        }
+    }
+
+    #[test]
     fn type_opener_table() {
         let array = site("files", true, json!({"type": "array"}));
         let boolean = site("fullPage", false, json!({"type": "boolean"}));
         let string = site("files", true, json!({"type": "string"}));
-        let cases: [(&str, &Site, &str); 7] = [
+        let integer = site("steps", false, json!({"type": "integer"}));
+        let cases: [(&str, &Site, &str); 16] = [
+            (
+                "Number of steps in the operation",
+                &integer,
+                "steps in the operation",
+            ),
+            (
+                "Determines if trace recording should stop",
+                &boolean,
+                "trace recording should stop",
+            ),
+            ("Indicates whether to wait", &boolean, "wait"),
+            // Must not fire: the condition goes on, or another type.
+            (
+                "Determines if, once started, it reloads",
+                &boolean,
+                "Determines if, once started, it reloads",
+            ),
+            ("Determines if it waits", &string, "Determines if it waits"),
+            (
+                "The number of contexts to return per page.",
+                &integer,
+                "contexts to return per page.",
+            ),
+            // Must not fire: not an opener, not a count type, or the phrase goes on.
+            (
+                "Page number of the results",
+                &integer,
+                "Page number of the results",
+            ),
+            ("Number of steps", &string, "Number of steps"),
+            ("A number of steps", &integer, "A number of steps"),
             ("Array of files to push", &array, "files to push"),
             ("An array of entity names", &array, "entity names"),
             (
@@ -549,23 +683,65 @@ mod tests {
 
     #[test]
     fn restates_name_table() {
-        let cases: [(&str, &str, bool); 10] = [
-            ("url", "The URL.", true),
-            ("repo", "Repository name", true),
-            ("branchId", "Branch identifier", true),
-            ("entity_name", "The entity name", true),
+        // (property, item, description, dropped)
+        let cases: [(&str, &str, &str, bool); 20] = [
+            ("url", "", "The URL.", true),
+            ("repo", "", "Repository name", true),
+            ("branchId", "", "Branch identifier", true),
+            ("entity_name", "", "The entity name", true),
+            ("entityType", "", "The type of the entity", true),
+            // Words of the tool's own name say nothing new either.
+            (
+                "pull_number",
+                "merge_pull_request",
+                "Pull request number",
+                true,
+            ),
+            (
+                "id",
+                "reload_extension",
+                "ID of the extension to reload.",
+                true,
+            ),
+            ("url", "browser_navigate", "The URL to navigate to", true),
+            ("height", "resize_page", "Page height", true),
             // Must not fire: the description adds a word, or misses part of the name.
-            ("message", "Commit message", false),
-            ("pull_number", "Pull request number", false),
-            ("branchFromThought", "Branch identifier", false),
-            ("description", "Repository description", false),
-            ("url", "Not the URL.", false),
-            ("url", "The URL (https only).", false),
+            ("message", "push_files", "Commit message", false),
+            ("pull_number", "", "Pull request number", false),
+            (
+                "pull_number",
+                "merge_pull_request",
+                "Pull request number to close",
+                false,
+            ),
+            ("branchFromThought", "", "Branch identifier", false),
+            ("description", "", "Repository description", false),
+            ("url", "", "Not the URL.", false),
+            ("url", "", "The URL (https only).", false),
+            (
+                "to",
+                "",
+                "The name of the entity where the relation ends",
+                false,
+            ),
+            // A negation or limit stays, even when the names carry it.
+            ("track", "do_not_track", "Do not track", false),
+            ("url", "open_only", "Only the URL", false),
+            (
+                "id",
+                "reload_extension",
+                "ID of the extension to reload first",
+                false,
+            ),
         ];
-        for (name, text, want) in cases {
+        for (name, item, text, want) in cases {
             let site = site(name, false, json!({"type": "string"}));
-            assert_eq!(restates_name(text, &site), want, "{name}: {text:?}");
+            assert_eq!(
+                restates_name(text, &site, item),
+                want,
+                "{name} of {item}: {text:?}"
+            );
         }
-        assert!(!restates_name("The URL.", &Site::default()));
+        assert!(!restates_name("The URL.", &Site::default(), "url"));
     }
 }

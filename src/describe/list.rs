@@ -166,6 +166,11 @@ pub fn schema_descriptions(schema: &mut Value, next_node: &mut usize, compress: 
     }
 }
 
+/// The name of one list item (a tool's or prompt's name), or "" when it has none.
+pub fn item_name(item: &Map<String, Value>) -> &str {
+    item.get("name").and_then(Value::as_str).unwrap_or("")
+}
+
 /// The vocabulary of one list item (tool, prompt, resource, template).
 pub fn item_vocab(item: &Map<String, Value>) -> Vocab {
     let mut vocab = Vocab::default();

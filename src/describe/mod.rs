@@ -76,8 +76,9 @@ pub fn compress_list_result(
     for item in items.iter_mut() {
         let Value::Object(item) = item else { continue };
         let vocab = list::item_vocab(item);
+        let item_name = list::item_name(item).to_string();
         list::item_descriptions(item, &mut |text, site, _| {
-            if options.level >= Level::Moderate && context::restates_name(text, site) {
+            if options.level >= Level::Moderate && context::restates_name(text, site, &item_name) {
                 changed = true;
                 return false;
             }

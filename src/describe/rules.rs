@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use once_cell::sync::Lazy;
 use regex::{Captures, Regex, Replacer};
 
-use super::protect::SENTINEL_CLASS;
+use super::protect::{is_sentinel_range, SENTINEL_CLASS};
 use crate::level::Level;
 
 /// A replacer that appends straight into the output, so no rule allocates per match.
@@ -32,7 +32,7 @@ fn compile(pattern: &str) -> Regex {
 
 /// The next word after a matched phrase: a prose word, a number or a protected span.
 fn next_word_pattern() -> String {
-    format!(r"([A-Za-z][A-Za-z'’\-]*|[0-9]+|[{SENTINEL_CLASS}])")
+    format!(r"([A-Za-z][A-Za-z0-9'’\-]*|[0-9]+|[{SENTINEL_CLASS}])")
 }
 
 /// Negations and limits. A rule never removes one of these, and never removes a word that
@@ -218,8 +218,19 @@ static LEADER: Lazy<Regex> = Lazy::new(|| {
 static THIS_TOOL_VERB: Lazy<Regex> = Lazy::new(|| {
     compile(r"(?i)(?-u:\b)this (?:tool|function|command|endpoint)[ \t]+([a-z]+s)(?-u:\b)")
 });
+static THIS_VERB: Lazy<Regex> = Lazy::new(|| compile(r"(?-u:\b)This[ \t]+([a-z]+s)(?-u:\b)"));
 
-/// "You can", "This tool will", "Use this tool to", ... at the start of a sentence.
+/// Whether a word after "This" reads as a verb in the third person ("includes", "applies"),
+/// not a singular noun that ends in s ("process", "status", "alias", "analysis") or a copula.
+fn is_third_person_verb(word: &str) -> bool {
+    !["is", "was", "has", "does"].contains(&word)
+        && !["ss", "us", "is", "as", "os", "ys"]
+            .iter()
+            .any(|end| word.ends_with(end))
+}
+
+/// "You can", "This tool will", "Use this tool to", ... at the start of a sentence; a
+/// sentence "This includes X" (the subject is what was just said) becomes "Includes X".
 pub fn leaders(text: &str) -> Cow<'_, str> {
     let text = LEADER.replace_all(text, |c: &Captures| {
         let whole = c.get(0).map_or("", |m| m.as_str());
@@ -245,6 +256,19 @@ pub fn leaders(text: &str) -> Cow<'_, str> {
             )
         }
     });
+    let text = match THIS_VERB.replace_all(&text, |c: &Captures| {
+        let whole = group(c, 0);
+        let start = c.get(0).map_or(0, |m| m.start());
+        let verb = group(c, 1);
+        if is_third_person_verb(verb) && is_sentence_start(&text, start) {
+            capitalize(verb)
+        } else {
+            whole.to_string()
+        }
+    }) {
+        Cow::Owned(out) => Cow::Owned(out),
+        Cow::Borrowed(_) => text,
+    };
     let out = match THIS_TOOL_VERB.replace_all(&text, |c: &Captures| {
         let whole = group(c, 0);
         let start = c.get(0).map_or(0, |m| m.start());
@@ -264,9 +288,13 @@ pub fn leaders(text: &str) -> Cow<'_, str> {
 
 // ---- wordy phrases (moderate) -------------------------------------------------------
 
-const WORDY: [(&str, &str); 46] = [
+const WORDY: [(&str, &str); 50] = [
     ("the provided", ""),
     ("the given", ""),
+    ("the specified", ""),
+    ("a specified", ""),
+    ("a provided", ""),
+    ("helps to", "helps"),
     ("create a new", "create"),
     ("creates a new", "creates"),
     ("create new", "create"),
@@ -320,15 +348,145 @@ static WORDY_PHRASE: Lazy<Regex> = Lazy::new(|| {
     ))
 });
 
-/// "in order to" -> "to", "is able to" -> "can", "make sure to" -> "ensure", ...
+/// "in order to" -> "to", "is able to" -> "can", "make sure to" -> "ensure", ... "defaults to"
+/// after a pronoun stays ("it defaults to x" is not "it default x").
 pub fn wordy_phrases(text: &str) -> Cow<'_, str> {
     WORDY_PHRASE.replace_all(text, |c: &Captures| {
         let whole = group(c, 0);
+        let start = c.get(0).map_or(0, |m| m.start());
         let key = normalize_phrase(whole);
+        if key == "defaults to"
+            && COPULA_SUBJECTS.contains(&word_before(text, start).to_ascii_lowercase().as_str())
+        {
+            return whole.to_string();
+        }
         WORDY
             .iter()
             .find(|(p, _)| *p == key)
             .map_or_else(|| whole.to_string(), |(_, r)| match_case(whole, r))
+    })
+}
+
+// ---- purpose "used to", "a list of" (moderate) ------------------------------------
+
+static USED_TO: Lazy<Regex> = Lazy::new(|| {
+    compile(&format!(
+        r"(?-u:\b)used[ \t]+to[ \t]+{}",
+        next_word_pattern()
+    ))
+});
+
+/// Words before "used to" that make it a verb phrase, a habit or an adjective ("is used to",
+/// "I used to", "get used to"), where "to" alone would not say the same.
+const USED_TO_KEEP_AFTER: [&str; 21] = [
+    "be", "is", "are", "was", "were", "been", "being", "get", "gets", "got", "getting", "i", "we",
+    "you", "they", "he", "she", "it", "who", "that", "which",
+];
+
+/// "a description used to obtain permission" -> "a description to obtain permission": after
+/// a noun, "used to" only states a purpose, which "to" already does.
+pub fn purpose_used_to(text: &str) -> Cow<'_, str> {
+    USED_TO.replace_all(text, |c: &Captures| {
+        let whole = group(c, 0);
+        let start = c.get(0).map_or(0, |m| m.start());
+        let next = group(c, 1);
+        let before = word_before(text, start).to_ascii_lowercase();
+        if before.is_empty()
+            || before.ends_with("ly")
+            || is_negation(&before)
+            || is_negation(next)
+            || USED_TO_KEEP_AFTER.contains(&before.as_str())
+            || is_sentence_start(text, start)
+        {
+            return whole.to_string();
+        }
+        format!("to {next}")
+    })
+}
+
+static LIST_OF: Lazy<Regex> = Lazy::new(|| {
+    compile(&format!(
+        r"(?i)(?-u:\b)(returns?|gets?|lists?|retrieves?|fetch|fetches)[ \t]+(?:(?:a|the)[ \t]+)?list[ \t]+of[ \t]+{}",
+        next_word_pattern()
+    ))
+});
+
+/// "Returns a list of pages" -> "Returns pages": after a verb that hands things back, "a
+/// list of" only says there may be several, which the plural says. Kept before a word that
+/// needs it ("a list of the" stays "list of").
+pub fn list_of(text: &str) -> Cow<'_, str> {
+    LIST_OF.replace_all(text, |c: &Captures| {
+        let whole = group(c, 0);
+        let verb = group(c, 1);
+        let next = group(c, 2);
+        let next_lower = next.to_ascii_lowercase();
+        if is_negation(next) || KEEP_BEFORE.contains(&next_lower.as_str()) || next_lower == "the" {
+            return whole.to_string();
+        }
+        format!("{verb} {next}")
+    })
+}
+
+static NOTE_PREFIX: Lazy<Regex> = Lazy::new(|| {
+    compile(&format!(
+        r"(?-u:\b)(?:Note|NOTE|note)(?::|[ \t]+that)[ \t]+{}",
+        next_word_pattern()
+    ))
+});
+
+/// "Note: X" / "Note that X" opening a sentence: the sentence is there to be read anyway.
+/// "IMPORTANT:" and the like stay (they rank what follows).
+pub fn note_prefix(text: &str) -> Cow<'_, str> {
+    NOTE_PREFIX.replace_all(text, |c: &Captures| {
+        let whole = group(c, 0);
+        let start = c.get(0).map_or(0, |m| m.start());
+        let next = group(c, 1);
+        if is_sentence_start(text, start) {
+            capitalize(next)
+        } else {
+            whole.to_string()
+        }
+    })
+}
+
+static EITHER: Lazy<Regex> =
+    Lazy::new(|| compile(&format!(r"(?-u:\b)either[ \t]+{}", next_word_pattern())));
+
+/// Words after which "either" is not the "either ... or" of a choice ("either way").
+const EITHER_KEEP_BEFORE: [&str; 6] = ["way", "of", "one", "side", "case", "end"];
+
+/// "Provide either text or regex" -> "Provide text or regex": "or" alone already offers the
+/// choice. Only when an "or" follows in the same sentence, never in a negated sentence.
+pub fn either_or(text: &str) -> Cow<'_, str> {
+    EITHER.replace_all(text, |c: &Captures| {
+        let whole = group(c, 0);
+        let start = c.get(0).map_or(0, |m| m.start());
+        let end = c.get(0).map_or(0, |m| m.end());
+        let next = group(c, 1);
+        let sentence_rest = text
+            .get(end..)
+            .unwrap_or("")
+            .split(['.', '!', '?', ';', '\n'])
+            .next()
+            .unwrap_or("");
+        let or_follows = sentence_rest.split_whitespace().any(|w| w == "or");
+        let sentence_head = text
+            .get(..start)
+            .unwrap_or("")
+            .rsplit(['.', '!', '?', ';', '\n'])
+            .next()
+            .unwrap_or("");
+        let negated = sentence_head
+            .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+            .any(is_negation);
+        if !or_follows
+            || negated
+            || EITHER_KEEP_BEFORE.contains(&next.to_ascii_lowercase().as_str())
+            || is_sentence_start(text, start)
+        {
+            return whole.to_string();
+        }
+        next.to_string()
     })
 }
 
@@ -473,8 +631,19 @@ pub fn articles(text: &str) -> Cow<'_, str> {
 
 // ---- copulas (moderate) ------------------------------------------------------------
 
-static COPULA: Lazy<Regex> =
-    Lazy::new(|| compile(&format!(r"(?-u:\b)(is|are)[ \t]+{}", next_word_pattern())));
+static COPULA: Lazy<Regex> = Lazy::new(|| {
+    compile(&format!(
+        r"(?-u:\b)(is|are|will[ \t]+be)[ \t]+{}",
+        next_word_pattern()
+    ))
+});
+
+/// Past participles that do not end in -ed (for "will be" + participle).
+const IRREGULAR_PARTICIPLES: [&str; 24] = [
+    "done", "made", "set", "sent", "shown", "given", "taken", "known", "seen", "read", "run",
+    "written", "kept", "left", "found", "thrown", "put", "cut", "built", "held", "lost", "paid",
+    "split", "spent",
+];
 
 /// Subjects after which "is"/"are" carries the sentence ("it is", "which are").
 const COPULA_SUBJECTS: [&str; 26] = [
@@ -486,15 +655,30 @@ const COPULA_SUBJECTS: [&str; 26] = [
 const COPULA_OBJECTS: [&str; 9] = ["to", "a", "an", "the", "that", "this", "there", "it", "as"];
 
 /// "is"/"are" between a noun and a participle or adjective: "Default is false" ->
-/// "Default false", "body is returned inline" -> "body returned inline". Kept at a sentence
-/// start (a question), after pronouns and relatives, and before "to", articles, "as".
+/// "Default false", "body is returned inline" -> "body returned inline"; "will be" only
+/// before a participle ("code will be ignored" -> "code ignored"). Kept at a sentence start
+/// (a question), after pronouns and relatives, and before "to", articles, "as".
 pub fn copulas(text: &str) -> Cow<'_, str> {
     COPULA.replace_all(text, |c: &Captures| {
         let whole = c.get(0).map_or("", |m| m.as_str());
         let start = c.get(0).map_or(0, |m| m.start());
         let next = c.get(2).map_or("", |m| m.as_str());
-        let subject = word_before(text, start).to_ascii_lowercase();
+        let mut subject = word_before(text, start).to_ascii_lowercase();
+        let span_before = text
+            .get(..start)
+            .and_then(|h| h.trim_end_matches([' ', '\t']).chars().next_back())
+            .is_some_and(is_sentinel_range);
+        let next_is_span = next.chars().next().is_some_and(is_sentinel_range);
+        if subject.is_empty() && span_before && !next_is_span {
+            // A protected span (code, a parameter name) is a noun subject: "`id` is omitted".
+            // Between two spans "is" states a value ("when `mode` is `fast`") and stays.
+            subject.push_str("span");
+        }
+        let will_be = group(c, 1).starts_with("will");
+        let participle =
+            next.len() > 3 && next.ends_with("ed") || IRREGULAR_PARTICIPLES.contains(&next);
         if subject.is_empty()
+            || (will_be && !participle)
             || is_sentence_start(text, start)
             || COPULA_SUBJECTS.contains(&subject.as_str())
             || COPULA_OBJECTS.contains(&next.to_ascii_lowercase().as_str())
@@ -597,7 +781,8 @@ const PLEASANTRY_TRIGGERS: [&str; 7] = [
     "happy",
     "have fun",
 ];
-const LEADER_TRIGGERS: [&str; 7] = [
+const LEADER_TRIGGERS: [&str; 8] = [
+    "this ",
     "you ",
     "use this",
     "this tool",
@@ -617,9 +802,13 @@ pub fn apply(text: &str, level: Level) -> String {
     if level >= Level::Moderate {
         pass.run(&LEADER_TRIGGERS, leaders);
         pass.run(&[], wordy_phrases);
+        pass.run(&["used to"], purpose_used_to);
+        pass.run(&["list of"], list_of);
+        pass.run(&["note"], note_prefix);
+        pass.run(&["either"], either_or);
         pass.run(&[], fillers);
         pass.run(&[], articles);
-        pass.run(&["is ", "are "], copulas);
+        pass.run(&["is ", "are ", "will be"], copulas);
         pass.run(&["whether"], whether_opener);
     }
     pass.run(&[], whitespace);
@@ -667,6 +856,130 @@ mod tests {
     }
 
     #[test]
+    fn this_verb_leader_table() {
+        let cases: [(&str, &str); 9] = [
+            (
+                "Loads it. This includes names.",
+                "Loads it. Includes names.",
+            ),
+            ("This excludes performance.", "Excludes performance."),
+            (
+                "Reads. This applies only to files.",
+                "Reads. Applies only to files.",
+            ),
+            // Must not fire: a noun ending in s, a copula, not a sentence start, a negation.
+            ("This process repeats.", "This process repeats."),
+            ("This status changes.", "This status changes."),
+            ("This is more efficient.", "This is more efficient."),
+            ("This has no effect.", "This has no effect."),
+            ("Reads what this includes.", "Reads what this includes."),
+            ("This does not wait.", "This does not wait."),
+        ];
+        for (text, want) in cases {
+            assert_eq!(leaders(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn purpose_used_to_table() {
+        let cases: [(&str, &str); 8] = [
+            (
+                "Element description used to obtain permission",
+                "Element description to obtain permission",
+            ),
+            (
+                "the token used to sign requests",
+                "the token to sign requests",
+            ),
+            // Must not fire: a verb phrase, a habit, an adverb, a negation, a sentence start.
+            (
+                "Annotations can be used to provide metadata",
+                "Annotations can be used to provide metadata",
+            ),
+            ("It is used to sign", "It is used to sign"),
+            ("We used to poll", "We used to poll"),
+            (
+                "the flag commonly used to debug",
+                "the flag commonly used to debug",
+            ),
+            ("the key used to not cache", "the key used to not cache"),
+            ("Used to sign.", "Used to sign."),
+        ];
+        for (text, want) in cases {
+            assert_eq!(purpose_used_to(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn note_prefix_table() {
+        let cases: [(&str, &str); 5] = [
+            (
+                "Reads. Note: args cannot be used.",
+                "Reads. Args cannot be used.",
+            ),
+            ("Note that the page reloads.", "The page reloads."),
+            // Must not fire: not a sentence start, or another word.
+            ("Adds a note: it stays.", "Adds a note: it stays."),
+            (
+                "Reads the note that follows.",
+                "Reads the note that follows.",
+            ),
+            ("IMPORTANT: never close it.", "IMPORTANT: never close it."),
+        ];
+        for (text, want) in cases {
+            assert_eq!(note_prefix(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn either_or_table() {
+        let cases: [(&str, &str); 6] = [
+            (
+                "Provide either text or regex, not both.",
+                "Provide text or regex, not both.",
+            ),
+            ("Returns either data or a link.", "Returns data or a link."),
+            // Must not fire: no "or" in the sentence, a negation before, "either way".
+            ("Use either. Or not.", "Use either. Or not."),
+            (
+                "Does not accept either text or regex.",
+                "Does not accept either text or regex.",
+            ),
+            ("Works either way or not", "Works either way or not"),
+            ("Either text or regex.", "Either text or regex."),
+        ];
+        for (text, want) in cases {
+            assert_eq!(either_or(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn list_of_table() {
+        let cases: [(&str, &str); 7] = [
+            ("Returns a list of pages", "Returns pages"),
+            ("Get the list of files changed", "Get files changed"),
+            ("Get list of commits of a branch", "Get commits of a branch"),
+            // Must not fire: no returning verb, an adjective between, a word that needs it.
+            ("Takes a list of uids", "Takes a list of uids"),
+            (
+                "Returns a numbered list of requests",
+                "Returns a numbered list of requests",
+            ),
+            (
+                "Returns a list of no more than 5",
+                "Returns a list of no more than 5",
+            ),
+            (
+                "Returns the list of the pages",
+                "Returns the list of the pages",
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(list_of(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
     fn wordy_phrases_are_replaced_whole() {
         assert_eq!(wordy_phrases("In order to wait"), "To wait");
         assert_eq!(wordy_phrases("it is able to run"), "it can run");
@@ -674,6 +987,26 @@ mod tests {
         assert_eq!(wordy_phrases("Make sure to close it"), "Ensure close it");
         assert_eq!(wordy_phrases("prior to load"), "before load");
         assert_eq!(wordy_phrases("makes sure"), "makes sure");
+        assert_eq!(wordy_phrases("Load the specified file"), "Load  file");
+        assert_eq!(wordy_phrases("or a specified time"), "or  time");
+        assert_eq!(wordy_phrases("This helps to find"), "This helps find");
+        assert_eq!(
+            wordy_phrases("Sort. Defaults to size"),
+            "Sort. Default size"
+        );
+        assert_eq!(
+            wordy_phrases("Button, defaults to left"),
+            "Button, default left"
+        );
+        // After a pronoun "defaults" is the verb of the sentence and stays.
+        assert_eq!(
+            wordy_phrases("If omitted, it defaults to the URL"),
+            "If omitted, it defaults to the URL"
+        );
+        assert_eq!(
+            wordy_phrases("if not specified otherwise"),
+            "if not specified otherwise"
+        );
     }
 
     #[test]
@@ -709,6 +1042,16 @@ mod tests {
         assert_eq!(copulas("Is it set?"), "Is it set?");
         assert_eq!(copulas("goal is to win"), "goal is to win");
         assert_eq!(copulas("page is not closed"), "page not closed");
+        assert_eq!(copulas("the timeout will be used"), "the timeout used");
+        assert_eq!(copulas("code will be ignored"), "code ignored");
+        assert_eq!(copulas("output will be written"), "output written");
+        // "will be" only before a participle; never after a pronoun or at a start.
+        assert_eq!(copulas("page will be empty"), "page will be empty");
+        assert_eq!(copulas("it will be ignored"), "it will be ignored");
+        assert_eq!(
+            copulas("page will not be closed"),
+            "page will not be closed"
+        );
     }
 
     #[test]

@@ -111,6 +111,46 @@ const MEANING: &[(&str, Level, &[&str], &[&str])] = &[
         &[],
     ),
     ("Reads a few lines.", Level::Moderate, &["a few lines"], &[]),
+    (
+        "The code will not be ignored unless asked.",
+        Level::Moderate,
+        &["code will not be ignored unless asked"],
+        &[],
+    ),
+    (
+        "Returns a list of at most 5 pages.",
+        Level::Moderate,
+        &["at most 5 pages"],
+        &[],
+    ),
+    (
+        "This does not include frames. This only applies to pages.",
+        Level::Moderate,
+        &["This does not include", "This only applies"],
+        &[],
+    ),
+    (
+        "Only the specified file is read, never the given folder.",
+        Level::Moderate,
+        &["Only file", "never folder"],
+        &["specified", "given"],
+    ),
+    (
+        "If `id` is omitted, it defaults to `start_url`. When `mode` is `fast`, skips.",
+        Level::Moderate,
+        &[
+            "`id` omitted",
+            "it defaults to `start_url`",
+            "`mode` is `fast`",
+        ],
+        &[],
+    ),
+    (
+        "The description used to obtain permission. It is used to sign.",
+        Level::Moderate,
+        &["description to obtain permission", "It is used to sign"],
+        &[],
+    ),
     // Rules that do apply.
     (
         "In order to wait, you should simply call it.",
@@ -242,13 +282,13 @@ fn only_list_descriptions_change_and_vocab_is_protected() {
 
 #[test]
 fn prompts_and_resources_are_compressed() {
-    let prompts = r#"{"prompts":[{"name":"p","description":"A prompt with the city","arguments":[{"name":"city","description":"The name of the city"}]}]}"#;
+    let prompts = r#"{"prompts":[{"name":"p","description":"A prompt with the city","arguments":[{"name":"city","description":"The name of the city to visit"}]}]}"#;
     let out = compress_list_result("prompts/list", prompts, &CompressOptions::default())
         .unwrap()
         .unwrap();
     assert_eq!(
         out,
-        r#"{"prompts":[{"name":"p","description":"prompt with city","arguments":[{"name":"city","description":"name of city"}]}]}"#
+        r#"{"prompts":[{"name":"p","description":"prompt with city","arguments":[{"name":"city","description":"name of city to visit"}]}]}"#
     );
     let templates = r#"{"resourceTemplates":[{"uriTemplate":"x://{id}","name":"t","description":"The {id} of the item."}]}"#;
     let out = compress_list_result(
@@ -324,6 +364,7 @@ fn corpus_lists(corpus: &Path) -> Vec<PathBuf> {
 /// vocabulary, its site and its text.
 struct Found {
     at: (usize, usize),
+    item_name: String,
     vocab: Vocab,
     site: Site,
     text: String,
@@ -336,9 +377,11 @@ fn descriptions(method: &str, result: &mut Value) -> Vec<Found> {
         for (i, item) in items.iter_mut().enumerate() {
             let Value::Object(item) = item else { continue };
             let vocab = list::item_vocab(item);
+            let item_name = list::item_name(item).to_string();
             list::item_descriptions(item, &mut |t, site, node| {
                 out.push(Found {
                     at: (i, node),
+                    item_name: item_name.clone(),
                     vocab: vocab.clone(),
                     site: site.clone(),
                     text: t.clone(),
@@ -402,6 +445,7 @@ fn check_invariants(path: &Path, method: &str, json: &str) -> usize {
         let mut seen_properties = std::collections::HashSet::new();
         for Found {
             at,
+            item_name,
             vocab,
             site,
             text: original,
@@ -421,7 +465,7 @@ fn check_invariants(path: &Path, method: &str, json: &str) -> usize {
                 // Dropped whole: only a restated name, a repeat at aggressive, or a text the
                 // context rules emptied.
                 assert!(
-                    (level >= Level::Moderate && context::restates_name(original, site))
+                    (level >= Level::Moderate && context::restates_name(original, site, item_name))
                         || (level == Level::Aggressive && !first_time)
                         || (level >= Level::Moderate && reference.trim().is_empty()),
                     "{}: {level}: dropped {original:?}",
