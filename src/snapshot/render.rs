@@ -379,11 +379,10 @@ fn write_cut(out: &mut String, name: &str, keep: Option<usize>, escape: fn(&mut 
 }
 
 /// The url a link is written with as `[name](url)` (relative to the page when it can be), or
-/// `None` to write it as `link "name" url=…`: when it has no name or no url, a pass hid it, or it holds
-/// what would end it early or be misread (a space, a quote, a backslash, a `|`, unbalanced
-/// parentheses).
+/// `None` to write it as `link "name" url=…`: when it has no url, a pass hid it, it holds what
+/// would end it early or be misread (a space, a quote, a backslash, a `|`, unbalanced
+/// parentheses), or it has no name (`[]` would read back as an empty name).
 fn link_url<'n>(node: &'n Node<'_>, base: Option<&str>) -> Option<Cow<'n, str>> {
-    // A link without a name keeps `url=`: `[]` would read back as an empty name.
     if node.role != "link" || node.drop_url || node.name.is_none() {
         return None;
     }
