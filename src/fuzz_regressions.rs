@@ -39,3 +39,18 @@ fn a_second_ref_on_a_yaml_line_never_becomes_the_ref() {
         }
     }
 }
+
+/// snapshot_retrieve: `expand_subtree(raw, "")` on the YAML `- b` expanded the ref-less node,
+/// as if an empty uid named it.
+#[test]
+fn an_empty_uid_expands_nothing() {
+    use crate::snapshot::retrieve::expand_subtree;
+    for raw in [
+        "- b",
+        "- b:\n  - c [ref=e2]",
+        "uid=1_0 RootWebArea \"x\"\n  not a node",
+    ] {
+        assert!(expand_subtree(raw, "", None).is_err(), "{raw:?}");
+    }
+    assert!(expand_subtree("- b:\n  - c [ref=e2]", "e2", None).is_ok());
+}

@@ -150,7 +150,12 @@ impl<'a> Tree<'a> {
         })
     }
 
+    /// The first element with this uid. An empty uid names nothing: nodes without an id
+    /// (Playwright's structural nodes) are not looked up by it.
     pub fn find_uid(&self, uid: &str) -> Option<usize> {
+        if uid.is_empty() {
+            return None;
+        }
         self.nodes
             .iter()
             .position(|n| n.kind == NodeKind::Element && n.uid == uid)
