@@ -9,8 +9,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { compressListResult } = require('..')
 
-const TOKENIZER = process.env.O200K_TOKENIZER || '/work/tools/node_modules/gpt-tokenizer/cjs/encoding/o200k_base'
-const { encode } = require(TOKENIZER)
+const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
 const tokens = (text) => encode(text).length
 
 const args = process.argv.slice(2)

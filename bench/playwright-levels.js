@@ -8,7 +8,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { filterSnapshot } = require('../index.js')
-const { encode } = require('/work/tools/node_modules/gpt-tokenizer/cjs/encoding/o200k_base')
+const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
 
 const corpusDir =
   process.argv[2] || process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus')

@@ -15,13 +15,7 @@
 const fs = require('fs');
 const path = require('path');
 const { FilterSession } = require('../index.js');
-const { encode } = (() => {
-  try {
-    return require('gpt-tokenizer/cjs/encoding/o200k_base');
-  } catch {
-    return require('/work/tools/node_modules/gpt-tokenizer/cjs/encoding/o200k_base');
-  }
-})();
+const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base');
 
 const corpus = process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus');
 const LEVELS = ['light', 'moderate', 'aggressive'];
