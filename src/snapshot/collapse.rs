@@ -37,16 +37,31 @@ pub fn visible_children_into(
     out: &mut Vec<usize>,
     stack: &mut Vec<usize>,
 ) {
+    let children = tree.nodes.get(id).map_or(&[][..], |n| &n.children[..]);
+    promote_dropped_into(tree, children, out, stack, None);
+}
+
+/// `children` in order, each dropped node replaced by its own children (at any depth); the
+/// dropped nodes passed over go to `dropped` when given (the renderers name them in a marker).
+/// `out` and `stack` are cleared first.
+pub(crate) fn promote_dropped_into(
+    tree: &Tree<'_>,
+    children: &[usize],
+    out: &mut Vec<usize>,
+    stack: &mut Vec<usize>,
+    mut dropped: Option<&mut Vec<usize>>,
+) {
     out.clear();
     stack.clear();
-    if let Some(n) = tree.nodes.get(id) {
-        stack.extend(n.children.iter().rev().copied());
-    }
+    stack.extend(children.iter().rev().copied());
     while let Some(c) = stack.pop() {
         let Some(node) = tree.nodes.get(c) else {
             continue;
         };
         if node.dropped && !node.hidden {
+            if let Some(dropped) = dropped.as_deref_mut() {
+                dropped.push(c);
+            }
             stack.extend(node.children.iter().rev().copied());
         } else {
             out.push(c);

@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use super::collapse::promote_dropped_into;
 use super::escape::{escape_into, escape_link_text_into};
 use super::marker;
 use super::roles;
@@ -61,21 +62,11 @@ struct Frame<'t> {
     closes_root: Option<usize>,
 }
 
-/// The children of `id` with dropped nodes replaced by their own (visible) children.
+/// `children` with dropped nodes replaced by their own (visible) children; the dropped ones
+/// are added to `dropped`.
 pub(crate) fn flatten(tree: &Tree<'_>, children: &[usize], dropped: &mut Vec<usize>) -> Vec<usize> {
     let mut out = Vec::with_capacity(children.len());
-    let mut stack: Vec<usize> = children.iter().rev().copied().collect();
-    while let Some(id) = stack.pop() {
-        let Some(node) = tree.nodes.get(id) else {
-            continue;
-        };
-        if node.dropped && !node.hidden {
-            dropped.push(id);
-            stack.extend(node.children.iter().rev().copied());
-        } else {
-            out.push(id);
-        }
-    }
+    promote_dropped_into(tree, children, &mut out, &mut Vec::new(), Some(dropped));
     out
 }
 
