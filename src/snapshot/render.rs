@@ -81,6 +81,23 @@ fn is_inline_leaf(node: &Node<'_>) -> bool {
         && !node.devtools_selected
 }
 
+/// Writes the leading run of inline leaves of `items` on the current line, split by `|`;
+/// returns how many it wrote.
+fn write_leaf_run(out: &mut String, tree: &Tree<'_>, items: &[usize], base: Option<&str>) -> usize {
+    let mut written = 0;
+    for node in items
+        .iter()
+        .map_while(|&i| tree.nodes.get(i).filter(|n| is_inline_leaf(n)))
+    {
+        if written > 0 {
+            out.push(SIBLING_SEPARATOR);
+        }
+        write_element(out, node, base);
+        written += 1;
+    }
+    written
+}
+
 pub(crate) fn push_indent(out: &mut String, depth: usize) {
     for _ in 0..depth {
         out.push_str("  ");
@@ -181,21 +198,10 @@ fn render_from<'t>(
             NodeKind::Element if depth > 0 && is_inline_leaf(node) => {
                 // Siblings without children share one line: a newline and an indent less each.
                 push_indent(out, depth);
-                let mut first = true;
-                while let Some(n) = frame
-                    .items
-                    .get(frame.pos)
-                    .and_then(|&i| tree.nodes.get(i))
-                    .filter(|n| is_inline_leaf(n))
-                {
-                    if !first {
-                        out.push(SIBLING_SEPARATOR);
-                    }
-                    first = false;
-                    write_element(out, n, frame.base);
-                    r.uids_shown += 1;
-                    frame.pos += 1;
-                }
+                let rest = frame.items.get(frame.pos..).unwrap_or(&[]);
+                let written = write_leaf_run(out, tree, rest, frame.base);
+                r.uids_shown += written;
+                frame.pos += written;
             }
             NodeKind::Element => {
                 push_indent(out, depth);
@@ -233,15 +239,7 @@ fn render_from<'t>(
                             .all(|&i| tree.nodes.get(i).is_some_and(is_inline_leaf));
                     if leaves {
                         out.push_str(CHILDREN_SEPARATOR);
-                        for (k, &i) in items.iter().enumerate() {
-                            if let Some(child) = tree.nodes.get(i) {
-                                if k > 0 {
-                                    out.push(SIBLING_SEPARATOR);
-                                }
-                                write_element(out, child, base);
-                                r.uids_shown += 1;
-                            }
-                        }
+                        r.uids_shown += write_leaf_run(out, tree, &items, base);
                         continue;
                     }
                     let closes_root = (depth == 0).then_some(id);
