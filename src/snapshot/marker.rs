@@ -12,6 +12,7 @@
 
 use std::collections::BTreeMap;
 
+use super::render::push_indent;
 use super::tree::{NodeKind, RecordRun, Tree};
 
 /// What a marker tells the agent to expand: the subtree of `uid`, or with `until` the run of
@@ -81,6 +82,17 @@ impl<'a> Summary<'a> {
         }
     }
 
+    /// The nodes of `run` and everything under them.
+    fn of_subtrees(tree: &Tree<'a>, run: &[usize]) -> Self {
+        let mut summary = Summary::new();
+        for &id in run {
+            for sub in tree.subtree(id) {
+                summary.add(tree, sub);
+            }
+        }
+        summary
+    }
+
     fn add(&mut self, tree: &Tree<'a>, id: usize) {
         let Some(node) = tree.nodes.get(id) else {
             return;
@@ -115,9 +127,7 @@ impl<'a> Summary<'a> {
     }
 
     fn write(&self, out: &mut String, depth: usize, verb: &str, expand: ExpandTarget<'_>) {
-        for _ in 0..depth {
-            out.push_str("  ");
-        }
+        push_indent(out, depth);
         let mut roles: Vec<(&str, usize)> = self.by_role.iter().map(|(r, c)| (*r, *c)).collect();
         // Most frequent first; ties by name so the output is deterministic.
         roles.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
@@ -163,15 +173,8 @@ pub fn write_records(
     depth: usize,
     expand: ExpandTarget<'_>,
 ) -> usize {
-    let mut summary = Summary::new();
-    for &id in run {
-        for sub in tree.subtree(id) {
-            summary.add(tree, sub);
-        }
-    }
-    for _ in 0..depth {
-        out.push_str("  ");
-    }
+    let summary = Summary::of_subtrees(tree, run);
+    push_indent(out, depth);
     out.push_str("… ");
     out.push_str(&records.records.to_string());
     out.push_str(" more records hidden (");
@@ -201,12 +204,7 @@ pub fn write_hidden(
     depth: usize,
     expand: ExpandTarget<'_>,
 ) -> usize {
-    let mut summary = Summary::new();
-    for &id in run {
-        for sub in tree.subtree(id) {
-            summary.add(tree, sub);
-        }
-    }
+    let summary = Summary::of_subtrees(tree, run);
     summary.write(out, depth, "hidden", expand);
     summary.uids.len()
 }
