@@ -122,37 +122,44 @@ pub fn write_value(out: &mut String, value: &str) {
     }
     out.push('"');
     for c in value.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || (0x7f..=0x9f).contains(&(c as u32)) => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
+        if push_short_escape(out, c) {
+            continue;
+        }
+        match c as u32 {
+            code @ (0..0x20 | 0x7f..=0x9f) => out.push_str(&format!("\\x{code:02x}")),
+            _ => out.push(c),
         }
     }
     out.push('"');
+}
+
+/// The escapes a double-quoted YAML scalar and a JSON string share (`\\`, `\"`, `\b`, `\f`,
+/// `\n`, `\r`, `\t`); false when `c` has none.
+fn push_short_escape(out: &mut String, c: char) -> bool {
+    let escape = match c {
+        '\\' => "\\\\",
+        '"' => "\\\"",
+        '\u{8}' => "\\b",
+        '\u{c}' => "\\f",
+        '\n' => "\\n",
+        '\r' => "\\r",
+        '\t' => "\\t",
+        _ => return false,
+    };
+    out.push_str(escape);
+    true
 }
 
 /// A name as `JSON.stringify` writes it.
 pub fn write_json_string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
+        if push_short_escape(out, c) {
+            continue;
+        }
+        match c as u32 {
+            code @ 0..0x20 => out.push_str(&format!("\\u{code:04x}")),
+            _ => out.push(c),
         }
     }
     out.push('"');
