@@ -3,40 +3,20 @@
 // the rules' output can be read side by side (and diffed between builds).
 //
 //   node bench/describe-dump.js [--level moderate] [--corpus DIR] [--server NAME]
+//
+// --server keeps the servers whose name (as in bench/describe-levels.js) contains NAME.
 'use strict'
 
 const fs = require('node:fs')
 const path = require('node:path')
 const { compressListResult } = require('..')
+const { ITEMS, listServers } = require('./corpus-lists.js')
 
 const args = process.argv.slice(2)
 const opt = (name, dflt) => (args.indexOf(name) >= 0 ? args[args.indexOf(name) + 1] : dflt)
 const level = opt('--level', 'moderate')
 const only = opt('--server', null)
 const corpus = opt('--corpus', process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus'))
-
-const FILES = {
-  'tools-list.json': 'tools/list',
-  'prompts-list.json': 'prompts/list',
-  'resources-list.json': 'resources/list',
-  'resources-templates-list.json': 'resources/templates/list',
-}
-const ITEMS = { 'tools/list': 'tools', 'prompts/list': 'prompts', 'resources/list': 'resources', 'resources/templates/list': 'resourceTemplates' }
-
-function lists() {
-  const out = []
-  const cdp = path.join(corpus, 'chrome-devtools-mcp', '_tools-list-variants')
-  out.push({ server: 'chrome-all', method: 'tools/list', file: path.join(cdp, 'all-optional-categories.json') })
-  out.push({ server: 'playwright', method: 'tools/list', file: path.join(corpus, 'playwright-mcp', 'tools-list.json') })
-  const dir = path.join(corpus, 'servers')
-  for (const server of fs.readdirSync(dir).sort()) {
-    for (const [file, method] of Object.entries(FILES)) {
-      const p = path.join(dir, server, file)
-      if (fs.existsSync(p)) out.push({ server, method, file: p })
-    }
-  }
-  return out.filter((l) => !only || l.server === only)
-}
 
 // Descriptions keyed by where they sit, so before and after line up even when one is dropped.
 function described(method, result) {
@@ -60,7 +40,10 @@ function described(method, result) {
   return out
 }
 
-for (const l of lists()) {
+const lists = listServers(corpus)
+  .filter((server) => !only || server.name.includes(only))
+  .flatMap((server) => server.lists.map((l) => ({ ...l, server: server.name })))
+for (const l of lists) {
   const json = JSON.stringify(JSON.parse(fs.readFileSync(l.file, 'utf8')).result)
   const out = compressListResult(l.method, json, { level }) ?? json
   const before = described(l.method, JSON.parse(json))

@@ -8,6 +8,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { compressListResult } = require('..')
+const { ITEMS, listServers } = require('./corpus-lists.js')
 
 const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
 const tokens = (text) => encode(text).length
@@ -18,35 +19,6 @@ const corpus = corpusArg >= 0 ? args[corpusArg + 1] : process.env.MCP_CORPUS_DIR
 const compact = args.includes('--compact')
 const asJson = args.includes('--json')
 
-const METHOD_OF = {
-  'tools-list.json': 'tools/list',
-  'prompts-list.json': 'prompts/list',
-  'resources-list.json': 'resources/list',
-  'resources-templates-list.json': 'resources/templates/list',
-}
-
-// Server -> list files (each file wraps the JSON-RPC result in {request, result, ...}).
-function servers() {
-  const out = []
-  const cdp = path.join(corpus, 'chrome-devtools-mcp', '_tools-list-variants')
-  for (const [name, file] of [
-    ['chrome-devtools-mcp (default)', 'default.json'],
-    ['chrome-devtools-mcp (all categories)', 'all-optional-categories.json'],
-  ]) {
-    out.push({ name, lists: [{ method: 'tools/list', file: path.join(cdp, file) }] })
-  }
-  out.push({ name: 'playwright-mcp', lists: [{ method: 'tools/list', file: path.join(corpus, 'playwright-mcp', 'tools-list.json') }] })
-  const dir = path.join(corpus, 'servers')
-  for (const server of fs.readdirSync(dir).sort()) {
-    const lists = Object.entries(METHOD_OF)
-      .map(([file, method]) => ({ method, file: path.join(dir, server, file) }))
-      .filter((l) => fs.existsSync(l.file))
-    out.push({ name: `server-${server}`, lists })
-  }
-  return out
-}
-
-const ITEMS = { 'tools/list': 'tools', 'prompts/list': 'prompts', 'resources/list': 'resources', 'resources/templates/list': 'resourceTemplates' }
 const SCHEMA_ONE = ['items', 'additionalProperties', 'additionalItems', 'unevaluatedProperties', 'unevaluatedItems', 'contains', 'propertyNames', 'not', 'if', 'then', 'else', 'contentSchema']
 const SCHEMA_ARRAY = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']
 const SCHEMA_MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']
@@ -85,7 +57,7 @@ const median = (xs) => {
 const pct = (before, after) => (before ? (100 * (before - after)) / before : 0)
 
 const rows = []
-for (const server of servers()) {
+for (const server of listServers(corpus)) {
   const row = { server: server.name, descTokens: 0, listTokens: 0, levels: {} }
   const parsed = server.lists.map((l) => ({ ...l, result: JSON.parse(fs.readFileSync(l.file, 'utf8')).result }))
   for (const l of parsed) {
