@@ -44,7 +44,12 @@ mod api {
 const SNAPSHOT_HEADER: &str = "## Latest page snapshot\n";
 /// Uids expanded per snapshot (spread over the document), to keep the run short.
 const EXPANDS_PER_SNAPSHOT: usize = 12;
-const QUERIES: [(&str, bool); 4] = [("the", false), ("link", false), ("^[A-Z]", true), ("e1", false)];
+const QUERIES: [(&str, bool); 4] = [
+    ("the", false),
+    ("link", false),
+    ("^[A-Z]", true),
+    ("e1", false),
+];
 
 struct Fnv(u64);
 
@@ -163,12 +168,16 @@ fn hash_text(h: &mut Fnv, text: &str) -> usize {
     let result_json = serde_json::json!({"content": [{"type": "text", "text": text}]}).to_string();
     for tool in ["take_snapshot", "browser_snapshot"] {
         for level in Level::ALL {
-            let out = result::filter_tool_result(tool, &result_json, &ResultOptions::for_level(level));
+            let out =
+                result::filter_tool_result(tool, &result_json, &ResultOptions::for_level(level));
             h.field(&format!("{out:?}"));
         }
     }
     let mut bodies = 0;
-    if let Some(start) = text.find(SNAPSHOT_HEADER).map(|i| i + SNAPSHOT_HEADER.len()) {
+    if let Some(start) = text
+        .find(SNAPSHOT_HEADER)
+        .map(|i| i + SNAPSHOT_HEADER.len())
+    {
         let rest = text.get(start..).unwrap_or("");
         let end = rest.find("\n## ").map_or(rest.len(), |i| i + 1);
         bodies += hash_body(h, rest.get(..end).unwrap_or(""));
@@ -193,12 +202,19 @@ fn hash_body(h: &mut Fnv, body: &str) -> usize {
         // Filtering filtered output reads our own notation and markers back.
         let again = notation::filter_snapshot(&out.text, &options);
         h.field(&format!("{again:?}"));
-        for line in out.text.lines().filter(|l| l.contains("expand_snapshot uid=")) {
+        for line in out
+            .text
+            .lines()
+            .filter(|l| l.contains("expand_snapshot uid="))
+        {
             let m = read_marker(line);
             if let Some(uid) = m.expand_uid {
                 let uid = uid.trim_end_matches('\'');
                 let until = m.until.map(|u| u.trim_end_matches('\''));
-                h.field(&format!("{:?}", notation::expand_range(body, uid, until, None)));
+                h.field(&format!(
+                    "{:?}",
+                    notation::expand_range(body, uid, until, None)
+                ));
             }
         }
     }
@@ -209,7 +225,10 @@ fn hash_body(h: &mut Fnv, body: &str) -> usize {
             h.field(&format!("{:?}", notation::expand_subtree(body, uid, depth)));
         }
     }
-    h.field(&format!("{:?}", notation::expand_subtree(body, "no-such-uid", None)));
+    h.field(&format!(
+        "{:?}",
+        notation::expand_subtree(body, "no-such-uid", None)
+    ));
     for (query, regex) in QUERIES {
         for limit in [3, 50] {
             h.field(&format!(
