@@ -21,9 +21,9 @@ use api::{notation, playwright};
 
 /// The entry points hashed, in one place: a refactor that moves them edits only this.
 mod api {
-    pub use mcp_snapshot_filter::playwright;
+    pub use mcp_snapshot_filter::notation::playwright;
     pub mod notation {
-        use mcp_snapshot_filter::playwright;
+        use mcp_snapshot_filter::notation::playwright;
         pub use mcp_snapshot_filter::snapshot::filter_snapshot;
         pub use mcp_snapshot_filter::snapshot::retrieve::{
             expand_range, expand_subtree, search_snapshot,
@@ -34,7 +34,7 @@ mod api {
             let tree = if playwright::is_yaml_snapshot(body) {
                 playwright::parse::parse(body, &mut implied)
             } else {
-                mcp_snapshot_filter::snapshot::parse::parse(body)
+                mcp_snapshot_filter::notation::cdp::parse::parse(body)
             };
             tree.uids().map(str::to_string).collect()
         }

@@ -1,7 +1,7 @@
 //! Inputs the fuzz targets (fuzz/) found, reduced by hand and kept as unit tests.
 
 use crate::level::Level;
-use crate::playwright;
+use crate::notation::playwright;
 use crate::snapshot::SnapshotOptions;
 
 fn refs(text: &str) -> Vec<String> {

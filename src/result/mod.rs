@@ -332,14 +332,14 @@ fn filter_text(
     figures: &mut FilterFigures,
     raw_snapshot: &mut Option<String>,
 ) -> Option<String> {
-    if crate::playwright::is_playwright_tool(tool_name) {
+    if crate::notation::playwright::is_playwright_tool(tool_name) {
         // Playwright results have their own sections: only the YAML snapshot is filtered.
         let snapshot_options = SnapshotOptions {
             level: options.level,
             limits: options.snapshot.clone(),
         };
         let (new_text, hidden) =
-            crate::playwright::filter_result_text(text, &snapshot_options, raw_snapshot)?;
+            crate::notation::playwright::filter_result_text(text, &snapshot_options, raw_snapshot)?;
         figures.uids_hidden += hidden;
         return Some(new_text);
     }

@@ -12,8 +12,8 @@
 
 use std::collections::BTreeMap;
 
-use super::render::push_indent;
 use super::tree::{NodeKind, RecordRun, Tree};
+use crate::notation::cdp::writer::push_indent;
 
 /// What a marker tells the agent to expand: the subtree of `uid`, or with `until` the run of
 /// siblings from `uid` to `until`.

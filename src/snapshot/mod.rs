@@ -23,22 +23,17 @@
 //! themselves (`expand_snapshot uid=FIRST until=LAST`), or an ancestor when they are not
 //! siblings in the raw tree.
 
-mod collapse;
-pub mod escape;
+pub(crate) mod collapse;
 pub mod marker;
 pub mod params;
-pub mod parse;
 mod prune;
 mod records;
-pub mod render;
 pub mod retrieve;
 pub(crate) mod roles;
-#[cfg(test)]
-mod tests;
 pub mod tree;
-mod url;
 
 use crate::level::Level;
+use crate::notation::cdp::{parse, writer as render};
 
 pub use params::SnapshotLimits;
 
@@ -106,8 +101,8 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
 /// Filters the body of a `## Latest page snapshot` section (the lines after the header).
 /// A Playwright YAML body goes to `crate::playwright` (same passes, its own notation).
 pub fn filter_snapshot(text: &str, options: &SnapshotOptions) -> FilteredSnapshot {
-    if crate::playwright::is_yaml_snapshot(text) {
-        return crate::playwright::filter_yaml_snapshot(text, options);
+    if crate::notation::playwright::is_yaml_snapshot(text) {
+        return crate::notation::playwright::filter_yaml_snapshot(text, options);
     }
     filter_parsed(text, parse::parse(text), options, render::render)
 }

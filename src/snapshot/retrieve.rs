@@ -6,11 +6,11 @@
 
 use regex::{Regex, RegexBuilder};
 
-use super::parse::parse;
-use super::render::{render_siblings, write_element_line};
 use super::tree::{Node, NodeKind, Tree};
 use crate::error::FilterError;
-use crate::playwright;
+use crate::notation::cdp::parse::parse;
+use crate::notation::cdp::writer::{render_siblings, write_element_line};
+use crate::notation::playwright;
 
 /// Characters of an ancestor's name shown in a search hit's path.
 const PATH_NAME_CHARS: usize = 40;
@@ -191,7 +191,7 @@ fn path_of(tree: &Tree<'_>, id: usize) -> String {
                 let short: String = name.chars().take(PATH_NAME_CHARS).collect();
                 let ellipsis = if short.len() < name.len() { "…" } else { "" };
                 let mut quoted = String::new();
-                super::escape::escape_into(&mut quoted, &short);
+                crate::notation::cdp::escape::escape_into(&mut quoted, &short);
                 format!("{} \"{quoted}{ellipsis}\"", n.role)
             }
         })

@@ -7,11 +7,11 @@
 //! [`Tree`]: crate::snapshot::tree::Tree
 
 pub mod parse;
-pub mod render;
 pub mod retrieve;
 pub mod sections;
 #[cfg(test)]
 mod tests;
+pub mod writer;
 pub mod yaml;
 
 use crate::snapshot::{filter_parsed, FilteredSnapshot, SnapshotOptions};
@@ -32,7 +32,7 @@ pub fn is_yaml_snapshot(body: &str) -> bool {
 pub fn filter_yaml_snapshot(text: &str, options: &SnapshotOptions) -> FilteredSnapshot {
     let mut implied = Vec::new();
     let tree = parse::parse(text, &mut implied);
-    filter_parsed(text, tree, options, render::render)
+    filter_parsed(text, tree, options, writer::render)
 }
 
 /// Filters the snapshot inside a Playwright result's text; `None` when the text has none or

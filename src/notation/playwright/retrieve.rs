@@ -2,7 +2,7 @@
 //! format and call these for parsing and writing lines.
 
 use super::parse::parse;
-use super::render::{element_line, render_siblings};
+use super::writer::{element_line, render_siblings};
 use crate::snapshot::tree::Tree;
 
 /// Parses a YAML body; `implied` holds implied refs the tree borrows.

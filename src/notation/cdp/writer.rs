@@ -4,12 +4,12 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use super::collapse::promote_dropped_into;
 use super::escape::{escape_into, escape_link_text_into};
-use super::marker;
-use super::roles;
-use super::tree::{Node, NodeKind, Tree};
 use super::url::relative_to;
+use crate::snapshot::collapse::promote_dropped_into;
+use crate::snapshot::marker;
+use crate::snapshot::roles;
+use crate::snapshot::tree::{Node, NodeKind, Tree};
 
 /// First characters of our legend line: the parser reads a text starting with it as light
 /// notation.

@@ -2,13 +2,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::marker::read_marker;
 use super::parse::parse;
-use super::render::render_raw;
-use super::retrieve::{expand_range, expand_subtree, search_snapshot, sibling_range};
-use super::tree::{NodeKind, Tree};
-use super::{filter_snapshot, SnapshotOptions};
+use super::writer::render_raw;
 use crate::level::Level;
+use crate::snapshot::marker::read_marker;
+use crate::snapshot::retrieve::{expand_range, expand_subtree, search_snapshot, sibling_range};
+use crate::snapshot::tree::{NodeKind, Tree};
+use crate::snapshot::{filter_snapshot, SnapshotOptions};
 use crate::test_support::{corpus_dir, XorShift};
 
 const HEADER: &str = "## Latest page snapshot\n";

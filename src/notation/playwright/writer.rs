@@ -16,9 +16,9 @@ use std::collections::BTreeMap;
 
 use super::parse::{next_ref, ref_implicable, NOREF};
 use super::yaml::{write_json_string, write_key, write_value};
+pub use crate::notation::cdp::writer::Rendered;
+use crate::notation::cdp::writer::{flatten, push_indent};
 use crate::snapshot::marker;
-pub use crate::snapshot::render::Rendered;
-use crate::snapshot::render::{flatten, push_indent};
 use crate::snapshot::roles;
 use crate::snapshot::tree::{Node, NodeKind, Tree};
 
