@@ -18,8 +18,9 @@ use std::time::{Duration, Instant};
 
 use mcp_snapshot_filter::describe::{self, CompressOptions, LIST_METHODS};
 use mcp_snapshot_filter::level::Level;
+use mcp_snapshot_filter::notation;
 use mcp_snapshot_filter::result::{self, ResultOptions};
-use mcp_snapshot_filter::snapshot::{self, SnapshotOptions};
+use mcp_snapshot_filter::snapshot::SnapshotOptions;
 use serde_json::Value;
 
 const LEVELS: [Level; 3] = [Level::Light, Level::Moderate, Level::Aggressive];
@@ -139,7 +140,7 @@ fn run_once(input: &Input, level: Level) {
     match input.function {
         "filter_snapshot" => {
             let options = SnapshotOptions::for_level(level);
-            black_box(snapshot::filter_snapshot(black_box(&input.text), &options));
+            black_box(notation::filter_snapshot(black_box(&input.text), &options));
         }
         "filter_tool_result" => {
             let options = ResultOptions::for_level(level);

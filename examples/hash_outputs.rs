@@ -23,19 +23,13 @@ use api::{notation, playwright};
 mod api {
     pub use mcp_snapshot_filter::notation::playwright;
     pub mod notation {
-        use mcp_snapshot_filter::notation::playwright;
-        pub use mcp_snapshot_filter::snapshot::filter_snapshot;
-        pub use mcp_snapshot_filter::snapshot::retrieve::{
-            expand_range, expand_subtree, search_snapshot,
+        pub use mcp_snapshot_filter::notation::{
+            expand_range, expand_subtree, filter_snapshot, search_snapshot,
         };
 
         pub fn uids_of(body: &str) -> Vec<String> {
             let mut implied = Vec::new();
-            let tree = if playwright::is_yaml_snapshot(body) {
-                playwright::parse::parse(body, &mut implied)
-            } else {
-                mcp_snapshot_filter::notation::cdp::parse::parse(body)
-            };
+            let tree = mcp_snapshot_filter::notation::notation_of(body).parse(body, &mut implied);
             tree.uids().map(str::to_string).collect()
         }
     }

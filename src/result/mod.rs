@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
-use crate::snapshot::{self, SnapshotLimits, SnapshotOptions};
+use crate::snapshot::{SnapshotLimits, SnapshotOptions};
 
 use console::ConsoleLimits;
 use evaluate::EvaluateLimits;
@@ -400,7 +400,7 @@ fn filter_snapshot_section(
         level: options.level,
         limits: options.snapshot.clone(),
     };
-    let filtered = snapshot::filter_snapshot(body, &snapshot_options);
+    let filtered = crate::notation::filter_snapshot(body, &snapshot_options);
     if filtered.text == body {
         return None;
     }

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 
 use super::escape::{unescape, unescape_link_text};
-use super::writer::{CHILDREN_SEPARATOR, LEGEND_TAG, SIBLING_SEPARATOR};
+use super::syntax::{CHILDREN_SEPARATOR, LEGEND_TAG, SIBLING_SEPARATOR};
 use crate::snapshot::tree::{Attr, Node, NodeKind, Tree};
 
 /// The DevTools selection suffix chrome-devtools-mcp appends to the selected node.

@@ -5,10 +5,11 @@ use std::collections::{HashMap, HashSet};
 use super::parse::parse;
 use super::writer::render_raw;
 use crate::level::Level;
+use crate::notation::{expand_range, expand_subtree, filter_snapshot, search_snapshot};
 use crate::snapshot::marker::read_marker;
-use crate::snapshot::retrieve::{expand_range, expand_subtree, search_snapshot, sibling_range};
+use crate::snapshot::retrieve::sibling_range;
 use crate::snapshot::tree::{NodeKind, Tree};
-use crate::snapshot::{filter_snapshot, SnapshotOptions};
+use crate::snapshot::SnapshotOptions;
 use crate::test_support::{corpus_dir, XorShift};
 
 const HEADER: &str = "## Latest page snapshot\n";

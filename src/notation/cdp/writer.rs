@@ -1,27 +1,18 @@
-//! Writes a tree back as text. `render_raw` gives the input back byte for byte (the `off`
-//! check of the parser); `render` writes the light notation with markers for what passes hid.
+//! The light notation's line writer. `render_raw` gives the input back byte for byte (the
+//! `off` check of the parser); `render` writes the light notation through the core's one
+//! traversal (`snapshot::render`), with markers for what passes hid.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use super::escape::{escape_into, escape_link_text_into};
+use super::syntax::{CHILDREN_SEPARATOR, LEGEND_TAG, SIBLING_SEPARATOR};
 use super::url::relative_to;
-use crate::snapshot::collapse::promote_dropped_into;
-use crate::snapshot::marker;
+use crate::snapshot::render::{push_indent, render_with, LineWriter, Rendered, Written};
 use crate::snapshot::roles;
 use crate::snapshot::tree::{Node, NodeKind, Tree};
 
-/// First characters of our legend line: the parser reads a text starting with it as light
-/// notation.
-pub const LEGEND_TAG: &str = "#snapshot-filter";
 const LEGEND_LIGHT: &str = "#snapshot-filter light: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page";
 const LEGEND_LOSSY: &str = "#snapshot-filter: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page; hidden: link/image urls, \"…\" lines, cut=N chars (expand_snapshot uid=U)";
-
-/// Between siblings sharing a line. After a closing quote `"|` is one token, where `" ` and the
-/// uid's own digits would be two.
-pub const SIBLING_SEPARATOR: char = '|';
-/// After a node whose children all share its line.
-pub const CHILDREN_SEPARATOR: &str = " > ";
 
 /// The raw lines of every node, in order: the parser's input, unchanged.
 pub fn render_raw(tree: &Tree<'_>) -> String {
@@ -39,34 +30,6 @@ pub fn render_raw(tree: &Tree<'_>) -> String {
     if tree.trailing_newline {
         out.push('\n');
     }
-    out
-}
-
-/// What a renderer wrote, for the stats (both notations).
-#[derive(Debug, Default)]
-pub struct Rendered {
-    pub text: String,
-    pub uids_shown: usize,
-    pub uids_hidden: usize,
-    pub markers: usize,
-}
-
-struct Frame<'t> {
-    items: Vec<usize>,
-    pos: usize,
-    depth: usize,
-    base: Option<&'t str>,
-    /// The uid a marker in this frame tells the agent to expand.
-    expand_uid: &'t str,
-    /// The root whose subtree this frame closes (to write its dropped-nodes marker).
-    closes_root: Option<usize>,
-}
-
-/// `children` with dropped nodes replaced by their own (visible) children; the dropped ones
-/// are added to `dropped`.
-pub(crate) fn flatten(tree: &Tree<'_>, children: &[usize], dropped: &mut Vec<usize>) -> Vec<usize> {
-    let mut out = Vec::with_capacity(children.len());
-    promote_dropped_into(tree, children, &mut out, &mut Vec::new(), Some(dropped));
     out
 }
 
@@ -96,12 +59,6 @@ fn write_leaf_run(out: &mut String, tree: &Tree<'_>, items: &[usize], base: Opti
         written += 1;
     }
     written
-}
-
-pub(crate) fn push_indent(out: &mut String, depth: usize) {
-    for _ in 0..depth {
-        out.push_str("  ");
-    }
 }
 
 /// Writes the tree in the light notation, honouring the passes' flags.
@@ -137,142 +94,91 @@ fn render_from<'t>(
     trailing_newline: bool,
 ) -> Rendered {
     let mut r = Rendered::default();
-    let out = &mut r.text;
     // Room for a typical line per node (fewer lines are written when lossy): few regrowths.
-    out.reserve(tree.nodes.len() * if lossy { 16 } else { 48 });
-    out.push_str(if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT });
-    let mut dropped_by_root: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    let mut scratch = Vec::new();
-    let mut stack = vec![Frame {
-        items: roots.to_vec(),
-        pos: 0,
-        depth: 0,
-        base,
-        expand_uid: "",
-        closes_root: None,
-    }];
-    let mut root_of_frame: Option<usize> = None;
-    while let Some(frame) = stack.last_mut() {
-        let Some(&id) = frame.items.get(frame.pos) else {
-            if let Some(root) = frame.closes_root {
-                if let Some(dropped) = dropped_by_root.remove(&root) {
-                    let uid = tree.nodes.get(root).map_or("", |n| n.uid);
-                    out.push('\n');
-                    r.uids_hidden += marker::write_dropped(out, tree, &dropped, frame.depth, uid);
-                    r.markers += 1;
-                }
-            }
-            stack.pop();
-            continue;
-        };
-        let Some(node) = tree.nodes.get(id) else {
-            frame.pos += 1;
-            continue;
-        };
-        if frame.depth == 0 {
-            root_of_frame = Some(id);
-        }
-        let depth = frame.depth;
-        if node.hidden {
-            // One marker per run of hidden siblings; a run of hidden records gets its own.
-            let start = frame.pos;
-            frame.pos = marker::hidden_run_end(tree, &frame.items, start);
-            let run = frame.items.get(start..frame.pos).unwrap_or(&[]);
-            out.push('\n');
-            r.uids_hidden += marker::write_run(out, tree, run, depth, frame.expand_uid);
-            r.markers += 1;
-            continue;
-        }
-        out.push('\n');
-        match node.kind {
-            NodeKind::Verbatim => {
-                write_verbatim(out, node.raw.unwrap_or(""));
-                frame.pos += 1;
-            }
-            NodeKind::Marker => {
-                push_indent(out, depth);
-                out.push_str(node.name_str());
-                r.markers += 1;
-                frame.pos += 1;
-            }
-            NodeKind::Element if depth > 0 && is_inline_leaf(node) => {
-                // Siblings without children share one line: a newline and an indent less each.
-                push_indent(out, depth);
-                let rest = frame.items.get(frame.pos..).unwrap_or(&[]);
-                let written = write_leaf_run(out, tree, rest, frame.base);
-                r.uids_shown += written;
-                frame.pos += written;
-            }
-            NodeKind::Element => {
-                push_indent(out, depth);
-                write_element(out, node, frame.base);
-                if !node.uid.is_empty() {
-                    r.uids_shown += 1;
-                }
-                frame.pos += 1;
-                if !node.children.is_empty() {
-                    let base = if node.role == "RootWebArea" {
-                        node.attr("url").and_then(|a| a.value.as_deref())
-                    } else {
-                        frame.base
-                    };
-                    let expand_uid = if node.uid.is_empty() {
-                        frame.expand_uid
-                    } else {
-                        node.uid
-                    };
-                    scratch.clear();
-                    let items = flatten(tree, &node.children, &mut scratch);
-                    if !scratch.is_empty() {
-                        if let Some(root) = root_of_frame {
-                            dropped_by_root.entry(root).or_default().extend(&scratch);
-                        }
-                    }
-                    // Children that are all childless go on the node's own line: a line
-                    // (newline and indent) less. Not for roots, whose frame writes the marker of
-                    // their dropped nodes, nor after the DevTools suffix, which ends a line.
-                    let leaves = depth > 0
-                        && !node.devtools_selected
-                        && !items.is_empty()
-                        && items
-                            .iter()
-                            .all(|&i| tree.nodes.get(i).is_some_and(is_inline_leaf));
-                    if leaves {
-                        out.push_str(CHILDREN_SEPARATOR);
-                        r.uids_shown += write_leaf_run(out, tree, &items, base);
-                        continue;
-                    }
-                    let closes_root = (depth == 0).then_some(id);
-                    stack.push(Frame {
-                        items,
-                        pos: 0,
-                        depth: depth + 1,
-                        base,
-                        expand_uid,
-                        closes_root,
-                    });
-                } else if depth == 0 {
-                    if let Some(dropped) = dropped_by_root.remove(&id) {
-                        out.push('\n');
-                        r.uids_hidden +=
-                            marker::write_dropped(out, tree, &dropped, depth + 1, node.uid);
-                        r.markers += 1;
-                    }
-                }
-            }
-        }
-    }
-    // Dropped nodes whose root has no children left to close it.
-    for (root, dropped) in dropped_by_root {
-        let uid = tree.nodes.get(root).map_or("", |n| n.uid);
-        out.push('\n');
-        r.uids_hidden += marker::write_dropped(out, tree, &dropped, 1, uid);
-        r.markers += 1;
-    }
+    r.text
+        .reserve(tree.nodes.len() * if lossy { 16 } else { 48 });
+    r.text
+        .push_str(if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT });
+    render_with(tree, roots, base, &mut LightWriter, &mut r);
     if trailing_newline {
-        out.push('\n');
+        r.text.push('\n');
     }
     r
+}
+
+/// The light notation's lines, each after a newline (the legend is the first line). The
+/// scope is the page url (of the nearest `RootWebArea`) that urls are written relative to.
+struct LightWriter;
+
+impl<'t> LineWriter<'t> for LightWriter {
+    type Scope = Option<&'t str>;
+
+    fn marker(&mut self, out: &mut String, depth: usize, text: &str) {
+        out.push('\n');
+        push_indent(out, depth);
+        out.push_str(text);
+    }
+
+    fn verbatim(&mut self, out: &mut String, raw: &str) {
+        out.push('\n');
+        write_verbatim(out, raw);
+    }
+
+    fn element(
+        &mut self,
+        out: &mut String,
+        tree: &'t Tree<'_>,
+        items: &[usize],
+        depth: usize,
+        base: Option<&'t str>,
+        children: &[usize],
+    ) -> Written<Option<&'t str>> {
+        let mut written = Written {
+            siblings: 1,
+            uids_shown: 0,
+            children: None,
+        };
+        let Some(node) = items.first().and_then(|&i| tree.nodes.get(i)) else {
+            return written;
+        };
+        out.push('\n');
+        push_indent(out, depth);
+        if depth > 0 && is_inline_leaf(node) {
+            // Siblings without children share one line: a newline and an indent less each.
+            let n = write_leaf_run(out, tree, items, base);
+            written.siblings = n;
+            written.uids_shown = n;
+            return written;
+        }
+        write_element(out, node, base);
+        if !node.uid.is_empty() {
+            written.uids_shown += 1;
+        }
+        if node.children.is_empty() {
+            return written;
+        }
+        let base = if node.role == "RootWebArea" {
+            node.attr("url").and_then(|a| a.value.as_deref())
+        } else {
+            base
+        };
+        // Children that are all childless go on the node's own line: a line (newline and
+        // indent) less. Not for roots, whose frame writes the marker of their dropped nodes,
+        // nor after the DevTools suffix, which ends a line.
+        let leaves = depth > 0
+            && !node.devtools_selected
+            && !children.is_empty()
+            && children
+                .iter()
+                .all(|&i| tree.nodes.get(i).is_some_and(is_inline_leaf));
+        if leaves {
+            out.push_str(CHILDREN_SEPARATOR);
+            written.uids_shown += write_leaf_run(out, tree, children, base);
+        } else {
+            written.children = Some(base);
+        }
+        written
+    }
 }
 
 /// Unreadable lines stay as they are, behind a `\` when they could pass for structure.
