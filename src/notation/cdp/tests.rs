@@ -732,7 +732,7 @@ fn snapshot_throughput() {
     let corpus = corpus_snapshots();
     assert!(!corpus.is_empty(), "no corpus: set MCP_CORPUS_DIR");
     let bytes: usize = corpus.iter().map(|(_, b)| b.len()).sum();
-    let rounds = 9;
+    let rounds = 15;
     let encoded: Vec<String> = corpus
         .iter()
         .map(|(_, b)| serde_json::to_string(b).unwrap())
