@@ -206,8 +206,8 @@ pub fn write_hidden(
 
 /// The end (exclusive) of the run of hidden siblings that starts at `items[start]`: one marker
 /// per run, however it was hidden (a run of records hidden next to other hidden siblings joins
-/// them, so that a capped region gets one marker, not one per record run). Shared by both
-/// renderers (chrome-devtools-mcp text and Playwright YAML).
+/// them, so that a capped region gets one marker, not one per record run). Shared by every
+/// notations (every line writer goes through `render::render_with`).
 pub fn hidden_run_end(tree: &Tree<'_>, items: &[usize], start: usize) -> usize {
     let mut end = start + 1;
     while items

@@ -2,7 +2,7 @@
 //! passes of each level (`prune`, `records`, `collapse`, over the one child walk of `walk`),
 //! the markers that name what they hid (`marker`), the one traversal that writes a tree through
 //! a notation's line writer (`render`), and retrieval from the raw text (`retrieve`). It names
-//! no notation: a notation (see `crate::notation`) comes in as a [`Notation`], and the choice
+//! no notation: a notation comes in as a [`Notation`], and the choice
 //! of one for a given text is made above this module.
 //!
 //! - `off`: the text unchanged.

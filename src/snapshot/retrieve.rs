@@ -2,7 +2,7 @@
 //! `expand_subtree` renders the subtree under a uid at `light` (lossless), `expand_range` a run
 //! of siblings (what one marker hid), `search_snapshot`
 //! finds the nodes whose role, name or attributes match, with the path of their ancestors.
-//! Each takes the notation the raw text is in (`crate::notation` picks it; refs are uids).
+//! Each takes the [`Notation`] the raw text is in (the caller picks it; refs are uids).
 
 use regex::{Regex, RegexBuilder};
 
