@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
-use crate::snapshot::{self, SnapshotLimits, SnapshotOptions};
+use crate::snapshot::{SnapshotLimits, SnapshotOptions};
 
 use console::ConsoleLimits;
 use evaluate::EvaluateLimits;
@@ -332,14 +332,14 @@ fn filter_text(
     figures: &mut FilterFigures,
     raw_snapshot: &mut Option<String>,
 ) -> Option<String> {
-    if crate::playwright::is_playwright_tool(tool_name) {
+    if crate::notation::playwright::is_playwright_tool(tool_name) {
         // Playwright results have their own sections: only the YAML snapshot is filtered.
         let snapshot_options = SnapshotOptions {
             level: options.level,
             limits: options.snapshot.clone(),
         };
         let (new_text, hidden) =
-            crate::playwright::filter_result_text(text, &snapshot_options, raw_snapshot)?;
+            crate::notation::playwright::filter_result_text(text, &snapshot_options, raw_snapshot)?;
         figures.uids_hidden += hidden;
         return Some(new_text);
     }
@@ -400,7 +400,7 @@ fn filter_snapshot_section(
         level: options.level,
         limits: options.snapshot.clone(),
     };
-    let filtered = snapshot::filter_snapshot(body, &snapshot_options);
+    let filtered = crate::notation::filter_snapshot(body, &snapshot_options);
     if filtered.text == body {
         return None;
     }
