@@ -456,7 +456,7 @@ function runReduction(ctx) {
   heading('Reduction: bytes and o200k tokens per tool and level over the corpus')
   const native = require(path.join(ROOT, 'index.js'))
   const { measure, tokenCounter } = require(path.join(ROOT, 'bin', 'measure.js'))
-  const counter = tokenCounter()
+  const counter = tokenCounter(native)
   const files = ctx.docs.map((d) => ({ file: d.path, label: d.file, walked: true }))
   const report = measure(native, files, LEVELS, counter)
   const groups = new Map()
