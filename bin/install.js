@@ -127,6 +127,9 @@ function nodeCommand(entry) {
 /** The change to one entry, or a reason it is left alone: { after } | { skip }. */
 function planEntry(action, name, entry, named) {
   if (!isObject(entry)) return { skip: 'not an object' }
+  // Unless named, only browser servers are looked at (and reported).
+  const words = [entry.command, ...(Array.isArray(entry.args) ? entry.args : []), entry.url].filter((w) => typeof w === 'string').join(' ')
+  if (!named && action === 'install' && !BROWSER_SERVERS.some((re) => re.test(words))) return { skip: null }
   if (entry.url !== undefined || (entry.type !== undefined && entry.type !== 'stdio')) return { skip: `not a stdio server (type ${JSON.stringify(entry.type ?? 'url')}): only stdio servers can run through the proxy` }
   if (typeof entry.command !== 'string' || entry.command === '') return { skip: 'no "command" string' }
   if (entry.args !== undefined && !isStringArray(entry.args)) return { skip: '"args" is not an array of strings' }
@@ -134,8 +137,6 @@ function planEntry(action, name, entry, named) {
   const sep = proxySeparator(entry)
   if (action === 'install') {
     if (sep !== -1 || entry.command === 'mcp-snapshot-filter') return { skip: 'already runs through mcp-snapshot-filter' }
-    const line = [entry.command, ...args].join(' ')
-    if (!named && !BROWSER_SERVERS.some((re) => re.test(line))) return { skip: null }
     return { after: { ...entry, command: nodeCommand(entry), args: [CLI, '--', entry.command, ...args] } }
   }
   if (sep === -1) return named ? { skip: 'does not run through mcp-snapshot-filter' } : { skip: null }
