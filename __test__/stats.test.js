@@ -43,7 +43,7 @@ test('stderr mode holds the line for the proxy, once', () => {
   // Named by tool and without the bracketed prefix: the proxy's log adds `[mcp-snapshot-filter] `.
   assert.match(session.takeStatsLine(), /^list_network_requests: \d+ B → \d+ B \(−\d+%\), ~\d+ tokens saved \| session: /);
   assert.strictEqual(session.takeStatsLine(), null);
-  assert.match(session.summary(), /shrinking 1 of the 1 result of filtered tools/);
+  assert.match(session.summary(), /shrinking 1 of 1 result of filtered tools/);
 });
 
 test('off mode adds no line but still counts', () => {
@@ -51,7 +51,7 @@ test('off mode adds no line but still counts', () => {
   const out = session.filterToolResult('list_network_requests', json, '{}');
   assert.ok(!out.includes('[mcp-snapshot-filter:'));
   assert.strictEqual(session.takeStatsLine(), null);
-  assert.match(session.summary(), /shrinking 1 of the 1 result of filtered tools/);
+  assert.match(session.summary(), /shrinking 1 of 1 result of filtered tools/);
 });
 
 test('the summary says why nothing was saved, never "0 B of 0 B"', () => {
@@ -61,7 +61,7 @@ test('the summary says why nothing was saved, never "0 B of 0 B"', () => {
   const idle = new FilterSession({ filter: { level: 'moderate' } });
   const small = JSON.stringify({ content: [{ type: 'text', text: '## Network requests\nreqid=1 GET http://127.0.0.1/ [200]' }] });
   assert.strictEqual(idle.filterToolResult('list_network_requests', small, '{}'), null);
-  assert.match(idle.summary(), /^session: nothing saved; none of the 1 result of filtered tools/);
+  assert.match(idle.summary(), /^session: nothing saved; none of 1 result of filtered tools/);
   assert.doesNotMatch(idle.summary(), /0 B/);
 });
 

@@ -176,8 +176,8 @@ pub fn summary_line(totals: &SavingsTotals, level: Level) -> String {
         return "session: filter level off, every tool result forwarded unchanged".to_string();
     }
     let seen = match totals.results {
-        1 => "the 1 result".to_string(),
-        n => format!("the {n} results"),
+        1 => "1 result".to_string(),
+        n => format!("{n} results"),
     };
     if totals.calls == 0 {
         return format!(
@@ -235,7 +235,7 @@ mod tests {
         );
         assert_eq!(
             summary_line(&totals, Level::Moderate),
-            "session saved 438 KB of 1.1 MB (−39%), ~137k tokens, shrinking 2 of the 4 results of filtered tools (snapshots, network and console lists, scripts)"
+            "session saved 438 KB of 1.1 MB (−39%), ~137k tokens, shrinking 2 of 4 results of filtered tools (snapshots, network and console lists, scripts)"
         );
     }
 
@@ -249,7 +249,7 @@ mod tests {
         totals.results = 1;
         let line = summary_line(&totals, Level::Light);
         assert!(
-            line.starts_with("session: nothing saved; none of the 1 result "),
+            line.starts_with("session: nothing saved; none of 1 result "),
             "{line}"
         );
         assert!(!line.contains("−0%"), "{line}");

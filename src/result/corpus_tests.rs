@@ -436,7 +436,7 @@ fn session_appends_or_holds_the_stats_line() {
     assert!(
         stderr
             .summary()
-            .contains("shrinking 1 of the 2 results of filtered tools"),
+            .contains("shrinking 1 of 2 results of filtered tools"),
         "{}",
         stderr.summary()
     );
