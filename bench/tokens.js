@@ -70,42 +70,41 @@ function corpusTexts() {
   return texts.filter((t) => t.text !== '' && !seen.has(t.text) && seen.add(t.text))
 }
 
-const FEATURES = ['WORD', 'LETTER', 'CAMEL', 'DIGIT_GROUP', 'PUNCT', 'NEWLINE', 'EXTRA_SPACE', 'NON_ASCII', 'PUNCT_RUN', 'BACKSLASH']
+const FEATURES = ['WORD', 'LETTER', 'CAMEL', 'DIGIT_RUN', 'DIGIT', 'PUNCT', 'NEWLINE', 'EXTRA_SPACE', 'NON_ASCII', 'PUNCT_RUN', 'BACKSLASH']
 
-/** The counts src/tokens.rs weighs, in FEATURES order (a mirror of its loop). */
+/** The counts src/tokens.rs weighs, in FEATURES order (a mirror of its model: each byte's
+ * weight depends on the byte and on the class of the byte before it, nothing else). */
 function features(text) {
   const f = new Array(FEATURES.length).fill(0)
-  const bytes = Buffer.from(text)
+  const cls = (b) => {
+    if (b >= 0x61 && b <= 0x7a) return 'lower'
+    if (b >= 0x41 && b <= 0x5a) return 'upper'
+    if (b >= 0x30 && b <= 0x39) return 'digit'
+    if (b === 0x20) return 'space'
+    if (b >= 0x21 && b <= 0x7e) return 'punct'
+    return 'other'
+  }
   let prev = 'other'
-  let digits = 0
-  for (const b of bytes) {
-    let cls = 'other'
-    if (b >= 0x61 && b <= 0x7a) cls = 'lower'
-    else if (b >= 0x41 && b <= 0x5a) cls = 'upper'
-    else if (b >= 0x30 && b <= 0x39) cls = 'digit'
-    else if (b === 0x20) cls = 'space'
-    else if (b >= 0x21 && b <= 0x7e) cls = 'punct'
-    if (cls !== 'digit' && digits > 0) {
-      f[3] += Math.ceil(digits / 3)
-      digits = 0
-    }
-    if (cls === 'lower' || cls === 'upper') {
+  for (const b of Buffer.from(text)) {
+    const c = cls(b)
+    if (c === 'lower' || c === 'upper') {
       f[1]++
       const inWord = prev === 'lower' || prev === 'upper'
       if (!inWord) f[0]++
-      else if (cls === 'upper' && prev === 'lower') f[2]++
-    } else if (cls === 'digit') digits++
-    else if (cls === 'space') {
-      if (prev === 'space') f[6]++
-    } else if (cls === 'punct') {
+      else if (c === 'upper' && prev === 'lower') f[2]++
+    } else if (c === 'digit') {
       f[4]++
-      if (b === 0x5c) f[9]++
-      if (prev !== 'punct') f[8]++
-    } else if (b === 0x0a) f[5]++
-    else if (b >= 0x80 && (b & 0xc0) !== 0x80) f[7]++
-    prev = cls
+      if (prev !== 'digit') f[3]++
+    } else if (c === 'space') {
+      if (prev === 'space') f[7]++
+    } else if (c === 'punct') {
+      f[5]++
+      if (b === 0x5c) f[10]++
+      if (prev !== 'punct') f[9]++
+    } else if (b === 0x0a) f[6]++
+    else if (b >= 0xc0) f[8]++
+    prev = c
   }
-  f[3] += Math.ceil(digits / 3)
   return f
 }
 

@@ -44,7 +44,7 @@ What is counted is what the model reads: the text blocks of a tool result (plus
 structuredContent, if any; images are not counted), the JSON of a list result, the snapshot
 text. Tokens are o200k_base counts when the gpt-tokenizer package is installed, otherwise
 the proxy's own estimate (the one its stats line uses: never below o200k on the corpus, a
-median 15% above); the table header says which. MCP_SNAPSHOT_FILTER_TOKENS=estimate forces
+median 18% above); the table header says which. MCP_SNAPSHOT_FILTER_TOKENS=estimate forces
 the estimate.
 
 Exit status: 0 when every file was measured, 1 when a file could not be parsed (it is
@@ -96,7 +96,7 @@ function tokenCounter(native, env = process.env) {
   const why = forced ? 'MCP_SNAPSHOT_FILTER_TOKENS=estimate' : 'gpt-tokenizer not installed'
   return {
     name: '~tokens',
-    description: `estimated tokens, the proxy's own estimate (errs high: never below o200k on the corpus, a median 15% above; ${why})`,
+    description: `estimated tokens, the proxy's own estimate (errs high: never below o200k on the corpus, a median 18% above; ${why})`,
     exact: false,
     count: (text) => native.estimateTokens(text),
   }

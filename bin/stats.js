@@ -23,7 +23,7 @@ Options:
   -h, --help   Show this help and exit.
 
 Sizes are decimal (1 KB = 1000 bytes). Tokens are the proxy's own estimate, which errs high
-(a median 15% above o200k on the corpus).
+(a median 18% above o200k on the corpus).
 `
 
 function parseStatsArgs(argv) {

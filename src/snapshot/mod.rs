@@ -34,7 +34,7 @@ pub mod render;
 pub mod retrieve;
 pub(crate) mod roles;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 pub mod tree;
 mod url;
 
