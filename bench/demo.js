@@ -105,7 +105,7 @@ async function main(argv) {
   const sessions = []
   try {
     process.stderr.write(`starting Chromium twice (direct, and behind mcp-snapshot-filter --filter-level=${opts.level})...\n`)
-    const started = await Promise.allSettled([connect(upstream, env), connect([process.execPath, BIN, `--filter-level=${opts.level}`, '--', ...upstream], env)])
+    const started = await Promise.allSettled([connect(upstream, env), connect([process.execPath, BIN, `--filter-level=${opts.level}`, '--no-ledger', '--', ...upstream], env)])
     for (const s of started) if (s.status === 'fulfilled') sessions.push(s.value)
     const failed = started.find((s) => s.status === 'rejected')
     if (failed) throw failed.reason

@@ -425,7 +425,8 @@ async function runProxy(ctx) {
   const bigTool = big.doc.tool ?? big.doc.request.params.name
   fs.writeFileSync(path.join(replay, `${smallTool}.json`), JSON.stringify(small.doc))
   fs.writeFileSync(path.join(replay, `${bigTool}.json`), JSON.stringify(big.doc))
-  const env = { FIXTURE_REPLAY_DIR: replay }
+  // A bench session is not the user's: it stays out of their savings ledger (`stats`).
+  const env = { FIXTURE_REPLAY_DIR: replay, MCP_SNAPSHOT_FILTER_LEDGER: 'off' }
   const cases = [smallTool, bigTool]
   const direct = await latencyRun([process.execPath, FIXTURE_SERVER], env, cases, ctx.opts.calls, false)
   const proxied = await latencyRun([process.execPath, BIN, '--', process.execPath, FIXTURE_SERVER], env, cases, ctx.opts.calls, true)
