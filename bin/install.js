@@ -118,14 +118,14 @@ function proxySeparator(entry) {
   return entry.args.indexOf('--')
 }
 
-/** The command `node` resolves to for the client: `node` when the upstream already relies on PATH, else this node. */
+/** How the entry names node: `node` when the upstream already relies on PATH (npx, …), else this very node. */
 function nodeCommand(entry) {
   const bare = !entry.command.includes('/') && !entry.command.includes('\\')
   return bare ? 'node' : process.execPath
 }
 
 /** The change to one entry, or a reason it is left alone: { after } | { skip }. */
-function planEntry(action, name, entry, named) {
+function planEntry(action, entry, named) {
   if (!isObject(entry)) return { skip: 'not an object' }
   // Unless named, only browser servers are looked at (and reported).
   const words = [entry.command, ...(Array.isArray(entry.args) ? entry.args : []), entry.url].filter((w) => typeof w === 'string').join(' ')
@@ -177,7 +177,7 @@ function planFile(action, spec, name) {
     }
     for (const [server, entry] of Object.entries(holder.mcpServers)) {
       if (name !== null && server !== name) continue
-      const plan = planEntry(action, server, entry, name !== null)
+      const plan = planEntry(action, entry, name !== null)
       if (plan.after) out.changes.push({ scope, holder, name: server, before: entry, after: plan.after })
       else if (plan.skip) out.notes.push(`${scope} "${server}": ${plan.skip}: left unchanged`)
     }
