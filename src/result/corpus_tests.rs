@@ -110,9 +110,12 @@ fn listed_ids(text: &str, prefix: &str) -> BTreeSet<u64> {
 
 #[test]
 fn every_corpus_result_keeps_its_invariants_at_every_level() {
-    let Some(corpus) = corpus_dir() else { return };
-    let captures = captures(&corpus);
-    assert!(captures.len() > 200, "corpus too small: {}", captures.len());
+    let Some(captures) = corpus_or_sample_captures() else {
+        return;
+    };
+    if has_corpus() {
+        assert!(captures.len() > 200, "corpus too small: {}", captures.len());
+    }
     let mut changed = 0;
     for capture in &captures {
         let name = capture.path.display().to_string();
@@ -128,7 +131,9 @@ fn every_corpus_result_keeps_its_invariants_at_every_level() {
             check_result(capture, &out, &name);
         }
     }
-    assert!(changed > 50, "only {changed} results changed");
+    // Hundreds of corpus results change; of the samples, 14 over the three lossy levels.
+    let expected = if has_corpus() { 50 } else { 12 };
+    assert!(changed > expected, "only {changed} results changed");
 }
 
 fn check_result(capture: &Capture, out: &Value, name: &str) {
@@ -238,6 +243,40 @@ fn noisy(corpus: &Path, file: &str) -> Capture {
         .into_iter()
         .find(|c| c.path == path)
         .unwrap_or_else(|| panic!("missing {}", path.display()))
+}
+
+/// Every corpus capture; without the corpus (outside CI), the tool results `samples/` ships
+/// (real chrome-devtools-mcp results, copies of corpus files). `None` only under a failing CI.
+fn corpus_or_sample_captures() -> Option<Vec<Capture>> {
+    if has_corpus() || std::env::var_os("CI").is_some() {
+        return corpus_dir().map(|corpus| captures(&corpus));
+    }
+    note_samples_only();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(shipped("samples"))
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    let mut out = Vec::new();
+    for path in files
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+    {
+        let text = std::fs::read_to_string(&path).expect("a shipped sample");
+        let json: Value = serde_json::from_str(&text).expect("sample JSON");
+        let params = &json["request"]["params"];
+        if let (Some(tool), Some(result)) = (params["name"].as_str(), json.get("result")) {
+            if result.get("content").is_some() {
+                out.push(Capture {
+                    tool: tool.to_string(),
+                    arguments: params["arguments"].to_string(),
+                    result: result.clone(),
+                    path,
+                });
+            }
+        }
+    }
+    assert!(out.len() >= 6, "samples missing: {}", out.len());
+    Some(out)
 }
 
 /// A noisy-page result that `samples/` ships a copy of (`samples/app-noisy.<file>`): from the
@@ -444,8 +483,9 @@ fn session_appends_or_holds_the_stats_line() {
 
 #[test]
 fn whole_response_filters_exactly_as_the_result_alone() {
-    let Some(corpus) = corpus_dir() else { return };
-    let all = captures(&corpus);
+    let Some(all) = corpus_or_sample_captures() else {
+        return;
+    };
     assert!(!all.is_empty());
     // Two sessions side by side: same options, same history, so same stats lines and cache.
     let mut by_result = Session::new(SessionOptions::for_level(Level::Moderate));
