@@ -32,6 +32,9 @@ function scratch() {
   fs.chmodSync(files.claude, 0o600)
   fs.copyFileSync(path.join(CONFIGS, 'cursor-mcp.json'), files.cursor)
   fs.copyFileSync(path.join(CONFIGS, 'cursor-project-mcp.json'), files.cursorProject)
+  // `claude mcp add --scope project chrome-devtools -- npx chrome-devtools-mcp@latest` writes this.
+  files.claudeProject = path.join(project, '.mcp.json')
+  fs.writeFileSync(files.claudeProject, `${JSON.stringify({ mcpServers: { 'chrome-devtools': { type: 'stdio', command: 'npx', args: ['chrome-devtools-mcp@latest'], env: {} } } }, null, 2)}\n`)
   return { root, home, project, files }
 }
 
@@ -50,6 +53,7 @@ test('--dry-run prints every change and writes nothing', () => {
   assert.match(r.stdout, /\.claude\.json: top-level "chrome-devtools" \(dry run, not written\)\n {2}- npx -y chrome-devtools-mcp@latest --isolated\n {2}\+ node .*bin\/cli\.js -- npx -y chrome-devtools-mcp@latest --isolated/)
   assert.match(r.stdout, /project \/home\/dev\/shop "playwright"/)
   assert.match(r.stdout, /\.cursor\/mcp\.json: mcpServers "chrome-devtools"/)
+  assert.match(r.stdout, /project\/\.mcp\.json: mcpServers "chrome-devtools"/)
   assert.doesNotMatch(r.stdout, /"memory"|"github"|"remote-docs"/, 'servers that are not browsers are not touched unless named')
   for (const [k, f] of Object.entries(s.files)) assert.equal(fs.readFileSync(f, 'utf8'), before[k], k)
   for (const f of Object.values(s.files)) assert.deepEqual(backups(f), [])
@@ -87,6 +91,8 @@ test('install wraps the browser servers of both clients, keeps the rest, backs u
   assert.deepEqual(read(s.files.cursor).mcpServers['chrome-devtools'].args, [CLI, '--', 'npx', '-y', 'chrome-devtools-mcp@latest'])
   assert.deepEqual(read(s.files.cursor).mcpServers['remote-docs'], { url: 'https://docs.example.org/mcp' })
   assert.deepEqual(read(s.files.cursorProject).mcpServers.playwright.args, [CLI, '--', 'npx', '@playwright/mcp@latest'])
+  const projectOriginal = fs.readFileSync(path.join(s.project, backups(s.files.claudeProject)[0]), 'utf8')
+  assert.deepEqual(read(s.files.claudeProject).mcpServers['chrome-devtools'].args, [CLI, '--', 'npx', 'chrome-devtools-mcp@latest'])
 
   // A second install changes nothing.
   const again = run(['install'], s)
@@ -97,6 +103,7 @@ test('install wraps the browser servers of both clients, keeps the rest, backs u
   assert.equal(u.status, 0, u.stderr)
   // Claude Code writes ~/.claude.json as JSON.stringify(…, null, 2): the round trip is byte-exact.
   assert.equal(fs.readFileSync(s.files.claude, 'utf8'), original)
+  assert.equal(fs.readFileSync(s.files.claudeProject, 'utf8'), projectOriginal)
   assert.deepEqual(read(s.files.cursor), JSON.parse(fs.readFileSync(path.join(CONFIGS, 'cursor-mcp.json'), 'utf8')))
   assert.deepEqual(read(s.files.cursorProject), JSON.parse(fs.readFileSync(path.join(CONFIGS, 'cursor-project-mcp.json'), 'utf8')))
 })

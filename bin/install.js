@@ -1,7 +1,7 @@
 'use strict'
 
 // `mcp-snapshot-filter install` / `uninstall`: rewrites an MCP server entry the user already has
-// in Claude Code (~/.claude.json: top-level and per-project `mcpServers`) or Cursor
+// in Claude Code (~/.claude.json: top-level and per-project `mcpServers`; a project's .mcp.json) or Cursor
 // (~/.cursor/mcp.json, <project>/.cursor/mcp.json) so that it runs through this proxy, and back.
 //
 // The wrapped entry runs `node <absolute path of this bin/cli.js> -- <original command> <args>`:
@@ -33,8 +33,9 @@ install rewrites the stdio entries of chrome-devtools-mcp and Playwright MCP (or
 named NAME, whatever it runs) so that the client starts them through the proxy:
   "command": "node", "args": ["${CLI}", "--", <the original command and args>]
 uninstall puts the original command back. Files (both clients when --client is not given):
-  claude  ~/.claude.json: the top-level "mcpServers" and every project's "mcpServers"
-  cursor  ~/.cursor/mcp.json and DIR/.cursor/mcp.json (DIR: --project, default: the current directory)
+  claude  ~/.claude.json (the top-level "mcpServers" and every project's) and DIR/.mcp.json
+  cursor  ~/.cursor/mcp.json and DIR/.cursor/mcp.json
+(DIR: --project, default: the current directory)
 Before a file changes it is copied to FILE.bak-mcp-snapshot-filter-<time>. A file that is
 not valid JSON, or an entry that is not a stdio command, is left alone with a message.
 Restart the client (quit Claude Code first: it rewrites ~/.claude.json while it runs).
@@ -42,7 +43,7 @@ The entry points at this copy of the package: moving or deleting it breaks the e
 
 Options:
   --client claude|cursor   Only this client's files.
-  --project DIR            The project whose .cursor/mcp.json to change (default: cwd).
+  --project DIR            The project whose .mcp.json and .cursor/mcp.json to change (default: cwd).
   --dry-run                Print the changes, write nothing.
   -h, --help               Show this help and exit.
 
@@ -90,6 +91,8 @@ function configFiles(clients, home, project) {
         return out
       },
     })
+    // `claude mcp add --scope project` writes the project's own .mcp.json (shared in its repo).
+    files.push({ client: 'claude', file: path.join(project, '.mcp.json'), scopes: (doc) => [{ scope: 'mcpServers', holder: doc }] })
   }
   if (clients.includes('cursor')) {
     const scopes = (doc) => [{ scope: 'mcpServers', holder: doc }]
