@@ -141,3 +141,13 @@ test('the upstream label is one word of the command line, never its arguments', 
   // A relative XDG_STATE_HOME is ignored, as the XDG spec says.
   assert.equal(ledger.stateDir({ XDG_STATE_HOME: 'rel', HOME: '/h' }, 'linux'), path.join('/h', '.local', 'state', 'mcp-snapshot-filter'))
 })
+
+test('a ledger that cannot be written costs one stderr line, never the exit code', async () => {
+  const state = scratchState()
+  // The state directory's place is taken by a file.
+  fs.writeFileSync(path.join(state, 'mcp-snapshot-filter'), 'not a directory\n')
+  const proxy = await session({ XDG_STATE_HOME: state, MCP_SNAPSHOT_FILTER_LEDGER: 'on' })
+  const lines = proxy.stderr().split('\n').filter((l) => l.includes('ledger'))
+  assert.equal(lines.length, 1, proxy.stderr())
+  assert.match(lines[0], /^\[mcp-snapshot-filter\] ledger: not written to .*ledger\.jsonl: (EEXIST|ENOTDIR)/)
+})
