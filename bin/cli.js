@@ -8,7 +8,7 @@ const { loadNative } = require('./native.js')
 /** The native session's configuration from the parsed options. */
 function sessionConfig(options) {
   const config = {
-    filter: { level: options['filter-level'] },
+    filter: { level: options['filter-level'], maxTokens: options['max-tokens'] },
     stats: options.stats,
     compactSchemas: options['compact-schemas'],
   }
@@ -22,6 +22,12 @@ function sessionConfig(options) {
   config.snapshotCacheBytes = Math.min(options['snapshot-cache-bytes'], 2 ** 32 - 1)
   if (options['raw-snapshots-dir'] !== undefined) config.rawSnapshotsDir = prepareDir(options['raw-snapshots-dir'])
   return config
+}
+
+/** Which results go to the filter: the filtered tools', and any that may be over the budget. */
+function budgetedTools(native, options) {
+  const maxTokens = options['filter-level'] === 'off' ? 0 : options['max-tokens']
+  return (tool, length) => native.isFilteredTool(tool) || (length === undefined ? maxTokens > 0 : native.mayExceedBudget(length, maxTokens))
 }
 
 /** Creates the raw snapshots directory (with the user's umask) and returns its absolute path. */
@@ -79,7 +85,8 @@ async function main(argv) {
       process.exit(code)
     },
     filtering: parsed.options['filter-level'] !== 'off' || session.describeLevel !== 'off',
-    isFilteredTool: native.isFilteredTool,
+    // Results of other tools cross only when they may be over the token budget.
+    isFilteredTool: budgetedTools(native, parsed.options),
     // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.
     localTools: {
       has: (name) => session.isProxyTool(name),

@@ -77,7 +77,8 @@ class Proxy {
    * @param {NodeJS.ReadableStream} [opts.stdin]
    * @param {NodeJS.WritableStream} [opts.stdout]
    * @param {boolean} [opts.filtering] false: forward every response untouched (level off)
-   * @param {(tool: string) => boolean} [opts.isFilteredTool] which tools' results go to the filter
+   * @param {(tool: string, length?: number) => boolean} [opts.isFilteredTool] which tools' results go
+   *   to the filter, by tool and the response line's length (bytes or UTF-16 units; unknown: undefined)
    * @param {{has(name: string): boolean, call(name: string, args: object): object}} [opts.localTools]
    *   tools the proxy answers itself (expand_snapshot, search_snapshot)
    */
@@ -236,7 +237,7 @@ class Proxy {
     this.pending.delete(key)
     if (!this.filtering || !big.hasResult) return this.toClient(big.line)
     if (entry.method === 'tools/call' && entry.tool !== undefined) {
-      if (!this.isFilteredTool(entry.tool)) return this.toClient(big.line)
+      if (!this.isFilteredTool(entry.tool, big.line.length)) return this.toClient(big.line)
       const filter = (args) => this.session.filterToolResponseBuffer(entry.tool, big.line, args)
       return this.toClient(this.filterResponseLine(entry, big.line, filter))
     }
@@ -272,9 +273,10 @@ class Proxy {
    */
   rewrite(entry, msg) {
     if (entry.method === 'tools/call' && entry.tool !== undefined) {
-      // Results no filter touches (screenshots, clicks without snapshot…) never cross.
-      if (!this.isFilteredTool(entry.tool)) return msg
+      // Results no filter touches (screenshots, clicks without snapshot…) cross only when
+      // they may be over the token budget.
       const line = msg[RAW_LINE]
+      if (!this.isFilteredTool(entry.tool, line?.length)) return msg
       if (line !== undefined && typeof this.session.filterToolResponse === 'function') {
         return this.filterResponseLine(entry, line, (args) => this.session.filterToolResponse(entry.tool, line, args))
       }

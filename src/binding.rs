@@ -119,9 +119,19 @@ pub struct FilterOptions {
     /// The tool declared an `outputSchema`: `structuredContent` stays valid against it.
     /// @default false
     pub has_output_schema: Option<bool>,
+    /// Token budget of one result's whole text (estimated with `estimateTokens`); over it the
+    /// result gives way step by step, last cut at a line with a marker. `0`: no budget. Not at
+    /// level `off`.
+    /// @default 25000
+    pub max_tokens: Option<u32>,
 }
 
 impl FilterOptions {
+    fn max_tokens(&self) -> usize {
+        self.max_tokens
+            .map_or(crate::budget::DEFAULT_MAX_TOKENS, |n| n as usize)
+    }
+
     fn level(&self) -> Result<Level> {
         Level::parse_opt(self.level.as_deref()).map_err(to_napi)
     }
@@ -200,16 +210,25 @@ pub fn filter_tool_result(
     let mut core = ResultOptions::for_level(level);
     core.snapshot = options.limits(level);
     core.has_output_schema = options.has_output_schema.unwrap_or(false);
+    core.max_tokens = options.max_tokens();
     timed_core(|| result::filter_tool_result(&tool_name, &result_json.0, &core))
         .map(|filtered| filtered.map(|f| f.json))
         .map_err(to_napi)
 }
 
-/// True when `filterToolResult` may change results of the named tool: the others need not
-/// cross into native code at all.
+/// True when `filterToolResult` may change results of the named tool whatever their size:
+/// the others need not cross into native code unless `mayExceedBudget` says so.
 #[napi]
 pub fn is_filtered_tool(tool_name: String) -> bool {
     crate::result::tools::is_content_heavy(&tool_name)
+}
+
+/// True when text of `length` UTF-16 code units (or bytes) may be over a token budget of
+/// `maxTokens` (0: no budget) by the estimate: a result of another tool that is not need not
+/// cross into native code.
+#[napi]
+pub fn may_exceed_budget(length: f64, max_tokens: u32) -> bool {
+    max_tokens > 0 && length * crate::budget::MAX_TOKENS_PER_UTF16_UNIT > f64::from(max_tokens)
 }
 
 /// Compresses the descriptions of a `tools/list`, `prompts/list`, `resources/list` or
@@ -452,6 +471,7 @@ impl FilterSession {
         let level = filter.level()?;
         let mut options = SessionOptions::for_level(level);
         options.snapshot = filter.limits(level);
+        options.max_tokens = filter.max_tokens();
         options.compact_schemas = config.compact_schemas.unwrap_or(false);
         options.stats = StatsMode::parse_opt(config.stats.as_deref()).map_err(to_napi)?;
         if let Some(describe) = config.describe_level.as_deref() {
@@ -558,7 +578,7 @@ impl FilterSession {
     /// result when there is no snapshot or the uid is unknown).
     #[napi(catch_unwind)]
     pub fn call_proxy_tool(
-        &self,
+        &mut self,
         tool_name: String,
         arguments_json: Option<String>,
     ) -> Result<String> {

@@ -23,3 +23,4 @@ pub mod tokens;
 mod fuzz_regressions;
 
 pub mod binding;
+pub mod budget;

@@ -10,7 +10,9 @@ use crate::snapshot_cache::{CacheMiss, SnapshotCache};
 
 pub const EXPAND_SNAPSHOT: &str = "expand_snapshot";
 pub const SEARCH_SNAPSHOT: &str = "search_snapshot";
-pub const NAMES: [&str; 2] = [EXPAND_SNAPSHOT, SEARCH_SNAPSHOT];
+/// Reads on where a token budget cut a result (or a long answer of the other two).
+pub const READ_RESULT: &str = "read_result";
+pub const NAMES: [&str; 3] = [EXPAND_SNAPSHOT, SEARCH_SNAPSHOT, READ_RESULT];
 
 /// Hits returned by `search_snapshot` when the agent gives no limit, and the most it may ask.
 pub const DEFAULT_SEARCH_LIMIT: usize = 20;
@@ -60,7 +62,64 @@ pub fn definitions() -> Vec<Value> {
             "annotations": {"readOnlyHint": true, "openWorldHint": false},
             "_meta": {"mcp-snapshot-filter/proxyTool": true}
         }),
+        json!({
+            "name": READ_RESULT,
+            "title": "Read result (mcp-snapshot-filter)",
+            "description": "Answered by the mcp-snapshot-filter proxy, not the browser. Returns the text a token budget cut from a result, from offset on. Use when a result ends with \"[… cut at the token budget …; read_result id=… offset=…]\", with those arguments.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "description": "id from the cut marker (e.g. r3)."},
+                    "offset": {"type": "integer", "minimum": 0, "description": "Byte offset from the cut marker (default 0: from the start)."}
+                },
+                "required": ["id"],
+                "additionalProperties": false
+            },
+            "annotations": {"readOnlyHint": true, "openWorldHint": false},
+            "_meta": {"mcp-snapshot-filter/proxyTool": true}
+        }),
     ]
+}
+
+/// Answers `read_result`: the kept text from `offset`, cut to `max_tokens` (0: none) with a
+/// marker naming the next offset.
+pub fn read_result(arguments: &Value, kept: &SnapshotCache, max_tokens: usize) -> Value {
+    let empty = Map::new();
+    let args = arguments.as_object().unwrap_or(&empty);
+    let Some(id) = args.get("id").and_then(Value::as_str) else {
+        return error_result("read_result needs an \"id\" argument (a string such as \"r3\").");
+    };
+    let offset = match optional_count(args, "offset") {
+        Ok(o) => o.unwrap_or(0),
+        Err(msg) => return error_result(&msg),
+    };
+    let text = match kept.get(Some(id)) {
+        Ok(entry) => &entry.raw,
+        Err(_) => {
+            return error_result(&format!(
+                "No cut result {id:?} is kept (unknown, or evicted from the proxy's cache): call the tool again."
+            ))
+        }
+    };
+    let Some(rest) = text.get(offset..) else {
+        return error_result(&format!(
+            "offset {offset} is not a position in result {id} ({} bytes): use an offset a cut marker names.",
+            text.len()
+        ));
+    };
+    let marker = |cut: usize| {
+        crate::budget::cut_marker(
+            rest.get(cut..).unwrap_or_default(),
+            max_tokens,
+            Some(&format!("read_result id={id} offset={}", offset + cut)),
+        )
+    };
+    let answer = if max_tokens == 0 {
+        None
+    } else {
+        crate::budget::cut_to_budget(rest, max_tokens, &marker)
+    };
+    json!({"content": [{"type": "text", "text": answer.unwrap_or_else(|| rest.to_string())}]})
 }
 
 /// Appends the proxy's tools to a `tools/list` result, unless the upstream already has a tool
@@ -185,14 +244,17 @@ mod tests {
         let mut list = json!({"tools": [{"name": "take_snapshot"}]});
         assert_eq!(
             add_to_tools_list(&mut list),
-            vec![EXPAND_SNAPSHOT, SEARCH_SNAPSHOT]
+            vec![EXPAND_SNAPSHOT, SEARCH_SNAPSHOT, READ_RESULT]
         );
-        assert_eq!(list["tools"].as_array().map(Vec::len), Some(3));
+        assert_eq!(list["tools"].as_array().map(Vec::len), Some(4));
 
         let mut clash = json!({"tools": [{"name": "search_snapshot", "description": "theirs"}]});
-        assert_eq!(add_to_tools_list(&mut clash), vec![EXPAND_SNAPSHOT]);
+        assert_eq!(
+            add_to_tools_list(&mut clash),
+            vec![EXPAND_SNAPSHOT, READ_RESULT]
+        );
         assert_eq!(clash["tools"][0]["description"], "theirs");
-        assert_eq!(clash["tools"].as_array().map(Vec::len), Some(2));
+        assert_eq!(clash["tools"].as_array().map(Vec::len), Some(3));
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use crate::budget;
 use crate::describe::{self, CompressOptions};
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
@@ -32,6 +33,8 @@ pub struct SessionOptions {
     pub cache_bytes: usize,
     /// Also write each raw snapshot to a file here and name it in the result.
     pub raw_snapshots_dir: Option<PathBuf>,
+    /// The token budget of every result the client receives (`crate::budget`); 0: none.
+    pub max_tokens: usize,
 }
 
 impl SessionOptions {
@@ -46,6 +49,7 @@ impl SessionOptions {
             proxy_tools: Self::proxy_tools_default(level),
             cache_bytes: DEFAULT_CACHE_BYTES,
             raw_snapshots_dir: None,
+            max_tokens: budget::DEFAULT_MAX_TOKENS,
         }
     }
 
@@ -76,6 +80,10 @@ pub struct Session {
     raw_snapshot_files: u64,
     /// What the filters did to the last `tools/call` result (`None` when it was unchanged).
     last_figures: Option<FilterFigures>,
+    /// The whole texts budget cuts left out, by id (`read_result`); same bounds as snapshots.
+    cut_results: SnapshotCache,
+    /// Ids given to cut texts so far.
+    cut_result_ids: u64,
 }
 
 impl Session {
@@ -89,6 +97,8 @@ impl Session {
             shadowed_proxy_tools: HashSet::new(),
             raw_snapshot_files: 0,
             last_figures: None,
+            cut_results: SnapshotCache::new(options.cache_bytes),
+            cut_result_ids: 0,
             options,
         }
     }
@@ -178,22 +188,20 @@ impl Session {
             has_output_schema: self.tools_with_output_schema.contains(tool_name),
             requested_resource_types: Vec::new(),
             requested_console_types: Vec::new(),
+            max_tokens: self.options.max_tokens,
+            read_id: self
+                .options
+                .proxy_tools
+                .then(|| format!("r{}", self.cut_result_ids + 1)),
         }
         .with_arguments(arguments_json);
-        self.totals.results += 1;
-        // Bounded by the upstream's tool names: only results of filtered tools come here.
-        if let Some(t) = self.tool_totals.get_mut(tool_name) {
-            t.results += 1;
-        } else {
-            let t = SessionTotals {
-                results: 1,
-                ..SessionTotals::default()
-            };
-            self.tool_totals.insert(tool_name.to_string(), t);
-        }
         self.last_figures = None;
         let mut raw_snapshot = None;
         let filtered = filter(&options, &mut raw_snapshot)?;
+        // Results of other tools reach the filter only for the budget: they count when it acted.
+        if result::tools::is_content_heavy(tool_name) || filtered.is_some() {
+            self.count_result(tool_name);
+        }
         let mut notes = Vec::new();
         if let Some(raw) = raw_snapshot {
             notes.extend(self.keep_raw_snapshot(arguments_json, raw));
@@ -201,6 +209,12 @@ impl Session {
         let Some(mut filtered) = filtered else {
             return Ok(None);
         };
+        let budget_step = filtered.budget.as_mut().map(|note| {
+            if let (Some(text), Some(id)) = (note.cut_text.take(), options.read_id.as_deref()) {
+                self.keep_cut_text(id, text);
+            }
+            note.step
+        });
         for note in &notes {
             filtered.append_line(note);
         }
@@ -216,16 +230,73 @@ impl Session {
         if let Some(t) = self.tool_totals.get_mut(tool_name) {
             t.record(shrink);
         }
+        let mut body = stats::stats_body(shrink, &self.totals);
+        if let Some(step) = budget_step {
+            body.push_str(&budget_note(step, self.options.max_tokens));
+        }
         match self.options.stats {
-            StatsMode::Inline => filtered.append_line(&stats::stats_line(shrink, &self.totals)),
+            StatsMode::Inline => filtered.append_line(&format!("[mcp-snapshot-filter: {body}]")),
             // The proxy's log adds its own `[mcp-snapshot-filter]` prefix.
-            StatsMode::Stderr => {
-                let body = stats::stats_body(shrink, &self.totals);
-                self.pending_stats_line = Some(format!("{tool_name}: {body}"));
-            }
+            StatsMode::Stderr => self.pending_stats_line = Some(format!("{tool_name}: {body}")),
             StatsMode::Off => {}
         }
         Ok(Some(filtered))
+    }
+
+    fn count_result(&mut self, tool_name: &str) {
+        self.totals.results += 1;
+        // Bounded by the upstream's tool names: only results of filtered tools come here.
+        if let Some(t) = self.tool_totals.get_mut(tool_name) {
+            t.results += 1;
+        } else {
+            let t = SessionTotals {
+                results: 1,
+                ..SessionTotals::default()
+            };
+            self.tool_totals.insert(tool_name.to_string(), t);
+        }
+    }
+
+    /// Keeps a text a budget cut left out under `id`, for `read_result`.
+    fn keep_cut_text(&mut self, id: &str, text: String) {
+        self.cut_result_ids += 1;
+        // Larger than the whole cache: not kept; read_result then says so.
+        let _ = self.cut_results.put(id, text);
+    }
+
+    /// A proxy tool's answer within the budget: over it, the whole answer is kept for
+    /// `read_result` and the text cut at a line with a marker naming the next offset.
+    fn answer_within_budget(&mut self, answer: Value) -> Value {
+        let max = self.options.max_tokens;
+        let Some(text) = answer
+            .get("content")
+            .and_then(|c| c.get(0))
+            .and_then(|b| b.get("text"))
+            .and_then(Value::as_str)
+        else {
+            return answer;
+        };
+        if max == 0 || crate::tokens::estimate_tokens(text) <= max {
+            return answer;
+        }
+        let id = format!("r{}", self.cut_result_ids + 1);
+        let full = text.to_string();
+        let marker = |offset: usize| {
+            budget::cut_marker(
+                full.get(offset..).unwrap_or_default(),
+                max,
+                Some(&format!("read_result id={id} offset={offset}")),
+            )
+        };
+        let Some(cut) = budget::cut_to_budget(&full, max, &marker) else {
+            return answer;
+        };
+        let mut answer = answer;
+        if let Some(slot) = answer.pointer_mut("/content/0/text") {
+            *slot = Value::String(cut);
+        }
+        self.keep_cut_text(&id, full);
+        answer
     }
 
     /// Caches a raw snapshot for the proxy tools and writes it to the raw snapshots directory;
@@ -260,9 +331,10 @@ impl Session {
             && !self.shadowed_proxy_tools.contains(tool_name)
     }
 
-    /// Answers a call of one of the proxy's tools: a `CallToolResult` as JSON.
+    /// Answers a call of one of the proxy's tools: a `CallToolResult` as JSON, within the
+    /// token budget (a longer answer says how to read on).
     pub fn call_proxy_tool(
-        &self,
+        &mut self,
         tool_name: &str,
         arguments_json: Option<&str>,
     ) -> FilterResult<String> {
@@ -277,7 +349,12 @@ impl Session {
             })?,
             None => Value::Null,
         };
-        Ok(proxy_tools::call(tool_name, &arguments, &self.cache).to_string())
+        let answer = if tool_name == proxy_tools::READ_RESULT {
+            proxy_tools::read_result(&arguments, &self.cut_results, self.options.max_tokens)
+        } else {
+            proxy_tools::call(tool_name, &arguments, &self.cache)
+        };
+        Ok(self.answer_within_budget(answer).to_string())
     }
 
     /// What the filters did to the last `tools/call` result, `None` when it passed unchanged.
@@ -349,6 +426,14 @@ impl Session {
     pub fn summary(&self) -> String {
         stats::summary_line(&self.totals, self.options.level)
     }
+}
+
+/// ` | token budget 25,000: aggressive` (the last step the budget took).
+fn budget_note(step: &str, max_tokens: usize) -> String {
+    format!(
+        " | token budget {}: {step}",
+        stats::format_count(max_tokens as u64)
+    )
 }
 
 /// `snapshot-<n>.txt` or `snapshot-<n>-page-<id>.txt`: the page id keeps only ASCII letters and

@@ -7,6 +7,9 @@
 //! Only text blocks are touched; image blocks, `_meta`, `isError` and its error line pass
 //! untouched, and so does every section without a filter, byte for byte.
 
+pub mod budget;
+#[cfg(test)]
+mod budget_tests;
 pub mod console;
 #[cfg(test)]
 mod corpus_tests;
@@ -103,6 +106,11 @@ pub struct ResultOptions {
     pub requested_resource_types: Vec<String>,
     /// The call's `types` argument (list_console_messages): types never hidden.
     pub requested_console_types: Vec<String>,
+    /// The token budget of the whole result (`crate::budget`); 0: none.
+    pub max_tokens: usize,
+    /// The id under which the session keeps the text a budget cut leaves out, named in the
+    /// cut's marker (`read_result id=…`); `None` when the proxy tools are off.
+    pub read_id: Option<String>,
 }
 
 impl ResultOptions {
@@ -114,6 +122,8 @@ impl ResultOptions {
             has_output_schema: false,
             requested_resource_types: Vec::new(),
             requested_console_types: Vec::new(),
+            max_tokens: 0,
+            read_id: None,
         }
     }
 
@@ -216,6 +226,8 @@ pub struct FilteredValue {
     /// Index in `content` of the first text block that changed: where a stats line goes.
     pub changed_block: usize,
     pub figures: FilterFigures,
+    /// What the token budget did, when it acted.
+    pub budget: Option<budget::BudgetNote>,
 }
 
 impl FilteredValue {
@@ -273,7 +285,9 @@ pub fn filter_tool_result_capturing(
     options: &ResultOptions,
     raw_snapshot: &mut Option<String>,
 ) -> FilterResult<Option<FilteredValue>> {
-    if options.level == Level::Off || !tools::is_content_heavy(tool_name) {
+    if options.level == Level::Off
+        || (!tools::is_content_heavy(tool_name) && options.max_tokens == 0)
+    {
         return Ok(None);
     }
     let value: Value = serde_json::from_str(result_json)
@@ -282,21 +296,41 @@ pub fn filter_tool_result_capturing(
 }
 
 /// `filter_tool_result_capturing` on a result already parsed (taken out of a whole JSON-RPC
-/// response, so that the response is parsed once).
+/// response, so that the response is parsed once). With a token budget, results of every tool
+/// (not only the content-heavy ones) come out within it (`budget::fit`).
 pub fn filter_tool_result_object(
     tool_name: &str,
     value: Value,
     options: &ResultOptions,
     raw_snapshot: &mut Option<String>,
 ) -> FilterResult<Option<FilteredValue>> {
-    if options.level == Level::Off || !tools::is_content_heavy(tool_name) {
+    let heavy = tools::is_content_heavy(tool_name);
+    if options.level == Level::Off || (!heavy && options.max_tokens == 0) {
         return Ok(None);
     }
-    let Value::Object(mut result) = value else {
+    let Value::Object(result) = value else {
         return Err(FilterError::InvalidArgument(
             "result is not a JSON object".to_string(),
         ));
     };
+    if options.max_tokens == 0
+        || budget::text_tokens(&result) <= crate::budget::content_budget(options.max_tokens)
+    {
+        if !heavy {
+            return Ok(None);
+        }
+        return filter_result_map(tool_name, result, options, raw_snapshot);
+    }
+    budget::fit(tool_name, result, options, raw_snapshot)
+}
+
+/// The level's section filters over a result's text blocks, once.
+fn filter_result_map(
+    tool_name: &str,
+    mut result: Map<String, Value>,
+    options: &ResultOptions,
+    raw_snapshot: &mut Option<String>,
+) -> FilterResult<Option<FilteredValue>> {
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     let structured_bytes = structured::structured_content_bytes(&result);
     let Some(content) = result.get_mut("content").and_then(Value::as_array_mut) else {
@@ -341,6 +375,7 @@ pub fn filter_tool_result_object(
         result,
         changed_block,
         figures,
+        budget: None,
     }))
 }
 
