@@ -172,8 +172,8 @@ test('tools/list includes the tools a sampling/elicitation/roots client unlocks'
   for (const name of ['trigger-sampling-request', 'trigger-elicitation-request', 'get-roots-list', 'simulate-research-query']) {
     assert.ok(names.includes(name), `${name} missing from ${names.join(', ')}`)
   }
-  // The proxy adds its own two tools at the end of the list (moderate turns them on).
-  assert.deepEqual(names, [...direct.tools.tools.map((t) => t.name), 'expand_snapshot', 'search_snapshot'])
+  // The proxy adds its own three tools at the end of the list (moderate turns them on).
+  assert.deepEqual(names, [...direct.tools.tools.map((t) => t.name), 'expand_snapshot', 'search_snapshot', 'read_result'])
   assert.deepEqual(proxiedOff.tools.tools.map((t) => t.name), direct.tools.tools.map((t) => t.name))
 })
 

@@ -52,7 +52,7 @@ const text = (result) => result.content.map((c) => c.text).join('\n')
 test('the tools are listed, answered by the proxy, and return the original lines', async () => {
   const p = start()
   try {
-    assert.deepEqual((await p.listTools()).slice(-2), ['expand_snapshot', 'search_snapshot'])
+    assert.deepEqual((await p.listTools()).slice(-3), ['expand_snapshot', 'search_snapshot', 'read_result'])
     const none = await p.call('expand_snapshot', { uid: '72_34' })
     assert.equal(none.isError, true)
     assert.match(text(none), /No snapshot to read yet: take one first \(take_snapshot/)
@@ -159,5 +159,36 @@ test('--raw-snapshots-dir writes each raw snapshot and names the file in the res
     assert.equal(fs.readFileSync(file, 'utf8'), GRID_RAW)
   } finally {
     await q.stop()
+  }
+})
+
+test('--max-tokens: a big result of a tool no filter knows is cut within the budget and read_result pages through all of it', async () => {
+  const { bigText } = require(FIXTURE)
+  const { estimateTokens } = require('../index.js')
+  const expected = bigText(200 * 1000)
+  const p = start(['--max-tokens=3000'])
+  try {
+    const first = text(await p.call('fixture_big', { chars: 200 * 1000 }))
+    assert.ok(estimateTokens(first) <= 3000, `${estimateTokens(first)} tokens`)
+    assert.match(first, /token budget 3\.0k: cut\]$/)
+    const CUT = '[… cut at the token budget'
+    let marker = /read_result id=(r\d+) offset=(\d+)/.exec(first)
+    assert.ok(marker, first.slice(-300))
+    // Cut at a line boundary: what is shown is the start of the text, whole lines.
+    let whole = first.slice(0, first.indexOf(CUT))
+    assert.ok(whole.endsWith('\n') && expected.startsWith(whole))
+    // Paged by offset, every page within the budget: the pages join to the whole text.
+    for (let pages = 0; marker; pages++) {
+      assert.ok(pages < 1000)
+      const page = text(await p.call('read_result', { id: marker[1], offset: Number(marker[2]) }))
+      assert.ok(estimateTokens(page) <= 3000)
+      marker = /read_result id=(r\d+) offset=(\d+) reads on\]$/.exec(page)
+      whole += marker ? page.slice(0, page.indexOf(CUT)) : page
+    }
+    assert.equal(whole, expected)
+    // A small result of the same tool is forwarded as it was.
+    assert.equal(text(await p.call('fixture_big', { chars: 10 })), bigText(10))
+  } finally {
+    await p.stop()
   }
 })

@@ -143,7 +143,9 @@ impl Session {
     ) -> FilterResult<Option<String>> {
         let mut envelope = None;
         let filtered = self.filter_with(tool_name, arguments_json, |options, raw_snapshot| {
-            if options.level == Level::Off || !result::tools::is_content_heavy(tool_name) {
+            if options.level == Level::Off
+                || (!result::tools::is_content_heavy(tool_name) && options.max_tokens == 0)
+            {
                 return Ok(None);
             }
             let Value::Object(mut response) = serde_json::from_str::<Value>(response_json)
