@@ -79,6 +79,12 @@ pub fn is_interactive(node: &Node<'_>) -> bool {
             .any(|a| INTERACTIVE_ATTRS.contains(&a.key))
 }
 
+/// A control whose meaning the text before it often carries (a form field, a button, a
+/// toggle): interactive and not a link (a link's own name is its label).
+pub fn is_labelled_control(node: &Node<'_>) -> bool {
+    is_interactive(node) && node.role != "link"
+}
+
 /// A node whose own line says nothing: layout roles without a name (InlineTextBox always: it
 /// repeats its parent's text), and text that is only spaces or a separator.
 pub fn is_decorative(node: &Node<'_>) -> bool {
