@@ -73,6 +73,11 @@ async function main(argv) {
     command: parsed.command,
     args: parsed.args,
     session,
+    // The session's counts go to the ledger (`stats`) once the proxy is done, before it exits.
+    exit: (code) => {
+      if (parsed.options.ledger) require('./ledger.js').recordSession({ session, level: parsed.options['filter-level'], command: parsed.command, args: parsed.args, log })
+      process.exit(code)
+    },
     filtering: parsed.options['filter-level'] !== 'off' || session.describeLevel !== 'off',
     isFilteredTool: native.isFilteredTool,
     // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.
@@ -86,14 +91,21 @@ async function main(argv) {
   await proxy.start()
 }
 
+// Subcommands, not upstreams: an upstream executable of one of these names needs `-- NAME`.
+const SUBCOMMANDS = {
+  measure: () => require('./measure.js').main,
+  stats: () => require('./stats.js').main,
+  install: () => (args) => require('./install.js').main(['install', ...args]),
+  uninstall: () => (args) => require('./install.js').main(['uninstall', ...args]),
+}
+
 const argv = process.argv.slice(2)
-if (argv[0] === 'measure') {
-  // A subcommand, not an upstream: an upstream executable named `measure` needs `-- measure`.
+if (Object.hasOwn(SUBCOMMANDS, argv[0] ?? '')) {
   // `measure | head` closes stdout early: that is not an error worth a stack trace.
   process.stdout.on('error', (err) => {
     if (err.code !== 'EPIPE') throw err
   })
-  process.exitCode = require('./measure.js').main(argv.slice(1))
+  process.exitCode = SUBCOMMANDS[argv[0]]()(argv.slice(1))
 } else {
   main(argv).catch((err) => {
     log(`fatal: ${err.stack ?? err}`)

@@ -61,6 +61,14 @@ const OPTIONS = [
     help: 'Also write each raw snapshot to a file in DIR and name the file in the result.',
   },
   {
+    name: 'ledger',
+    env: 'MCP_SNAPSHOT_FILTER_LEDGER',
+    kind: 'flag',
+    default: true,
+    defaultHelp: 'on',
+    help: 'At the end of the session, append what it saved (counts only, per tool) to the ledger that `mcp-snapshot-filter stats` reads. --no-ledger turns it off.',
+  },
+  {
     name: 'compact-schemas',
     env: 'MCP_SNAPSHOT_FILTER_COMPACT_SCHEMAS',
     kind: 'flag',
@@ -74,6 +82,11 @@ const HELP = `mcp-snapshot-filter — a token-saving MCP stdio proxy for browser
 Usage:
   mcp-snapshot-filter [options] [-- <upstream command> [args...]]
   mcp-snapshot-filter measure [FILE|DIR ...]   what the filters save (see measure --help)
+  mcp-snapshot-filter stats                    what the proxy saved, per day and tool (stats --help)
+  mcp-snapshot-filter install [--client claude|cursor] [NAME]
+                                               run an MCP server already configured in Claude
+                                               Code or Cursor through the proxy (install --help);
+                                               \`uninstall\` restores it
 
 With no upstream command it starts: ${DEFAULT_UPSTREAM.join(' ')}
 
@@ -87,8 +100,8 @@ ${OPTIONS.map(optionHelp).join('\n')}
   -h, --help                 Show this help and exit.
   -v, --version              Print the version and exit.
 
-Example (Claude Code):
-  claude mcp add chrome-devtools -- npx mcp-snapshot-filter -- npx chrome-devtools-mcp@latest
+Example (Claude Code, from a clone):
+  claude mcp add chrome-devtools -- node ${require('node:path').join(__dirname, 'cli.js')} -- npx -y chrome-devtools-mcp@latest
 
 Logs go to stderr; stdout carries MCP messages only.
 `

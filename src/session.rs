@@ -1,7 +1,7 @@
 //! State the proxy keeps across one MCP session: the options, which tools declared an
 //! `outputSchema`, and running totals for the stats (`crate::stats`).
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -13,7 +13,7 @@ use crate::proxy_tools;
 use crate::result::{self, FilterFigures, ResultLimits, ResultOptions};
 use crate::snapshot::SnapshotLimits;
 use crate::snapshot_cache::{SnapshotCache, DEFAULT_CACHE_BYTES};
-use crate::stats::{self, SavingsTotals, StatsMode};
+use crate::stats::{self, SavingsTotals, Shrink, StatsMode};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionOptions {
@@ -63,6 +63,8 @@ pub struct Session {
     options: SessionOptions,
     tools_with_output_schema: HashSet<String>,
     totals: SessionTotals,
+    /// The same totals per upstream tool, for the ledger (`mcp-snapshot-filter stats`).
+    tool_totals: BTreeMap<String, SessionTotals>,
     /// The last stats line, in `stderr` mode, until the proxy takes it.
     pending_stats_line: Option<String>,
     /// Raw snapshots for the proxy tools.
@@ -81,6 +83,7 @@ impl Session {
         Session {
             tools_with_output_schema: HashSet::new(),
             totals: SessionTotals::default(),
+            tool_totals: BTreeMap::new(),
             pending_stats_line: None,
             cache: SnapshotCache::new(options.cache_bytes),
             shadowed_proxy_tools: HashSet::new(),
@@ -96,6 +99,11 @@ impl Session {
 
     pub fn totals(&self) -> SessionTotals {
         self.totals
+    }
+
+    /// The session's totals per upstream tool (tools whose results reached the filter).
+    pub fn tool_totals(&self) -> &BTreeMap<String, SessionTotals> {
+        &self.tool_totals
     }
 
     /// Filters one `tools/call` result; `Ok(None)` means forward the original.
@@ -173,6 +181,16 @@ impl Session {
         }
         .with_arguments(arguments_json);
         self.totals.results += 1;
+        // Bounded by the upstream's tool names: only results of filtered tools come here.
+        if let Some(t) = self.tool_totals.get_mut(tool_name) {
+            t.results += 1;
+        } else {
+            let t = SessionTotals {
+                results: 1,
+                ..SessionTotals::default()
+            };
+            self.tool_totals.insert(tool_name.to_string(), t);
+        }
         self.last_figures = None;
         let mut raw_snapshot = None;
         let filtered = filter(&options, &mut raw_snapshot)?;
@@ -187,12 +205,24 @@ impl Session {
             filtered.append_line(note);
         }
         self.last_figures = Some(filtered.figures);
-        let (bytes_in, bytes_out) = (filtered.figures.bytes_in(), filtered.figures.bytes_out());
-        self.totals.record(bytes_in, bytes_out);
-        let line = stats::stats_line(bytes_in, bytes_out, &self.totals);
+        let figures = filtered.figures;
+        let shrink = Shrink {
+            bytes_in: figures.bytes_in() as u64,
+            bytes_out: figures.bytes_out() as u64,
+            tokens_in: figures.tokens_in() as u64,
+            tokens_out: figures.tokens_out() as u64,
+        };
+        self.totals.record(shrink);
+        if let Some(t) = self.tool_totals.get_mut(tool_name) {
+            t.record(shrink);
+        }
         match self.options.stats {
-            StatsMode::Inline => filtered.append_line(&line),
-            StatsMode::Stderr => self.pending_stats_line = Some(line),
+            StatsMode::Inline => filtered.append_line(&stats::stats_line(shrink, &self.totals)),
+            // The proxy's log adds its own `[mcp-snapshot-filter]` prefix.
+            StatsMode::Stderr => {
+                let body = stats::stats_body(shrink, &self.totals);
+                self.pending_stats_line = Some(format!("{tool_name}: {body}"));
+            }
             StatsMode::Off => {}
         }
         Ok(Some(filtered))
@@ -317,7 +347,7 @@ impl Session {
 
     /// One line for stderr when the proxy exits.
     pub fn summary(&self) -> String {
-        stats::summary_line(&self.totals)
+        stats::summary_line(&self.totals, self.options.level)
     }
 }
 
