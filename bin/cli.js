@@ -78,7 +78,7 @@ async function main(argv) {
     // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.
     localTools: {
       has: (name) => session.isProxyTool(name),
-      call: (name, args) => JSON.parse(session.callProxyTool(name, JSON.stringify(args))),
+      call: (name, argumentsJson) => session.callProxyTool(name, argumentsJson),
     },
   })
   process.once('SIGINT', () => proxy.shutdown(0, 'SIGINT'))
