@@ -161,3 +161,45 @@ test('--raw-snapshots-dir writes each raw snapshot and names the file in the res
     await q.stop()
   }
 })
+
+test('expand_snapshot and search_snapshot sent while a take_snapshot of that page is in flight wait for it', async () => {
+  const p = start()
+  try {
+    const { proxy } = p
+    proxy.send({ jsonrpc: '2.0', id: 'snap', method: 'tools/call', params: { name: 'take_snapshot', arguments: { pageId: 1, fixture: 'grid', delayMs: 600 } } })
+    proxy.send({ jsonrpc: '2.0', id: 'expand', method: 'tools/call', params: { name: 'expand_snapshot', arguments: { uid: '72_1', pageId: 1 } } })
+    proxy.send({ jsonrpc: '2.0', id: 'search', method: 'tools/call', params: { name: 'search_snapshot', arguments: { query: 'Acme Admin' } } })
+    const expand = await proxy.waitFor((m) => m.id === 'expand')
+    const search = await proxy.waitFor((m) => m.id === 'search')
+    assert.notEqual(expand.result.isError, true, text(expand.result))
+    assert.match(text(expand.result), /72_1 banner/)
+    assert.notEqual(search.result.isError, true, text(search.result))
+    assert.match(text(search.result), /Acme Admin/)
+    const order = proxy.messages.map((m) => m.id)
+    assert.ok(order.indexOf('snap') < order.indexOf('expand'), 'answered before the snapshot it reads')
+    // Another page's snapshot in flight holds up nothing: this one answers at once.
+    proxy.send({ jsonrpc: '2.0', id: 'other', method: 'tools/call', params: { name: 'take_snapshot', arguments: { pageId: 2, fixture: 'grid', delayMs: 3000 } } })
+    const started = Date.now()
+    assert.notEqual((await p.call('expand_snapshot', { uid: '72_1', pageId: 1 })).isError, true)
+    assert.ok(Date.now() - started < 2000, 'waited for a snapshot of another page')
+  } finally {
+    await p.stop()
+  }
+})
+
+test('a late answer after notifications/cancelled is filtered and cached like any other', async () => {
+  const p = start()
+  try {
+    const { proxy } = p
+    proxy.send({ jsonrpc: '2.0', id: 'snap', method: 'tools/call', params: { name: 'take_snapshot', arguments: { pageId: 1, fixture: 'grid', delayMs: 300 } } })
+    proxy.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'snap', reason: 'test' } })
+    const late = await proxy.waitFor((m) => m.id === 'snap')
+    assert.notEqual(text(late.result), GRID_RAW)
+    assert.match(text(late.result), /expand_snapshot uid=/, 'the late answer was filtered')
+    const expanded = await p.call('expand_snapshot', { uid: '72_1', pageId: 1 })
+    assert.notEqual(expanded.isError, true, text(expanded))
+    assert.match(text(expanded), /72_1 banner/)
+  } finally {
+    await p.stop()
+  }
+})
