@@ -155,7 +155,7 @@ test('--raw-snapshots-dir writes each raw snapshot and names the file in the res
     const result = text(await q.call('take_snapshot', { pageId: '../../etc/passwd', fixture: 'grid' }))
     const [, file] = /\[raw snapshot: ([^\]]+)\]/.exec(result)
     assert.equal(path.dirname(file), dir)
-    assert.match(path.basename(file), /^snapshot-000001-page-etcpasswd\.txt$/)
+    assert.match(path.basename(file), /^snapshot-[0-9a-z]+-[0-9a-z]+-[0-9a-z]+-000001-page-etcpasswd\.txt$/)
     assert.equal(fs.readFileSync(file, 'utf8'), GRID_RAW)
   } finally {
     await q.stop()
@@ -201,5 +201,41 @@ test('a late answer after notifications/cancelled is filtered and cached like an
     assert.match(text(expanded), /72_1 banner/)
   } finally {
     await p.stop()
+  }
+})
+
+test('--raw-snapshots-dir refuses a directory others can write to or own, accepts a sticky one of ours', { skip: process.platform === 'win32' && 'POSIX modes' }, async () => {
+  const { spawnSync } = require('node:child_process')
+  const { BIN } = require('./helpers.js')
+  const { dirProblem } = require('../bin/raw-dir.js')
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'msf-rawdir-'))
+  try {
+    const open = path.join(base, 'open')
+    fs.mkdirSync(open)
+    fs.chmodSync(open, 0o777)
+    const run = spawnSync(process.execPath, [BIN, `--raw-snapshots-dir=${open}`, '--', process.execPath, FIXTURE], { input: '', encoding: 'utf8' })
+    assert.equal(run.status, 2, run.stderr)
+    assert.match(run.stderr, /--raw-snapshots-dir: ".*open" is writable by other users \(mode 777\)/)
+    // Sticky and ours (like a private /tmp): others cannot remove or replace our files.
+    const sticky = path.join(base, 'sticky')
+    fs.mkdirSync(sticky)
+    fs.chmodSync(sticky, 0o1777)
+    assert.equal(dirProblem(fs.statSync(sticky)), null)
+    // Created when missing, private.
+    const fresh = path.join(base, 'fresh', 'raw')
+    const p = start([`--raw-snapshots-dir=${fresh}`])
+    try {
+      const result = text(await p.call('take_snapshot', { pageId: 1, fixture: 'grid' }))
+      assert.match(result, /\[raw snapshot: /)
+      assert.equal(fs.statSync(fresh).mode & 0o077, 0)
+    } finally {
+      await p.stop()
+    }
+    // Owned by someone else: refused, whatever its mode.
+    const mine = fs.statSync(sticky)
+    const theirs = Object.assign(Object.create(Object.getPrototypeOf(mine)), mine, { uid: mine.uid + 1, mode: 0o40700 })
+    assert.match(dirProblem(theirs), /belongs to another user/)
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true })
   }
 })
