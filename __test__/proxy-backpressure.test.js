@@ -25,7 +25,7 @@ function rssMb(pid) {
   }
 }
 
-test('a client that reads nothing for a while, then everything: proxy memory stays bounded', { skip: process.platform !== 'linux' && 'reads /proc/<pid>/status', timeout: 60000 }, async () => {
+test('a client that reads nothing for a while, then everything: proxy memory stays bounded', { skip: process.platform !== 'linux' && 'reads /proc/<pid>/status', timeout: 60000 }, async (t) => {
   const [cmd, ...args] = proxyCommand([process.execPath, FIXTURE], ['--filter-level=moderate'])
   const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] })
   let stderr = ''
@@ -66,6 +66,7 @@ test('a client that reads nothing for a while, then everything: proxy memory sta
       return msg.id
     })
     assert.deepEqual(ids, Array.from({ length: ANSWERS }, (_, i) => i + 1))
+    t.diagnostic(`proxy RSS: ${baseline.toFixed(0)} MB at start, peak ${peak.toFixed(0)} MB (${peakWhileBlocked.toFixed(0)} MB while the client read nothing) over ${ANSWERS} x ${BYTES / 1e6} MB`)
     // 200 MB went through; without backpressure the proxy held most of it (~250 MB RSS).
     assert.ok(peak - baseline < 80, `proxy RSS grew from ${baseline.toFixed(0)} to ${peak.toFixed(0)} MB (${peakWhileBlocked.toFixed(0)} MB while the client was not reading)`)
   } finally {

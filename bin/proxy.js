@@ -176,7 +176,11 @@ class Proxy {
       this.clientError(err)
       return
     }
-    if (!read.batch) return this.fromClient(read)
+    if (!read.batch) {
+      // Forwarded as the very bytes that came (even bytes that are not UTF-8).
+      read.line = line
+      return this.fromClient(read)
+    }
     for (const element of read.batch) {
       let message
       try {
@@ -205,7 +209,7 @@ class Proxy {
       const requestId = m.msg.params?.requestId
       if (requestId !== undefined) this.cancel(idKeyOfJson(typeof requestId === 'string' ? JSON.stringify(requestId) : m.paramText('requestId')))
     }
-    this.toUpstream(m.text)
+    this.toUpstream(m.line ?? m.text)
   }
 
   /**
@@ -245,9 +249,9 @@ class Proxy {
     return entry
   }
 
-  toUpstream(text) {
+  toUpstream(line) {
     // A full upstream stdin: stop reading the client until it drains.
-    if (!this.upstream.send(text)) this.stdin.pause()
+    if (!this.upstream.send(line)) this.stdin.pause()
   }
 
   clientError(err) {
@@ -276,7 +280,10 @@ class Proxy {
       this.upstreamError(err)
       return undefined
     }
-    if (!read.batch) return this.fromUpstream(read)
+    if (!read.batch) {
+      read.line = line
+      return this.fromUpstream(read)
+    }
     for (const element of read.batch) {
       let message
       try {
@@ -294,12 +301,12 @@ class Proxy {
     if (m.isResponse && m.hasId) {
       const entry = this.pending.get(m.key)
       if (entry) {
-        this.toClient(this.filtering && 'result' in m.msg ? (this.rewrite(entry, m.text) ?? m.text) : m.text)
+        this.toClient((this.filtering && 'result' in m.msg ? this.rewrite(entry, m.text) : null) ?? m.line ?? m.text)
         this.finish(m.key, entry)
         return undefined
       }
     }
-    return this.toClient(m.text)
+    return this.toClient(m.line ?? m.text)
   }
 
   /**

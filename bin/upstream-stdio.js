@@ -16,6 +16,7 @@
 //   pause() / resume()            stop / restart delivering lines (the client is not reading)
 //   close(): Promise<void>        stops it (idempotent); resolves once it is gone
 //   exitDescription(): string     how it ended, for error messages
+//   exitCode                      its exit code once gone (a number), else undefined/null
 // and the callbacks it calls:
 //   online(line: Buffer)          one complete line (no newline), in arrival order
 //   onerror(err)                  a MessageLineError (line too long) or a transport error
