@@ -24,17 +24,13 @@ function sessionConfig(options) {
   return config
 }
 
-/** Creates the raw snapshots directory (with the user's umask) and returns its absolute path. */
+/** The raw snapshots directory, checked and created (bin/raw-dir.js). */
 function prepareDir(dir) {
-  const path = require('node:path')
-  const fs = require('node:fs')
-  const abs = path.resolve(dir)
   try {
-    fs.mkdirSync(abs, { recursive: true })
+    return require('./raw-dir.js').prepareRawSnapshotsDir(dir)
   } catch (err) {
-    throw new UsageError(`cannot create --raw-snapshots-dir ${JSON.stringify(abs)}: ${err.message}`)
+    throw new UsageError(`--raw-snapshots-dir: ${err.message}`)
   }
-  return abs
 }
 
 async function main(argv) {
@@ -83,7 +79,7 @@ async function main(argv) {
     // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.
     localTools: {
       has: (name) => session.isProxyTool(name),
-      call: (name, args) => JSON.parse(session.callProxyTool(name, JSON.stringify(args))),
+      call: (name, argumentsJson) => session.callProxyTool(name, argumentsJson),
     },
   })
   process.once('SIGINT', () => proxy.shutdown(0, 'SIGINT'))
