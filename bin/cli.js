@@ -27,20 +27,16 @@ function sessionConfig(options) {
 /** Which results go to the filter: the filtered tools', and any that may be over the budget. */
 function budgetedTools(native, options) {
   const maxTokens = options['filter-level'] === 'off' ? 0 : options['max-tokens']
-  return (tool, length) => native.isFilteredTool(tool) || (length === undefined ? maxTokens > 0 : native.mayExceedBudget(length, maxTokens))
+  return (tool, length) => native.isFilteredTool(tool) || (length !== undefined && native.mayExceedBudget(length, maxTokens))
 }
 
-/** Creates the raw snapshots directory (with the user's umask) and returns its absolute path. */
+/** The raw snapshots directory, checked and created (bin/raw-dir.js). */
 function prepareDir(dir) {
-  const path = require('node:path')
-  const fs = require('node:fs')
-  const abs = path.resolve(dir)
   try {
-    fs.mkdirSync(abs, { recursive: true })
+    return require('./raw-dir.js').prepareRawSnapshotsDir(dir)
   } catch (err) {
-    throw new UsageError(`cannot create --raw-snapshots-dir ${JSON.stringify(abs)}: ${err.message}`)
+    throw new UsageError(`--raw-snapshots-dir: ${err.message}`)
   }
-  return abs
 }
 
 async function main(argv) {
@@ -90,7 +86,7 @@ async function main(argv) {
     // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.
     localTools: {
       has: (name) => session.isProxyTool(name),
-      call: (name, args) => JSON.parse(session.callProxyTool(name, JSON.stringify(args))),
+      call: (name, argumentsJson) => session.callProxyTool(name, argumentsJson),
     },
   })
   process.once('SIGINT', () => proxy.shutdown(0, 'SIGINT'))

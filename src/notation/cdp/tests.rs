@@ -859,7 +859,9 @@ fn moderate_keeps_labels_and_section_titles_before_prose() {
         "uid=1_0 RootWebArea \"Settings\"\n  uid=1_13 main\n    uid=1_14 heading \"Settings\" level=\"1\"\n    uid=1_15 \"{prose}\"\n    uid=1_16 \"Notifications\"\n    uid=1_17 \"Choose what we email you about. You can unsubscribe from any message with the link at its end.\"\n    uid=1_18 \"Weekly summary\"\n    uid=1_19 checkbox \"Weekly summary\" checked\n    uid=1_20 \"Security alerts\"\n    uid=1_21 checkbox \"Security alerts\"\n    uid=1_32 \"Danger zone\"\n    uid=1_33 \"{prose}\"\n    uid=1_34 \"Transfer ownership\"\n    uid=1_35 button \"Transfer\"\n    uid=1_36 \"{prose}\"\n    uid=1_37 \"{prose}\"\n"
     );
     let out = filter_snapshot(&raw, &SnapshotOptions::for_level(Level::Moderate)).text;
-    for uid in ["1_16", "1_18", "1_19", "1_20", "1_21", "1_32", "1_34", "1_35"] {
+    for uid in [
+        "1_16", "1_18", "1_19", "1_20", "1_21", "1_32", "1_34", "1_35",
+    ] {
         assert!(
             out.lines().any(|l| l.split(['|', ' ']).any(|t| t == uid)),
             "{uid} hidden:\n{out}"
