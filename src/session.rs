@@ -197,10 +197,7 @@ impl Session {
         self.last_figures = None;
         let mut raw_snapshot = None;
         let filtered = filter(&options, &mut raw_snapshot)?;
-        // Results of other tools reach the filter only for the budget: they count when it acted.
-        if result::tools::is_content_heavy(tool_name) || filtered.is_some() {
-            self.count_result(tool_name);
-        }
+        self.count_result(tool_name);
         let mut notes = Vec::new();
         if let Some(raw) = raw_snapshot {
             notes.extend(self.keep_raw_snapshot(arguments_json, raw));
