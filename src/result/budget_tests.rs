@@ -227,3 +227,39 @@ fn a_cut_reads_back_exactly_and_stays_retrievable() {
         .expect("ok")
         .is_none());
 }
+
+#[test]
+fn expand_and_search_answers_obey_the_budget_and_say_how_to_read_on() {
+    let Some(corpus) = corpus_dir() else {
+        return;
+    };
+    let path = corpus.join("chrome-devtools-mcp/rust-std-vec/take_snapshot.json");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("corpus file")).expect("JSON");
+    let mut session = session(Level::Moderate, 2_000);
+    session
+        .filter_tool_result("take_snapshot", &json["result"].to_string(), Some("{}"))
+        .expect("ok")
+        .expect("filtered");
+    for (tool, args) in [
+        ("expand_snapshot", json!({"uid": "1_0"})),
+        ("search_snapshot", json!({"query": "vec", "limit": 200})),
+    ] {
+        let answer: Value = serde_json::from_str(
+            &session
+                .call_proxy_tool(tool, Some(&args.to_string()))
+                .expect("answer"),
+        )
+        .expect("JSON");
+        let text = answer["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(
+            estimate_tokens(text) <= 2_000,
+            "{tool}: {}",
+            estimate_tokens(text)
+        );
+        let caps = READ_ON.captures(text).expect("a read_result marker");
+        let offset: usize = caps[2].parse().expect("offset");
+        let rest = read_all(&mut session, &caps[1], offset, 2_000);
+        assert!(rest.len() > 1000, "{tool}");
+    }
+}
