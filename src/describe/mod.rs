@@ -15,6 +15,7 @@ mod rules;
 /// The negation and limit words no rule may drop (the fuzz targets and tests count them).
 pub use rules::LIMIT_WORDS;
 mod schema_compact;
+mod sentences;
 mod shorten;
 
 #[cfg(test)]
@@ -86,9 +87,20 @@ pub fn compress_list_result(
     // At aggressive, a property whose name and description an earlier tool of the list already
     // gave keeps its name only: the model reads the list whole.
     let mut seen_properties: HashSet<(String, String)> = HashSet::new();
+    // The list's tool names of more than one word ("performance_start_trace", "get-sum") are
+    // protected in every item: a sentence pointing to another tool is code to the model.
+    let tool_names: Vec<String> = items
+        .iter()
+        .filter_map(|item| item.get("name").and_then(Value::as_str))
+        .filter(|name| name.contains(['_', '-']) && !name.contains(char::is_whitespace))
+        .map(str::to_string)
+        .collect();
     for item in items.iter_mut() {
         let Value::Object(item) = item else { continue };
-        let vocab = list::item_vocab(item);
+        let mut vocab = list::item_vocab(item);
+        for name in &tool_names {
+            vocab.add(name);
+        }
         let item_name = list::item_name(item).to_string();
         list::item_descriptions(item, &mut |text, site, _| {
             if text.len() > MAX_DESCRIPTION_BYTES {
@@ -179,14 +191,31 @@ fn compress_ranges(text: &str, level: Level, ranges: Vec<(usize, usize)>, site: 
 
 /// Runs the rules of `level` on a protected text; the result still holds sentinels.
 fn compress_protected(protected: &protect::Protected, level: Level, site: &Site) -> String {
-    let mut prose = if level >= Level::Moderate {
-        let text = rules::whitespace(&protected.text);
-        let text = context::apply(&text, site, protected);
-        rules::apply(&text, level)
+    let prose = before_cut(protected, level, site);
+    if level == Level::Aggressive {
+        shorten::shorten(&prose, protected)
     } else {
-        rules::apply(&protected.text, level)
+        prose
+    }
+}
+
+/// Every rule of `level` but the aggressive cut to the first sentences.
+fn before_cut(protected: &protect::Protected, level: Level, site: &Site) -> String {
+    // Each step that may drop a sentence's first words gives it back its capital.
+    let tidy = rules::whitespace(&protected.text);
+    let before_rules = if level >= Level::Moderate {
+        let text = context::apply(&tidy, site, protected);
+        match text {
+            std::borrow::Cow::Owned(changed) => {
+                sentences::capitalize_dropped_starts(&tidy, &changed)
+            }
+            std::borrow::Cow::Borrowed(same) => same.to_string(),
+        }
+    } else {
+        tidy.into_owned()
     };
-    prose = japanese::apply(&prose, level);
+    let prose = japanese::apply(&rules::apply(&before_rules, level), level);
+    let mut prose = sentences::capitalize_dropped_starts(&before_rules, &prose);
     if level == Level::Aggressive {
         let is_example = |c: char| {
             protected
@@ -194,7 +223,6 @@ fn compress_protected(protected: &protect::Protected, level: Level, site: &Site)
                 .is_some_and(|span| span.starts_with("e.g"))
         };
         prose = rules::example_asides(&prose, &is_example);
-        prose = shorten::shorten(&prose, protected);
     }
     prose
 }
