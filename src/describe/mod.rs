@@ -4,7 +4,8 @@
 //! Protect, compress, restore: technical spans become sentinels (`protect`), the prose rules
 //! run around them (`rules`, `japanese`, and at aggressive `shorten`), and the spans come back
 //! byte for byte. `list` decides which `description` values are prose; nothing else in the
-//! result changes, except the no-op schema keywords `schema_compact` drops when asked.
+//! result changes, except the no-op schema keywords `schema_compact` drops: a root `$schema`
+//! naming MCP's default dialect from moderate on, the rest when asked.
 
 mod context;
 mod japanese;
@@ -146,9 +147,12 @@ pub fn compress_list_result(
             }
             true
         });
-        if compact {
-            for key in ["inputSchema", "outputSchema"] {
-                if let Some(schema) = item.get_mut(key) {
+        for key in ["inputSchema", "outputSchema"] {
+            if let Some(schema) = item.get_mut(key) {
+                if options.level >= Level::Moderate {
+                    changed |= schema_compact::drop_default_dialect(schema);
+                }
+                if compact {
                     changed |= schema_compact::compact_schema(schema);
                 }
             }
