@@ -52,8 +52,9 @@ pub const LIST_METHODS: [&str; 4] = [
 
 /// A list result larger than this passes through unchanged: real lists are under 100 KB (the
 /// largest in the corpus, chrome-devtools-mcp with every category, is 80 KB), and the proxy
-/// holds every other message while it compresses one.
-pub const MAX_LIST_RESULT_BYTES: usize = 512 * 1024;
+/// holds every other message while it compresses one (adversarial prose costs about 3 µs a
+/// byte, so this bounds that to about a second).
+pub const MAX_LIST_RESULT_BYTES: usize = 256 * 1024;
 /// A description longer than this stays as it is (the longest in the corpus has 2,781 bytes).
 pub const MAX_DESCRIPTION_BYTES: usize = 16 * 1024;
 
