@@ -59,8 +59,10 @@ async function main(argv) {
 
   const native = loadNative(log)
   let config
+  let remote = null
   try {
     config = sessionConfig(parsed.options)
+    if (parsed.options['upstream-url'] !== undefined) remote = require('./upstream-http.js').fromOptions(parsed.options, UsageError)
   } catch (err) {
     if (!(err instanceof UsageError)) throw err
     log(`error: ${err.message}`)
@@ -73,6 +75,7 @@ async function main(argv) {
     command: parsed.command,
     args: parsed.args,
     session,
+    remote,
     filtering: parsed.options['filter-level'] !== 'off' || session.describeLevel !== 'off',
     isFilteredTool: native.isFilteredTool,
     // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.

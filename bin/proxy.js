@@ -80,6 +80,8 @@ class Proxy {
    * @param {(tool: string) => boolean} [opts.isFilteredTool] which tools' results go to the filter
    * @param {{has(name: string): boolean, call(name: string, args: object): object}} [opts.localTools]
    *   tools the proxy answers itself (expand_snapshot, search_snapshot)
+   * @param {import('./upstream-http').HttpUpstream} [opts.remote] a remote upstream, instead of
+   *   the command: its send() settles a request when answered, or rejects with the reason
    */
   constructor(opts) {
     this.command = opts.command
@@ -100,9 +102,17 @@ class Proxy {
     this.bigLineBytes = opts.bigLineBytes ?? BIG_LINE_BYTES
     this.gc = undefined
     this.gcScheduled = false
+    this.remote = opts.remote ?? null
   }
 
   async start() {
+    if (this.remote) {
+      this.upstream = this.remote
+      this.upstream.onmessage = (msg) => this.fromUpstream(msg)
+      await this.upstream.start()
+      this.upstreamStarted = true
+      return this.startClient()
+    }
     this.upstream = new StdioClientTransport({
       command: this.command,
       args: this.args,
@@ -132,7 +142,10 @@ class Proxy {
       this.exitSignal = signal
     })
     child?.stdout?.once('end', () => this.upstreamMayBeUnreachable('closed its stdout'))
+    return this.startClient()
+  }
 
+  async startClient() {
     this.client = new StdioServerTransport(this.stdin, this.stdout)
     this.client._readBuffer = new LineBuffer()
     this.client.onmessage = (msg) => this.fromClient(msg)
@@ -187,10 +200,11 @@ class Proxy {
 
   toUpstream(msg) {
     this.upstream.send(msg).catch((err) => {
-      log(`could not write to upstream: ${err.message}`)
+      // A remote upstream rejects a request it cannot answer with the reason, already logged.
+      if (!err.logged) log(`could not write to upstream: ${err.message}`)
       if (isRequest(msg)) {
         this.pending.delete(idKey(msg.id))
-        this.replyError(msg.id, UPSTREAM_GONE, 'upstream MCP server is not accepting input')
+        this.replyError(msg.id, UPSTREAM_GONE, err.upstreamMessage ?? 'upstream MCP server is not accepting input')
       }
     })
   }

@@ -1,0 +1,628 @@
+'use strict'
+
+// A remote upstream: MCP over Streamable HTTP (or the older HTTP+SSE transport) through the SDK's
+// client transports, behind the same small surface the proxy uses for a child process
+// (start, send, close, onmessage). What the SDK transports leave to their caller is done here:
+// - which request a broken response stream carried, so that exactly those requests get an error
+//   (the SDK only reports "SSE stream disconnected" to onerror and the request would hang);
+// - the HTTP status of a failed POST (401/403 once on stderr, a JSON-RPC error body forwarded);
+// - a new session when the old one is gone: the client's own `initialize` is replayed under an
+//   id of the proxy's, its answer kept from the client, which initialized long ago;
+// - no timeouts: Node's fetch cuts a response after 300 s without headers or body bytes.
+
+const { AsyncLocalStorage } = require('node:async_hooks')
+
+const { StreamableHTTPClientTransport, StreamableHTTPError } = require('@modelcontextprotocol/sdk/client/streamableHttp.js')
+const { SSEClientTransport } = require('@modelcontextprotocol/sdk/client/sse.js')
+
+const { log } = require('./log.js')
+
+const TRANSPORTS = ['auto', 'streamable-http', 'sse']
+
+// Reconnecting a lost upstream: attempts RETRY_FIRST_MS apart, doubling up to RETRY_MAX_MS, for
+// `retrySeconds` (the option) in all; requests sent meanwhile wait for it.
+const RETRY_FIRST_MS = 250
+const RETRY_MAX_MS = 5000
+// The SDK's own resumption of a broken SSE stream (GET with Last-Event-ID): 0.5 + 1 + 2 s.
+const RESUME = { initialReconnectionDelay: 500, maxReconnectionDelay: 2000, reconnectionDelayGrowFactor: 2, maxRetries: 3 }
+// How long a request whose resumable stream ended waits for the resumed stream to answer it.
+const RESUME_GRACE_MS = 8000
+// How long a session's DELETE may take when the proxy stops.
+const CLOSE_MS = 1000
+
+/** Why a fetch or a stream failed, without anything of the request (headers, body). */
+function describeError(err) {
+  if (!err) return 'unknown error'
+  const cause = err.cause
+  let text = err.message || String(err)
+  if (cause && typeof cause === 'object') {
+    const detail = cause.code && cause.message && !cause.message.includes(cause.code) ? `${cause.code}: ${cause.message}` : cause.message || cause.code
+    if (detail) text = `${text} (${detail})`
+  }
+  return text
+}
+
+/** The URL as it may be logged: no userinfo, query or fragment (where tokens hide). */
+function redactUrl(url) {
+  const u = new URL(url)
+  return `${u.protocol}//${u.host}${u.pathname}${u.search ? '?…' : ''}`
+}
+
+function isLoopback(hostname) {
+  const h = hostname.replace(/^\[|\]$/g, '')
+  return h === 'localhost' || h.endsWith('.localhost') || /^127\./.test(h) || h === '::1'
+}
+
+function idKey(id) {
+  return `${typeof id}:${id}`
+}
+
+function isRequest(msg) {
+  return typeof msg?.method === 'string' && 'id' in msg
+}
+
+function isResponse(msg) {
+  return msg && !('method' in msg) && ('result' in msg || 'error' in msg)
+}
+
+/** An error whose message is what the client is told, already logged where it mattered. */
+function upstreamFailure(message) {
+  const err = new Error(message)
+  err.upstreamMessage = message
+  err.logged = true
+  return err
+}
+
+/**
+ * `headers` ("Name: value" strings) as an object. `${NAME}` in a value is the environment
+ * variable NAME, so that a token need not sit in a client's config; a missing variable is an
+ * error naming it (never a value).
+ */
+function parseHeaders(lines, env = process.env) {
+  const headers = {}
+  for (const line of lines) {
+    const colon = line.indexOf(':')
+    const name = colon === -1 ? '' : line.slice(0, colon).trim()
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      throw new Error(`--header needs 'Name: value', got a header without a valid name${colon === -1 ? ' (no colon)' : ''}`)
+    }
+    const value = line
+      .slice(colon + 1)
+      .trim()
+      .replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, variable) => {
+        if (env[variable] === undefined) throw new Error(`--header ${name}: environment variable ${variable} is not set`)
+        return env[variable]
+      })
+    if (/[\r\n\0]/.test(value)) throw new Error(`--header ${name}: the value holds a line break or NUL`)
+    headers[name] = value
+  }
+  return headers
+}
+
+let noTimeoutAgent
+/** An undici Agent of Node's own fetch without its 300 s header and body timeouts (or null). */
+async function agentWithoutTimeouts() {
+  if (noTimeoutAgent !== undefined) return noTimeoutAgent
+  noTimeoutAgent = null
+  try {
+    // Node creates its fetch's dispatcher on the first fetch; a data: URL touches no network.
+    await fetch('data:,')
+    const global = globalThis[Symbol.for('undici.globalDispatcher.1')]
+    if (global && typeof global.constructor === 'function') noTimeoutAgent = new global.constructor({ headersTimeout: 0, bodyTimeout: 0 })
+  } catch {
+    // keep Node's defaults
+  }
+  return noTimeoutAgent
+}
+
+class HttpUpstream {
+  /**
+   * @param {object} opts
+   * @param {string} opts.url the MCP endpoint (Streamable HTTP) or the SSE endpoint (HTTP+SSE)
+   * @param {'auto'|'streamable-http'|'sse'} [opts.transport] auto: Streamable HTTP, else HTTP+SSE
+   * @param {Record<string, string>} [opts.headers] sent with every request, never logged
+   * @param {number} [opts.retrySeconds] how long a lost upstream is tried again
+   */
+  constructor(opts) {
+    this.url = new URL(opts.url)
+    this.shownUrl = redactUrl(this.url)
+    this.mode = opts.transport ?? 'auto'
+    this.headers = opts.headers ?? {}
+    this.retryMs = (opts.retrySeconds ?? 30) * 1000
+    this.onmessage = null
+    this.onerror = null
+    this.onclose = null
+    /** The transport in use, and which kind it is once the first connection settled it. */
+    this.transport = null
+    this.kind = this.mode === 'auto' ? null : this.mode
+    /** The client's initialize request (replayed for a new session) and whether it finished. */
+    this.initialize = null
+    this.initialized = false
+    /** Requests sent and not answered: key -> { id, method, resolve, reject, ctx } */
+    this.outstanding = new Map()
+    /** Requests the proxy failed on the upstream's behalf: a late answer to one is dropped. */
+    this.failedIds = new Set()
+    /** A reconnection in progress (a promise), or the reason the last one gave up. */
+    this.reconnecting = null
+    this.down = null
+    this.closed = false
+    this.internalSeq = 0
+    this.internal = new Map()
+    this.authProblem = null
+    this.als = new AsyncLocalStorage()
+    this.opening = null
+    /** Errors a send's promise reports: the transport's onerror need not log them again. */
+    this.reportedBySend = new WeakSet()
+    this.lastLogged = null
+  }
+
+  describe() {
+    return this.shownUrl
+  }
+
+  async start() {
+    this.agent = await agentWithoutTimeouts()
+    if (this.url.protocol === 'http:' && !isLoopback(this.url.hostname)) {
+      log(`warning: --upstream-url ${this.shownUrl} is plain http to another host: requests and headers travel unencrypted`)
+    }
+  }
+
+  /**
+   * Sends one message. A request's promise settles when it is answered (resolves) or can no
+   * longer be (rejects with the reason, for the proxy to answer the client with).
+   */
+  send(msg) {
+    if (this.closed) return Promise.reject(upstreamFailure('the proxy is shutting down'))
+    if (isRequest(msg)) {
+      const key = idKey(msg.id)
+      this.failedIds.delete(key)
+      return new Promise((resolve, reject) => {
+        const entry = { id: msg.id, method: msg.method, resolve, reject, ctx: null }
+        this.outstanding.set(key, entry)
+        this.deliver(msg, entry).catch((err) => this.fail(key, err.upstreamMessage ?? describeError(err)))
+      })
+    }
+    if (msg?.method === 'notifications/cancelled' && msg.params?.requestId !== undefined) {
+      // The upstream may now never answer; the proxy owes the client nothing for it either.
+      const key = idKey(msg.params.requestId)
+      const entry = this.outstanding.get(key)
+      if (entry) {
+        this.outstanding.delete(key)
+        entry.resolve()
+      }
+    }
+    if (msg?.method === 'notifications/initialized') this.initialized = true
+    return this.deliver(msg, null).catch((err) => {
+      if (!err.logged) log(`could not send ${msg?.method ?? 'a response'} to the upstream: ${describeError(err)}`)
+    })
+  }
+
+  /** Posts one message on the current connection, connecting (or waiting for a reconnection) first. */
+  async deliver(msg, entry) {
+    if (msg?.method === 'initialize' && isRequest(msg)) this.initialize = msg
+    if (await this.connected(msg)) return // the new connection carried msg (the first initialize)
+    try {
+      await this.post(this.transport, msg, entry)
+    } catch (err) {
+      // A message the upstream never received (refused connection, unknown session) goes out
+      // once more on the new connection.
+      if (!err.notDelivered || !this.reconnecting) throw err
+      await this.reconnecting
+      if (!this.transport) throw upstreamFailure(`upstream MCP server unreachable: ${this.down}`)
+      await this.post(this.transport, msg, entry)
+    }
+  }
+
+  /**
+   * Resolves once there is a transport. The very first message (initialize) opens it and is
+   * carried by it: then this resolves true.
+   */
+  async connected(msg) {
+    if (this.transport && !this.reconnecting) return false
+    if (this.reconnecting) {
+      await this.reconnecting
+      if (!this.transport) throw upstreamFailure(`upstream MCP server unreachable: ${this.down}`)
+      return false
+    }
+    if (this.opening) {
+      await this.opening.catch(() => {})
+      return this.connected(msg)
+    }
+    if (this.down) {
+      // A reconnection gave up earlier: a new message tries again.
+      this.reconnect(this.down)
+      return this.connected(msg)
+    }
+    this.opening = this.open(msg)
+      .then((transport) => {
+        this.transport = transport
+      })
+      .finally(() => {
+        this.opening = null
+      })
+    await this.opening
+    return true
+  }
+
+  /**
+   * Opens a transport and posts `first` (an initialize) on it. In auto mode a server that
+   * answers Streamable HTTP's POST with 400/404/405 is asked for the HTTP+SSE stream instead.
+   */
+  async open(first) {
+    const entry = isRequest(first) ? this.outstanding.get(idKey(first.id)) : null
+    if (this.kind !== 'sse') {
+      const transport = this.createTransport('streamable-http')
+      await transport.start()
+      try {
+        await this.post(transport, first, entry)
+        this.kind = 'streamable-http'
+        return transport
+      } catch (err) {
+        const status = err.httpStatus
+        if (this.kind !== null || first?.method !== 'initialize' || ![400, 404, 405].includes(status)) throw err
+        await transport.close().catch(() => {})
+        log(`upstream ${this.shownUrl} answered HTTP ${status} to Streamable HTTP: trying the HTTP+SSE transport`)
+      }
+    }
+    const transport = this.createTransport('sse')
+    try {
+      await this.als.run({ method: 'GET' }, () => transport.start())
+    } catch (err) {
+      throw this.httpFailure(err, 'opening the SSE stream')
+    }
+    await this.post(transport, first, entry)
+    this.kind = 'sse'
+    return transport
+  }
+
+  createTransport(kind) {
+    const opts = { requestInit: { headers: { ...this.headers } }, fetch: (url, init) => this.fetch(url, init) }
+    let transport
+    if (kind === 'sse') {
+      transport = new SSEClientTransport(this.url, opts)
+    } else {
+      transport = new StreamableHTTPClientTransport(this.url, { ...opts, reconnectionOptions: RESUME })
+    }
+    transport.onmessage = (msg) => this.received(transport, msg)
+    transport.onerror = (err) => this.transportError(transport, err)
+    transport.onclose = () => {}
+    return transport
+  }
+
+  /** Posts msg, with a context the fetch wrapper fills in (the HTTP status, the response stream). */
+  async post(transport, msg, entry) {
+    const ctx = { method: 'POST', message: msg, transport, entry, status: 0 }
+    if (entry) entry.ctx = ctx
+    try {
+      await this.als.run(ctx, () => transport.send(msg))
+    } catch (err) {
+      if (err && typeof err === 'object') this.reportedBySend.add(err)
+      throw this.httpFailure(err, `posting ${msg?.method ?? 'a response'}`, ctx)
+    }
+  }
+
+  /**
+   * The SDK's fetch, watched: the status of each answer, and the end of each POST's SSE stream
+   * (by which the requests it carried are known to be answered, or not).
+   */
+  async fetch(url, init) {
+    const ctx = this.als.getStore()
+    const response = await fetch(url, this.agent ? { ...init, dispatcher: this.agent } : init)
+    if (!ctx) return response
+    const method = init?.method ?? 'GET'
+    if (method === 'POST' && ctx.method === 'POST') {
+      ctx.status = response.status
+      ctx.statusText = response.statusText
+      if (!response.ok && response.status !== 401 && response.status !== 403) {
+        // A JSON-RPC error in the body is the server's answer: it is forwarded as it is.
+        ctx.body = await response.clone().text().catch(() => null)
+      }
+    }
+    const type = response.headers.get('content-type') ?? ''
+    if (response.ok && method === 'POST' && ctx.entry && response.body && type.includes('text/event-stream')) {
+      return new Response(this.watchStream(response.body, ctx), { status: response.status, statusText: response.statusText, headers: response.headers })
+    }
+    if (response.ok && method === 'GET' && ctx.entry && response.body) {
+      // A resumed stream (GET with Last-Event-ID) for a request: watched like its POST was.
+      return new Response(this.watchStream(response.body, ctx), { status: response.status, statusText: response.statusText, headers: response.headers })
+    }
+    return response
+  }
+
+  /** The body, passed through unchanged, telling streamEnded how it ended. */
+  watchStream(body, ctx) {
+    const reader = body.getReader()
+    let resumable = false
+    const decoder = new TextDecoder()
+    return new ReadableStream({
+      pull: async (controller) => {
+        let chunk
+        try {
+          chunk = await reader.read()
+        } catch (err) {
+          controller.error(err)
+          this.streamEnded(ctx, err, resumable)
+          return
+        }
+        if (chunk.done) {
+          controller.close()
+          this.streamEnded(ctx, null, resumable)
+          return
+        }
+        // An event id makes the stream resumable: the SDK then asks for the rest with a GET.
+        if (!resumable && /(^|\n)id:/.test(decoder.decode(chunk.value, { stream: true }))) resumable = true
+        controller.enqueue(chunk.value)
+      },
+      cancel: (reason) => {
+        this.streamEnded(ctx, null, resumable)
+        return reader.cancel(reason)
+      },
+    })
+  }
+
+  /**
+   * A response stream ended. Its request, if still unanswered, is failed: at once when the
+   * stream cannot be resumed, else after the SDK had its chance to resume it.
+   */
+  streamEnded(ctx, err, resumable) {
+    const entry = ctx.entry
+    if (!entry) return
+    const key = idKey(entry.id)
+    if (this.outstanding.get(key) !== entry) return
+    const why = err ? `the connection broke: ${describeError(err)}` : 'the server closed its response stream'
+    if (!resumable || this.closed) {
+      setImmediate(() => this.fail(key, `upstream MCP server ${why} before answering ${entry.method}`))
+      return
+    }
+    clearTimeout(entry.resumeTimer)
+    entry.resumeTimer = setTimeout(() => this.fail(key, `upstream MCP server ${why} before answering ${entry.method}, and resuming the stream did not bring the answer`), RESUME_GRACE_MS)
+    entry.resumeTimer.unref?.()
+  }
+
+  /** Fails one outstanding request with `message` (the client gets -32000 with it). */
+  fail(key, message) {
+    const entry = this.outstanding.get(key)
+    if (!entry) return
+    clearTimeout(entry.resumeTimer)
+    this.outstanding.delete(key)
+    this.failedIds.add(key)
+    entry.reject(upstreamFailure(message))
+  }
+
+  /** A failed send as an error for the client, logging 401/403 once and noticing a lost upstream. */
+  httpFailure(err, what, ctx) {
+    if (err.upstreamMessage) return err
+    const status = ctx?.status || err.httpStatus || (err instanceof StreamableHTTPError && err.code > 0 ? err.code : 0) || (typeof err.code === 'number' && err.code > 0 ? err.code : 0)
+    if (status === 401 || status === 403) {
+      const text = `upstream ${this.shownUrl} refused the credentials: HTTP ${status} ${ctx?.statusText || (status === 401 ? 'Unauthorized' : 'Forbidden')} (check --header)`
+      if (this.authProblem !== text) log(text)
+      this.authProblem = text
+      return upstreamFailure(text)
+    }
+    if (status >= 400) {
+      const forwarded = this.errorBody(ctx)
+      if (forwarded) {
+        const failure = upstreamFailure(`upstream answered HTTP ${status}`)
+        failure.answered = forwarded
+        return this.answeredByBody(failure, ctx)
+      }
+      const failure = upstreamFailure(`upstream ${this.shownUrl} answered HTTP ${status}${ctx?.statusText ? ` ${ctx.statusText}` : ''} on ${what}`)
+      failure.httpStatus = status
+      if (status === 404 && this.transport && ctx?.transport === this.transport && this.kind === 'streamable-http' && this.transport.sessionId) {
+        // The spec's word for a session the server no longer knows: start a new one.
+        failure.notDelivered = true
+        this.reconnect(`the session expired (HTTP 404 on ${what})`)
+      } else if (this.transport) log(failure.message)
+      return failure
+    }
+    if (this.closed) return upstreamFailure('the proxy is shutting down')
+    // No HTTP answer at all: the server is gone or unreachable.
+    const reason = describeError(err)
+    const failure = upstreamFailure(`upstream MCP server unreachable (${reason}) on ${what}`)
+    // A refused connection never carried the message: it can be sent again.
+    failure.notDelivered = err?.cause?.code === 'ECONNREFUSED'
+    if (ctx?.transport === this.transport && this.transport) this.reconnect(reason)
+    return failure
+  }
+
+  /** The JSON-RPC error response an HTTP error's body holds for the request that was posted. */
+  errorBody(ctx) {
+    if (!ctx?.body || !isRequest(ctx.message)) return null
+    try {
+      const parsed = JSON.parse(ctx.body)
+      if (parsed && parsed.jsonrpc === '2.0' && parsed.error && typeof parsed.error.code === 'number' && parsed.id === ctx.message.id) return parsed
+    } catch {
+      // not JSON: the status alone tells
+    }
+    return null
+  }
+
+  /** The server answered with an HTTP error holding a JSON-RPC error: that is the answer. */
+  answeredByBody(failure, ctx) {
+    const key = idKey(ctx.message.id)
+    const entry = this.outstanding.get(key)
+    if (entry) {
+      this.outstanding.delete(key)
+      entry.resolve()
+    }
+    setImmediate(() => this.onmessage?.(failure.answered))
+    failure.alreadyAnswered = true
+    return failure
+  }
+
+  received(transport, msg) {
+    if (isResponse(msg) && 'id' in msg) {
+      const key = idKey(msg.id)
+      const internal = this.internal.get(key)
+      if (internal) {
+        this.internal.delete(key)
+        internal(msg)
+        return
+      }
+      if (this.failedIds.delete(key)) {
+        log(`dropped the upstream's late answer to a request already failed (id ${JSON.stringify(msg.id)})`)
+        return
+      }
+      const entry = this.outstanding.get(key)
+      if (entry) {
+        clearTimeout(entry.resumeTimer)
+        this.outstanding.delete(key)
+        if (entry.method === 'initialize' && typeof msg.result?.protocolVersion === 'string') transport.setProtocolVersion?.(msg.result.protocolVersion)
+        entry.resolve()
+      }
+    }
+    this.onmessage?.(msg)
+  }
+
+  transportError(transport, err) {
+    if (this.closed || transport !== this.transport) return
+    const ctx = this.als.getStore()
+    if (err && typeof err === 'object' && this.reportedBySend.has(err)) return
+    const text = describeError(err)
+    if (err?.name === 'ZodError' || err instanceof SyntaxError) {
+      log(`upstream sent a message that is not a JSON-RPC message (dropped): ${text.split('\n')[0]}`)
+      return
+    }
+    if (/Maximum reconnection attempts/.test(text)) {
+      // The SDK gave up resuming a stream: a request's (its context says which) or the
+      // server's own stream of notifications, without which the session is deaf.
+      if (ctx?.entry) this.fail(idKey(ctx.entry.id), `upstream MCP server stream broke before answering ${ctx.entry.method}, and resuming it failed`)
+      else this.reconnect('its event stream broke and could not be resumed')
+      return
+    }
+    if (transport instanceof SSEClientTransport && err?.name === 'SseError') {
+      // HTTP+SSE carries every answer on its one stream: without it nothing pending can come.
+      this.reconnect(`the SSE stream broke: ${text}`)
+      return
+    }
+    // Errors of a send are reported through its promise; the rest (a stream that broke and is
+    // being resumed) in one line, once while it repeats.
+    setImmediate(() => {
+      if (this.reportedBySend.has(err) || this.closed) return
+      const line = `upstream transport: ${text}`
+      if (line !== this.lastLogged) log(line)
+      this.lastLogged = line
+    })
+  }
+
+  /**
+   * The upstream is lost (`reason`): every request waiting on the old connection is failed,
+   * then new connections are tried with backoff for `retryMs`; messages sent meanwhile wait.
+   */
+  reconnect(reason) {
+    if (this.reconnecting || this.closed) return this.reconnecting
+    const old = this.transport
+    this.transport = null
+    this.down = null
+    for (const [key, entry] of [...this.outstanding]) {
+      if (entry.ctx?.transport === old || !entry.ctx) {
+        if (entry.ctx) this.fail(key, `upstream connection lost (${reason}) before answering ${entry.method}`)
+      }
+    }
+    if (old) old.close().catch(() => {})
+    log(`upstream connection lost (${reason}): reconnecting for up to ${Math.round(this.retryMs / 1000)} s`)
+    this.reconnecting = this.retryLoop(reason).finally(() => {
+      this.reconnecting = null
+    })
+    return this.reconnecting
+  }
+
+  async retryLoop(reason) {
+    const deadline = Date.now() + this.retryMs
+    let delay = RETRY_FIRST_MS
+    let last = reason
+    for (let attempt = 1; !this.closed; attempt++) {
+      try {
+        const transport = await this.newSession()
+        if (this.closed) {
+          transport.close().catch(() => {})
+          return
+        }
+        this.transport = transport
+        this.lastLogged = null
+        log(`reconnected to upstream ${this.shownUrl} (${this.kind}, a new session; attempt ${attempt})`)
+        return
+      } catch (err) {
+        last = err.upstreamMessage ?? describeError(err)
+        if (this.authProblem) break
+      }
+      if (Date.now() + delay > deadline) break
+      await new Promise((resolve) => setTimeout(resolve, delay))
+      delay = Math.min(delay * 2, RETRY_MAX_MS)
+    }
+    this.down = last
+    log(`upstream ${this.shownUrl} still unreachable after ${Math.round(this.retryMs / 1000)} s (${last}); the next request tries again`)
+  }
+
+  /**
+   * A transport with a fresh session: the client's initialize replayed under a proxy id (its
+   * answer stays here), then notifications/initialized.
+   */
+  async newSession() {
+    if (!this.initialize) return this.createStarted()
+    const id = `mcp-snapshot-filter/reinitialize/${++this.internalSeq}`
+    const key = idKey(id)
+    let answered
+    const answer = new Promise((resolve, reject) => {
+      answered = { resolve, reject }
+      this.internal.set(key, resolve)
+    })
+    let transport
+    try {
+      transport = this.kind === 'sse' ? this.createTransport('sse') : this.createTransport('streamable-http')
+      await this.als.run({ method: 'GET' }, () => transport.start())
+      // The answer may come on the POST's own stream: until then this transport is not current.
+      const pending = this.post(transport, { ...this.initialize, id }, null)
+      pending.catch((err) => answered.reject(err))
+      const timer = setTimeout(() => answered.reject(new Error('no answer to initialize')), 10000)
+      const response = await answer.finally(() => clearTimeout(timer))
+      if (response.error) throw new Error(`initialize failed: ${response.error.message}`)
+      if (typeof response.result?.protocolVersion === 'string') transport.setProtocolVersion?.(response.result.protocolVersion)
+      if (this.initialized) await this.post(transport, { jsonrpc: '2.0', method: 'notifications/initialized' }, null)
+      return transport
+    } catch (err) {
+      this.internal.delete(key)
+      transport?.close().catch(() => {})
+      throw err
+    }
+  }
+
+  async createStarted() {
+    const transport = this.createTransport(this.kind ?? 'streamable-http')
+    await this.als.run({ method: 'GET' }, () => transport.start())
+    return transport
+  }
+
+  async close() {
+    if (this.closed) return
+    this.closed = true
+    for (const key of [...this.outstanding.keys()]) this.fail(key, 'the proxy is shutting down')
+    const transport = this.transport
+    this.transport = null
+    if (!transport) return
+    if (typeof transport.terminateSession === 'function' && transport.sessionId) {
+      // The server may free the session at once rather than when it times out.
+      const timer = new Promise((resolve) => setTimeout(resolve, CLOSE_MS).unref?.())
+      await Promise.race([transport.terminateSession().catch(() => {}), timer])
+    }
+    await transport.close().catch(() => {})
+  }
+}
+
+/** The remote upstream the parsed options ask for; a bad --header throws `UsageError`. */
+function fromOptions(options, UsageError) {
+  let headers
+  try {
+    headers = parseHeaders(options.header ?? [])
+  } catch (err) {
+    throw new UsageError(err.message)
+  }
+  return new HttpUpstream({
+    url: options['upstream-url'],
+    transport: options['upstream-transport'],
+    headers,
+    retrySeconds: options['upstream-retry-seconds'],
+  })
+}
+
+module.exports = { HttpUpstream, fromOptions, TRANSPORTS, parseHeaders, redactUrl, isLoopback, describeError }
