@@ -307,9 +307,20 @@ class HttpUpstream {
    */
   async fetch(url, init) {
     const ctx = this.als.getStore()
-    const response = await fetch(url, this.agent ? { ...init, dispatcher: this.agent } : init)
-    if (!ctx) return response
     const method = init?.method ?? 'GET'
+    let response
+    try {
+      response = await fetch(url, this.agent ? { ...init, dispatcher: this.agent } : init)
+    } catch (err) {
+      if (method === 'GET' && err && typeof err === 'object') {
+        // A stream the SDK is resuming: the SDK retries, then reports giving up (transportError).
+        err.duringResume = true
+        this.lastStreamError = describeError(err)
+        if (ctx?.entry) ctx.entry.resumeError = describeError(err)
+      }
+      throw err
+    }
+    if (!ctx) return response
     if (method === 'POST' && ctx.method === 'POST') {
       ctx.status = response.status
       ctx.statusText = response.statusText
@@ -369,13 +380,14 @@ class HttpUpstream {
     if (!entry) return
     const key = idKey(entry.id)
     if (this.outstanding.get(key) !== entry) return
-    const why = err ? `the connection broke: ${describeError(err)}` : 'the server closed its response stream'
+    const why = err ? `connection broke (${describeError(err)})` : 'closed its response stream'
+    entry.broke = why
     if (!resumable || this.closed) {
       setImmediate(() => this.fail(key, `upstream MCP server ${why} before answering ${entry.method}`))
       return
     }
     clearTimeout(entry.resumeTimer)
-    entry.resumeTimer = setTimeout(() => this.fail(key, `upstream MCP server ${why} before answering ${entry.method}, and resuming the stream did not bring the answer`), RESUME_GRACE_MS)
+    entry.resumeTimer = setTimeout(() => this.fail(key, `upstream MCP server ${why} before answering ${entry.method}; resuming the stream did not bring the answer`), RESUME_GRACE_MS)
     entry.resumeTimer.unref?.()
   }
 
@@ -411,7 +423,7 @@ class HttpUpstream {
       if (status === 404 && this.transport && ctx?.transport === this.transport && this.kind === 'streamable-http' && this.transport.sessionId) {
         // The spec's word for a session the server no longer knows: start a new one.
         failure.notDelivered = true
-        this.reconnect(`the session expired (HTTP 404 on ${what})`)
+        this.reconnect(`the session expired (HTTP 404 on ${what})`, ctx)
       } else if (this.transport) log(failure.message)
       return failure
     }
@@ -421,7 +433,7 @@ class HttpUpstream {
     const failure = upstreamFailure(`upstream MCP server unreachable (${reason}) on ${what}`)
     // A refused connection never carried the message: it can be sent again.
     failure.notDelivered = err?.cause?.code === 'ECONNREFUSED'
-    if (ctx?.transport === this.transport && this.transport) this.reconnect(reason)
+    if (ctx?.transport === this.transport && this.transport) this.reconnect(reason, failure.notDelivered ? ctx : null)
     return failure
   }
 
@@ -486,10 +498,12 @@ class HttpUpstream {
     if (/Maximum reconnection attempts/.test(text)) {
       // The SDK gave up resuming a stream: a request's (its context says which) or the
       // server's own stream of notifications, without which the session is deaf.
-      if (ctx?.entry) this.fail(idKey(ctx.entry.id), `upstream MCP server stream broke before answering ${ctx.entry.method}, and resuming it failed`)
-      else this.reconnect('its event stream broke and could not be resumed')
+      const entry = ctx?.entry
+      if (entry) this.fail(idKey(entry.id), `upstream MCP server ${entry.broke ?? 'stream broke'} before answering ${entry.method}; resuming the stream failed (${entry.resumeError ?? 'no answer'})`)
+      else this.reconnect(`its event stream broke and could not be resumed${this.lastStreamError ? `: ${this.lastStreamError}` : ''}`)
       return
     }
+    if (err?.duringResume || /^Failed to reconnect SSE stream/.test(text)) return
     if (transport instanceof SSEClientTransport && err?.name === 'SseError') {
       // HTTP+SSE carries every answer on its one stream: without it nothing pending can come.
       this.reconnect(`the SSE stream broke: ${text}`)
@@ -499,7 +513,7 @@ class HttpUpstream {
     // being resumed) in one line, once while it repeats.
     setImmediate(() => {
       if (this.reportedBySend.has(err) || this.closed) return
-      const line = `upstream transport: ${text}`
+      const line = /^SSE stream disconnected/.test(text) ? `upstream event stream broke (${text.replace(/^SSE stream disconnected: /, '')}): resuming it` : `upstream transport: ${text}`
       if (line !== this.lastLogged) log(line)
       this.lastLogged = line
     })
@@ -507,17 +521,18 @@ class HttpUpstream {
 
   /**
    * The upstream is lost (`reason`): every request waiting on the old connection is failed,
-   * then new connections are tried with backoff for `retryMs`; messages sent meanwhile wait.
+   * then new connections are tried with backoff for `retryMs`; messages sent meanwhile wait, and
+   * so does the one that found the upstream gone (`except`) when the upstream never received it.
    */
-  reconnect(reason) {
+  reconnect(reason, except = null) {
     if (this.reconnecting || this.closed) return this.reconnecting
     const old = this.transport
     this.transport = null
     this.down = null
     for (const [key, entry] of [...this.outstanding]) {
-      if (entry.ctx?.transport === old || !entry.ctx) {
-        if (entry.ctx) this.fail(key, `upstream connection lost (${reason}) before answering ${entry.method}`)
-      }
+      if (!entry.ctx || entry.ctx === except || entry.ctx.transport !== old) continue
+      const what = entry.broke ? `MCP server ${entry.broke}` : `connection lost (${reason})`
+      this.fail(key, `upstream ${what} before answering ${entry.method}`)
     }
     if (old) old.close().catch(() => {})
     log(`upstream connection lost (${reason}): reconnecting for up to ${Math.round(this.retryMs / 1000)} s`)

@@ -1,0 +1,223 @@
+'use strict'
+
+// Faults of a remote upstream (`--upstream-url`), injected with the scriptable fixture
+// (fixtures/http-fixture-server.js) on 127.0.0.1: the server killed mid-call and started again,
+// HTTP 500, 401/403, slow headers, dropped SSE streams. Every request gets exactly one answer,
+// nothing hangs, and the errors name their cause.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+
+const { BIN, INIT, spawnRaw } = require('./helpers.js')
+const { startFixture, freePort } = require('./http-servers.js')
+
+const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' }
+
+function call(id, name, args = {}) {
+  return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }
+}
+
+/** The bin in front of `url`, initialized. */
+async function proxyTo(url, args = [], env) {
+  const proxy = spawnRaw([process.execPath, BIN, '--upstream-url', url, ...args], env ? { env: { ...process.env, ...env } } : {})
+  proxy.send(INIT)
+  const init = await proxy.waitFor((m) => m.id === 0, 15000)
+  if (init.result) proxy.send(INITIALIZED)
+  proxy.init = init
+  return proxy
+}
+
+async function stopProxy(proxy) {
+  proxy.child.stdin.end()
+  await proxy.exited
+}
+
+function answersTo(proxy, id) {
+  return proxy.messages.filter((m) => m.id === id && !('method' in m))
+}
+
+const settle = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+test('the upstream killed mid-call: the call gets -32000 naming the cause, the proxy reconnects for the next one', { timeout: 60000 }, async (t) => {
+  const port = await freePort()
+  let server = await startFixture(port)
+  t.after(() => server.stop('SIGKILL'))
+  const proxy = await proxyTo(server.url, ['--upstream-retry-seconds=20'])
+  t.after(() => proxy.child.kill('SIGKILL'))
+  assert.ok(proxy.init.result, JSON.stringify(proxy.init))
+
+  proxy.send(call(2, 'sleep', { ms: 20000 }))
+  await settle(500)
+  await server.stop('SIGKILL')
+  const failed = await proxy.waitFor((m) => m.id === 2, 15000)
+  assert.equal(failed.error?.code, -32000, JSON.stringify(failed))
+  assert.match(failed.error.message, /connection (broke|lost) \(.+\)/)
+  t.diagnostic(failed.error.message)
+  assert.match(failed.error.message, /tools\/call/)
+
+  // While the server is down a new call waits for the reconnection, which finds it again.
+  proxy.send(call(3, 'echo', { text: 'after the restart' }))
+  await settle(1500)
+  server = await startFixture(port)
+  const answered = await proxy.waitFor((m) => m.id === 3, 25000)
+  assert.deepEqual(answered.result, { content: [{ type: 'text', text: 'after the restart' }] })
+  proxy.send(call(4, 'echo', { text: 'again' }))
+  assert.equal((await proxy.waitFor((m) => m.id === 4)).result.content[0].text, 'again')
+
+  await settle(300)
+  for (const id of [2, 3, 4]) assert.equal(answersTo(proxy, id).length, 1, `answers to ${id}`)
+  // The replayed initialize stays inside the proxy.
+  assert.equal(proxy.messages.filter((m) => m.result?.protocolVersion).length, 1)
+  assert.match(proxy.stderr(), /upstream connection lost \(.*\): reconnecting for up to 20 s/)
+  assert.match(proxy.stderr(), /reconnected to upstream http:\/\/127\.0\.0\.1:\d+\/mcp \(streamable-http, a new session/)
+  await stopProxy(proxy)
+})
+
+test('a server that stays down: waiting requests get -32000 once the retry time is over; the proxy keeps serving', { timeout: 60000 }, async (t) => {
+  const server = await startFixture()
+  const proxy = await proxyTo(server.url, ['--upstream-retry-seconds=2'])
+  t.after(() => proxy.child.kill('SIGKILL'))
+  await server.stop('SIGKILL')
+  const started = Date.now()
+  proxy.send(call(5, 'echo', { text: 'x' }))
+  const failed = await proxy.waitFor((m) => m.id === 5, 20000)
+  assert.equal(failed.error?.code, -32000)
+  assert.match(failed.error.message, /unreachable/)
+  assert.match(failed.error.message, /ECONNREFUSED/)
+  assert.ok(Date.now() - started < 15000)
+  assert.match(proxy.stderr(), /still unreachable after 2 s/)
+  // Still serving: its own tools answer, and a ping gets an answer (an error) rather than silence.
+  proxy.send({ jsonrpc: '2.0', id: 6, method: 'ping' })
+  assert.ok((await proxy.waitFor((m) => m.id === 6, 20000)).error)
+  assert.equal(proxy.child.exitCode, null)
+  await stopProxy(proxy)
+})
+
+test('HTTP 500: a plain body is a -32000 naming the status, a JSON-RPC error body is forwarded as the answer', { timeout: 30000 }, async (t) => {
+  const server = await startFixture()
+  t.after(() => server.stop())
+  const proxy = await proxyTo(server.url)
+  t.after(() => proxy.child.kill('SIGKILL'))
+  proxy.send(call(2, 'http-500'))
+  const plain = await proxy.waitFor((m) => m.id === 2)
+  assert.equal(plain.error.code, -32000)
+  assert.match(plain.error.message, /answered HTTP 500 Internal Server Error on posting tools\/call/)
+  proxy.send(call(3, 'http-500-json'))
+  const json = await proxy.waitFor((m) => m.id === 3)
+  assert.deepEqual(json.error, { code: -32603, message: 'fixture internal error' })
+  // The session is fine: the next call works, nothing reconnected.
+  proxy.send(call(4, 'echo', { text: 'still here' }))
+  assert.equal((await proxy.waitFor((m) => m.id === 4)).result.content[0].text, 'still here')
+  await settle(200)
+  for (const id of [2, 3, 4]) assert.equal(answersTo(proxy, id).length, 1)
+  assert.doesNotMatch(proxy.stderr(), /reconnect/)
+  await stopProxy(proxy)
+})
+
+test('HTTP 401 and 403: one clear error line; a --header with ${VAR} authenticates and is never logged', { timeout: 30000 }, async (t) => {
+  const token = 'fixture-token-7f3a9c'
+  const server = await startFixture(undefined, ['--token', token])
+  t.after(() => server.stop())
+
+  const refused = await proxyTo(server.url)
+  t.after(() => refused.child.kill('SIGKILL'))
+  assert.equal(refused.init.error?.code, -32000)
+  assert.match(refused.init.error.message, /refused the credentials: HTTP 401 Unauthorized \(check --header\)/)
+  refused.send({ ...INIT, id: 1 })
+  assert.equal((await refused.waitFor((m) => m.id === 1)).error.code, -32000)
+  await stopProxy(refused)
+  assert.equal(refused.stderr().match(/refused the credentials/g).length, 1, refused.stderr())
+
+  const accepted = await proxyTo(server.url, ['--header', 'Authorization: Bearer ${FIXTURE_TOKEN}', '--header=X-Trace: on'], { FIXTURE_TOKEN: token })
+  t.after(() => accepted.child.kill('SIGKILL'))
+  assert.ok(accepted.init.result, JSON.stringify(accepted.init))
+  accepted.send(call(2, 'echo', { text: 'authenticated' }))
+  assert.equal((await accepted.waitFor((m) => m.id === 2)).result.content[0].text, 'authenticated')
+  // The same through the environment variable, for clients that cannot pass flags.
+  const viaEnv = await proxyTo(server.url, [], { MCP_SNAPSHOT_FILTER_HEADERS: `Authorization: Bearer ${token}` })
+  t.after(() => viaEnv.child.kill('SIGKILL'))
+  assert.ok(viaEnv.init.result)
+  await Promise.all([stopProxy(accepted), stopProxy(viaEnv)])
+  for (const p of [refused, accepted, viaEnv]) assert.ok(!p.stderr().includes(token), 'the token reached stderr')
+
+  const forbidding = await startFixture(undefined, ['--forbid'])
+  t.after(() => forbidding.stop())
+  const forbidden = await proxyTo(forbidding.url)
+  t.after(() => forbidden.child.kill('SIGKILL'))
+  assert.match(forbidden.init.error.message, /HTTP 403 Forbidden/)
+  await stopProxy(forbidden)
+})
+
+test('slow response headers hold up only their own call', { timeout: 30000 }, async (t) => {
+  const server = await startFixture()
+  t.after(() => server.stop())
+  const proxy = await proxyTo(server.url)
+  t.after(() => proxy.child.kill('SIGKILL'))
+  proxy.send(call(2, 'slow-headers', { ms: 2500 }))
+  proxy.send(call(3, 'echo', { text: 'fast' }))
+  await proxy.waitFor((m) => m.id === 3)
+  assert.equal(answersTo(proxy, 2).length, 0, 'the slow call answered before the fast one')
+  const slow = await proxy.waitFor((m) => m.id === 2, 10000)
+  assert.equal(slow.result.content[0].text, 'slow-headers done')
+  await settle(200)
+  assert.equal(answersTo(proxy, 2).length, 1)
+  await stopProxy(proxy)
+})
+
+test('dropped SSE streams are resumed (Last-Event-ID): every message arrives exactly once', { timeout: 40000 }, async (t) => {
+  const server = await startFixture()
+  t.after(() => server.stop())
+  const proxy = await proxyTo(server.url)
+  t.after(() => proxy.child.kill('SIGKILL'))
+
+  // The server closes a call's stream and answers later: the client resumes and gets the rest.
+  proxy.send(call(2, 'close-stream', { ms: 800 }))
+  const closed = await proxy.waitFor((m) => m.id === 2, 15000)
+  assert.equal(closed.result?.content[0].text, 'close-stream done', JSON.stringify(closed))
+  const logs = () => proxy.messages.filter((m) => m.method === 'notifications/message').map((m) => m.params.data)
+  assert.deepEqual(logs(), ['before the close', 'after the close'])
+
+  // The session's own stream is dropped halfway through ten notifications.
+  proxy.send(call(3, 'notify', { count: 10 }))
+  await proxy.waitFor((m) => m.id === 3)
+  const notes = Array.from({ length: 10 }, (_, i) => `note ${i}`)
+  await proxy.waitFor(() => logs().length >= 12, 15000)
+  await settle(300)
+  assert.deepEqual(logs().slice(2), notes)
+
+  // The socket of a call's stream destroyed mid-call (the server lives on): resumed from the
+  // event store, the answer arrives once.
+  proxy.send(call(4, 'drop-mid-call', { ms: 1000 }))
+  const dropped = await proxy.waitFor((m) => m.id === 4, 20000)
+  assert.equal(dropped.result?.content[0].text, 'drop-mid-call done', JSON.stringify(dropped))
+  proxy.send(call(5, 'echo', { text: 'after the drops' }))
+  assert.equal((await proxy.waitFor((m) => m.id === 5)).result.content[0].text, 'after the drops')
+  await settle(500)
+  for (const id of [2, 3, 4, 5]) assert.equal(answersTo(proxy, id).length, 1, `answers to ${id}`)
+  await stopProxy(proxy)
+})
+
+test('bad remote options are usage errors; plain http to another host warns', { timeout: 20000 }, async () => {
+  const run = (args, env = {}) => {
+    const proxy = spawnRaw([process.execPath, BIN, ...args], { env: { ...process.env, ...env } })
+    proxy.child.stdin.end()
+    return proxy.exited.then(({ code }) => ({ code, stderr: proxy.stderr() }))
+  }
+  const both = await run(['--upstream-url', 'http://127.0.0.1:9/mcp', '--', 'node', 'x.js'])
+  assert.equal(both.code, 2)
+  assert.match(both.stderr, /either --upstream-url or an upstream command/)
+  const scheme = await run(['--upstream-url', 'ftp://127.0.0.1/mcp'])
+  assert.equal(scheme.code, 2)
+  const unset = await run(['--upstream-url', 'http://127.0.0.1:9/mcp', '--header', 'Authorization: Bearer ${NOT_SET_ANYWHERE_1}'])
+  assert.equal(unset.code, 2)
+  assert.match(unset.stderr, /environment variable NOT_SET_ANYWHERE_1 is not set/)
+  const noName = await run(['--upstream-url', 'http://127.0.0.1:9/mcp', '--header', 'no colon here'])
+  assert.equal(noName.code, 2)
+  assert.match(noName.stderr, /Name: value/)
+  // No request is sent, so nothing is contacted: the warning comes at start.
+  const remote = await run(['--upstream-url', 'http://user:secret-pw@example.invalid/mcp?key=secret-key'])
+  assert.match(remote.stderr, /plain http to another host/)
+  assert.ok(!remote.stderr.includes('secret-pw') && !remote.stderr.includes('secret-key'), remote.stderr)
+  const loopback = await run(['--upstream-url', 'http://localhost:9/mcp'])
+  assert.doesNotMatch(loopback.stderr, /plain http/)
+})
