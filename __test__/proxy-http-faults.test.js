@@ -112,6 +112,8 @@ test('HTTP 500: a plain body is a -32000 naming the status, a JSON-RPC error bod
   for (const id of [2, 3, 4]) assert.equal(answersTo(proxy, id).length, 1)
   assert.doesNotMatch(proxy.stderr(), /reconnect/)
   await stopProxy(proxy)
+  // The session summary on exit, as with a local upstream.
+  assert.match(proxy.stderr(), /session saved .* in \d+ of \d+ tool results/)
 })
 
 test('HTTP 401 and 403: one clear error line; a --header with ${VAR} authenticates and is never logged', { timeout: 30000 }, async (t) => {
@@ -194,6 +196,35 @@ test('dropped SSE streams are resumed (Last-Event-ID): every message arrives exa
   assert.equal((await proxy.waitFor((m) => m.id === 5)).result.content[0].text, 'after the drops')
   await settle(500)
   for (const id of [2, 3, 4, 5]) assert.equal(answersTo(proxy, id).length, 1, `answers to ${id}`)
+  await stopProxy(proxy)
+})
+
+test('ids come back exact, unknown methods and notifications pass, cancellation reaches the server', { timeout: 30000 }, async (t) => {
+  const server = await startFixture()
+  t.after(() => server.stop())
+  const proxy = await proxyTo(server.url)
+  t.after(() => proxy.child.kill('SIGKILL'))
+  const ids = ['abc', 'a "quoted" \\ id', 2 ** 53 - 1, -7, 1]
+  for (const id of ids) proxy.send(call(id, 'echo', { text: `for ${JSON.stringify(id)}` }))
+  for (const id of ids) {
+    const answer = await proxy.waitFor((m) => m.id === id && !('method' in m))
+    assert.equal(answer.result.content[0].text, `for ${JSON.stringify(id)}`)
+  }
+  proxy.send({ jsonrpc: '2.0', id: 'u1', method: 'some/unknown-method', params: { x: 1 } })
+  const unknown = await proxy.waitFor((m) => m.id === 'u1')
+  assert.equal(unknown.error.code, -32601, JSON.stringify(unknown))
+  proxy.send({ jsonrpc: '2.0', method: 'notifications/some-unknown', params: {} })
+  // A cancelled call: the proxy owes no answer for it, and the session goes on.
+  proxy.send(call('c1', 'sleep', { ms: 1500 }))
+  await settle(200)
+  proxy.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1', reason: 'test' } })
+  proxy.send(call('after', 'echo', { text: 'ok' }))
+  await proxy.waitFor((m) => m.id === 'after')
+  await settle(2000)
+  assert.equal(answersTo(proxy, 'c1').length, 0, 'an answer (or an error) for the cancelled call')
+  proxy.send(call('count', 'cancelled'))
+  assert.equal((await proxy.waitFor((m) => m.id === 'count')).result.content[0].text, '1', 'the server saw the cancellation')
+  for (const id of [...ids, 'u1', 'after', 'count']) assert.equal(answersTo(proxy, id).length, 1)
   await stopProxy(proxy)
 })
 
