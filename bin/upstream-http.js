@@ -25,8 +25,8 @@ const RETRY_FIRST_MS = 250
 const RETRY_MAX_MS = 5000
 // The SDK's own resumption of a broken SSE stream (GET with Last-Event-ID): 0.5 + 1 + 2 s.
 const RESUME = { initialReconnectionDelay: 500, maxReconnectionDelay: 2000, reconnectionDelayGrowFactor: 2, maxRetries: 3 }
-// How long a request whose resumable stream ended waits for the resumed stream to answer it.
-const RESUME_GRACE_MS = 8000
+// How long a replayed initialize may take when reconnecting (a client's call is never timed).
+const REINITIALIZE_MS = 10000
 // How long a session's DELETE may take when the proxy stops.
 const CLOSE_MS = 1000
 
@@ -372,8 +372,8 @@ class HttpUpstream {
   }
 
   /**
-   * A response stream ended. Its request, if still unanswered, is failed: at once when the
-   * stream cannot be resumed, else after the SDK had its chance to resume it.
+   * A response stream ended. Its request, if still unanswered, is failed at once when the
+   * stream cannot be resumed.
    */
   streamEnded(ctx, err, resumable) {
     const entry = ctx.entry
@@ -382,20 +382,15 @@ class HttpUpstream {
     if (this.outstanding.get(key) !== entry) return
     const why = err ? `connection broke (${describeError(err)})` : 'closed its response stream'
     entry.broke = why
-    if (!resumable || this.closed) {
-      setImmediate(() => this.fail(key, `upstream MCP server ${why} before answering ${entry.method}`))
-      return
-    }
-    clearTimeout(entry.resumeTimer)
-    entry.resumeTimer = setTimeout(() => this.fail(key, `upstream MCP server ${why} before answering ${entry.method}; resuming the stream did not bring the answer`), RESUME_GRACE_MS)
-    entry.resumeTimer.unref?.()
+    // A resumable one the SDK asks for again (GET with Last-Event-ID): it either brings the
+    // answer or reports giving up (transportError), so no timer is needed, none cuts a call.
+    if (!resumable || this.closed) setImmediate(() => this.fail(key, `upstream MCP server ${why} before answering ${entry.method}`))
   }
 
   /** Fails one outstanding request with `message` (the client gets -32000 with it). */
   fail(key, message) {
     const entry = this.outstanding.get(key)
     if (!entry) return
-    clearTimeout(entry.resumeTimer)
     this.outstanding.delete(key)
     this.failedIds.add(key)
     entry.reject(upstreamFailure(message))
@@ -477,7 +472,6 @@ class HttpUpstream {
       }
       const entry = this.outstanding.get(key)
       if (entry) {
-        clearTimeout(entry.resumeTimer)
         this.outstanding.delete(key)
         if (entry.method === 'initialize' && typeof msg.result?.protocolVersion === 'string') transport.setProtocolVersion?.(msg.result.protocolVersion)
         entry.resolve()
@@ -562,7 +556,7 @@ class HttpUpstream {
         if (this.authProblem) break
       }
       if (Date.now() + delay > deadline) break
-      await new Promise((resolve) => setTimeout(resolve, delay))
+      await new Promise((resolve) => setTimeout(resolve, delay)) // RETRY_FIRST_MS doubling to RETRY_MAX_MS
       delay = Math.min(delay * 2, RETRY_MAX_MS)
     }
     this.down = last
@@ -589,7 +583,7 @@ class HttpUpstream {
       // The answer may come on the POST's own stream: until then this transport is not current.
       const pending = this.post(transport, { ...this.initialize, id }, null)
       pending.catch((err) => answered.reject(err))
-      const timer = setTimeout(() => answered.reject(new Error('no answer to initialize')), 10000)
+      const timer = setTimeout(() => answered.reject(new Error('no answer to initialize')), REINITIALIZE_MS)
       const response = await answer.finally(() => clearTimeout(timer))
       if (response.error) throw new Error(`initialize failed: ${response.error.message}`)
       if (typeof response.result?.protocolVersion === 'string') transport.setProtocolVersion?.(response.result.protocolVersion)
