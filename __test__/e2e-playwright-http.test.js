@@ -57,7 +57,7 @@ if (missing) {
       const port = await freePort()
       // Playwright MCP checks the Host header against --allowed-hosts (default: the bound host).
       server = await startServer(
-        [PLAYWRIGHT_MCP, '--port', String(port), '--host', '127.0.0.1', '--allowed-hosts', `127.0.0.1:${port}`, '--headless', '--browser', 'chromium', '--executable-path', CHROMIUM, '--isolated', '--no-sandbox', '--output-dir', workDir],
+        [PLAYWRIGHT_MCP, '--port', String(port), '--host', '127.0.0.1', '--allowed-hosts', `127.0.0.1:${port}`, '--headless', '--browser', 'chromium', '--executable-path', CHROMIUM, '--isolated', '--output-dir', workDir],
         { port, cwd: workDir, env: { PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' }, readyMs: 60_000 },
       )
       const url = `http://127.0.0.1:${port}/mcp`
