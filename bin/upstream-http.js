@@ -13,7 +13,7 @@
 const { AsyncLocalStorage } = require('node:async_hooks')
 
 const { StreamableHTTPClientTransport, StreamableHTTPError } = require('@modelcontextprotocol/sdk/client/streamableHttp.js')
-const { SSEClientTransport } = require('@modelcontextprotocol/sdk/client/sse.js')
+const { SSEClientTransport, SseError } = require('@modelcontextprotocol/sdk/client/sse.js')
 
 const { log } = require('./log.js')
 
@@ -233,7 +233,7 @@ class HttpUpstream {
       this.reconnect(this.down)
       return this.connected(msg)
     }
-    this.opening = this.open(msg)
+    this.opening = this.openWithRetry(msg)
       .then((transport) => {
         this.transport = transport
       })
@@ -242,6 +242,27 @@ class HttpUpstream {
       })
     await this.opening
     return true
+  }
+
+  /**
+   * The first connection, tried with the same backoff as a reconnection while the server does
+   * not answer at all (not yet started, say); an HTTP answer, even an error, ends it.
+   */
+  async openWithRetry(first) {
+    const deadline = Date.now() + this.retryMs
+    let delay = RETRY_FIRST_MS
+    for (let told = false; ; ) {
+      try {
+        return await this.open(first)
+      } catch (err) {
+        const unreachable = !err.httpStatus && !this.authProblem && !err.answered && /unreachable/.test(err.upstreamMessage ?? '')
+        if (!unreachable || this.closed || Date.now() + delay > deadline) throw err
+        if (!told) log(`${err.upstreamMessage}: trying again for up to ${Math.round(this.retryMs / 1000)} s`)
+        told = true
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay)) // RETRY_FIRST_MS doubling to RETRY_MAX_MS
+      delay = Math.min(delay * 2, RETRY_MAX_MS)
+    }
   }
 
   /**
@@ -258,19 +279,24 @@ class HttpUpstream {
         this.kind = 'streamable-http'
         return transport
       } catch (err) {
+        await transport.close().catch(() => {})
         const status = err.httpStatus
         if (this.kind !== null || first?.method !== 'initialize' || ![400, 404, 405].includes(status)) throw err
-        await transport.close().catch(() => {})
         log(`upstream ${this.shownUrl} answered HTTP ${status} to Streamable HTTP: trying the HTTP+SSE transport`)
       }
     }
     const transport = this.createTransport('sse')
     try {
-      await this.als.run({ method: 'GET' }, () => transport.start())
+      try {
+        await this.als.run({ method: 'GET' }, () => transport.start())
+      } catch (err) {
+        throw this.httpFailure(err, 'opening the SSE stream')
+      }
+      await this.post(transport, first, entry)
     } catch (err) {
-      throw this.httpFailure(err, 'opening the SSE stream')
+      await transport.close().catch(() => {})
+      throw err
     }
-    await this.post(transport, first, entry)
     this.kind = 'sse'
     return transport
   }
@@ -498,7 +524,7 @@ class HttpUpstream {
       return
     }
     if (err?.duringResume || /^Failed to reconnect SSE stream/.test(text)) return
-    if (transport instanceof SSEClientTransport && err?.name === 'SseError') {
+    if (transport instanceof SSEClientTransport && err instanceof SseError) {
       // HTTP+SSE carries every answer on its one stream: without it nothing pending can come.
       this.reconnect(`the SSE stream broke: ${text}`)
       return
