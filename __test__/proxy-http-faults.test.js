@@ -132,6 +132,23 @@ test('HTTP+SSE (server-everything sse) killed mid-call: -32000 for the call, a n
   await stopProxy(proxy)
 })
 
+test('a session the server forgot (HTTP 404): a new session, the request sent again and answered once', { timeout: 30000 }, async (t) => {
+  const server = await startFixture()
+  t.after(() => server.stop())
+  const proxy = await proxyTo(server.url)
+  t.after(() => proxy.child.kill('SIGKILL'))
+  proxy.send(call(2, 'forget-sessions'))
+  assert.match((await proxy.waitFor((m) => m.id === 2)).result.content[0].text, /forgot 1/)
+  await settle(100)
+  proxy.send(call(3, 'echo', { text: 'on a new session' }))
+  assert.equal((await proxy.waitFor((m) => m.id === 3, 15000)).result?.content[0].text, 'on a new session')
+  await settle(300)
+  assert.equal(answersTo(proxy, 3).length, 1)
+  assert.match(proxy.stderr(), /upstream connection lost \(the session expired \(HTTP 404 on posting tools\/call\)\)/)
+  assert.match(proxy.stderr(), /reconnected to upstream/)
+  await stopProxy(proxy)
+})
+
 test('HTTP 500: a plain body is a -32000 naming the status, a JSON-RPC error body is forwarded as the answer', { timeout: 30000 }, async (t) => {
   const server = await startFixture()
   t.after(() => server.stop())

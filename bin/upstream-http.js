@@ -433,19 +433,20 @@ class HttpUpstream {
       return upstreamFailure(text)
     }
     if (status >= 400) {
-      const forwarded = this.errorBody(ctx)
-      if (forwarded) {
-        const failure = upstreamFailure(`upstream answered HTTP ${status}`)
-        failure.answered = forwarded
-        return this.answeredByBody(failure, ctx)
-      }
       const failure = upstreamFailure(`upstream ${this.shownUrl} answered HTTP ${status}${ctx?.statusText ? ` ${ctx.statusText}` : ''} on ${what}`)
       failure.httpStatus = status
       if (status === 404 && this.transport && ctx?.transport === this.transport && this.kind === 'streamable-http' && this.transport.sessionId) {
         // The spec's word for a session the server no longer knows: start a new one.
         failure.notDelivered = true
         this.reconnect(`the session expired (HTTP 404 on ${what})`, ctx)
-      } else if (this.transport) log(failure.message)
+        return failure
+      }
+      const forwarded = this.errorBody(ctx)
+      if (forwarded) {
+        failure.answered = forwarded
+        return this.answeredByBody(failure, ctx)
+      }
+      if (this.transport) log(failure.message)
       return failure
     }
     if (this.closed) return upstreamFailure('the proxy is shutting down')
@@ -555,7 +556,8 @@ class HttpUpstream {
       this.fail(key, `upstream ${what} before answering ${entry.method}`)
     }
     if (old) old.close().catch(() => {})
-    log(`upstream connection lost (${reason}): reconnecting for up to ${Math.round(this.retryMs / 1000)} s`)
+    const seconds = Math.round(this.retryMs / 1000)
+    log(old ? `upstream connection lost (${reason}): reconnecting for up to ${seconds} s` : `upstream still unreachable (${reason}): trying again for up to ${seconds} s`)
     this.reconnecting = this.retryLoop(reason).finally(() => {
       this.reconnecting = null
     })
