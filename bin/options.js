@@ -89,8 +89,8 @@ const OPTIONS = [
     kind: 'list',
     metavar: "'NAME: VALUE'",
     default: [],
-    defaultHelp: 'none; the variable holds one header per line',
-    help: 'With --upstream-url: an HTTP header for every request (repeatable). ${VAR} in VALUE is the environment variable VAR. Never logged.',
+    defaultHelp: 'none',
+    help: 'With --upstream-url: an HTTP header for every request (repeatable; one per line in the variable). ${VAR} in VALUE is the environment variable VAR. Never logged.',
   },
   {
     name: 'upstream-retry-seconds',
