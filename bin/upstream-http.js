@@ -18,6 +18,7 @@ const { SSEClientTransport, SseError } = require('@modelcontextprotocol/sdk/clie
 const { log } = require('./log.js')
 
 const TRANSPORTS = ['auto', 'streamable-http', 'sse']
+const UPSTREAM_GONE = -32000
 
 // Reconnecting a lost upstream: attempts RETRY_FIRST_MS apart, doubling up to RETRY_MAX_MS, for
 // `retrySeconds` (the option) in all; requests sent meanwhile wait for it.
@@ -53,8 +54,15 @@ function isLoopback(hostname) {
   return h === 'localhost' || h.endsWith('.localhost') || /^127\./.test(h) || h === '::1'
 }
 
+// Answers are matched by the id's value (the SDK hands them over parsed); the client gets
+// the id back as the text it wrote.
 function idKey(id) {
   return `${typeof id}:${id}`
+}
+
+/** The id's JSON text as the client wrote it (when the text is known). */
+function idJsonOf(text, msg) {
+  return JSON.stringify(msg.id)
 }
 
 function isRequest(msg) {
@@ -154,6 +162,11 @@ class HttpUpstream {
     /** Errors a send's promise reports: the transport's onerror need not log them again. */
     this.reportedBySend = new WeakSet()
     this.lastLogged = null
+    this.paused = false
+    this.held = []
+    this.online = null
+    this.ondrain = null
+    this.onbroken = null
   }
 
   describe() {
@@ -168,19 +181,27 @@ class HttpUpstream {
   }
 
   /**
-   * Sends one message. A request's promise settles when it is answered (resolves) or can no
-   * longer be (rejects with the reason, for the proxy to answer the client with).
+   * Sends one message: the JSON text the client wrote (the proxy's upstream interface; it is
+   * posted as it is), or a parsed message (then a request's promise settles when answered, or
+   * rejects with the reason). A request that can no longer be answered gets a -32000 error
+   * response, as if from the upstream.
    */
-  send(msg) {
-    if (this.closed) return Promise.reject(upstreamFailure('the proxy is shutting down'))
+  send(message) {
+    const asText = typeof message === 'string' || Buffer.isBuffer(message)
+    const text = asText ? message.toString() : undefined
+    const msg = asText ? JSON.parse(text) : message
     if (isRequest(msg)) {
       const key = idKey(msg.id)
       this.failedIds.delete(key)
-      return new Promise((resolve, reject) => {
-        const entry = { id: msg.id, method: msg.method, resolve, reject, ctx: null }
-        this.outstanding.set(key, entry)
-        this.deliver(msg, entry).catch((err) => this.fail(key, err.upstreamMessage ?? describeError(err)))
-      })
+      const entry = { id: msg.id, idJson: idJsonOf(text, msg), method: msg.method, ctx: null, face: asText ? 'line' : 'object' }
+      const settled = asText ? null : new Promise((resolve, reject) => Object.assign(entry, { resolve, reject }))
+      if (this.closed) {
+        this.answerError(entry, 'the proxy is shutting down')
+        return settled ?? true
+      }
+      this.outstanding.set(key, entry)
+      this.deliver(msg, entry, text).catch((err) => this.fail(key, err.upstreamMessage ?? describeError(err)))
+      return settled ?? true
     }
     if (msg?.method === 'notifications/cancelled' && msg.params?.requestId !== undefined) {
       // The upstream may now never answer; the proxy owes the client nothing for it either.
@@ -188,28 +209,71 @@ class HttpUpstream {
       const entry = this.outstanding.get(key)
       if (entry) {
         this.outstanding.delete(key)
-        entry.resolve()
+        entry.resolve?.()
       }
     }
     if (msg?.method === 'notifications/initialized') this.initialized = true
-    return this.deliver(msg, null).catch((err) => {
-      if (!err.logged) log(`could not send ${msg?.method ?? 'a response'} to the upstream: ${describeError(err)}`)
-    })
+    const sent = this.closed
+      ? Promise.resolve()
+      : this.deliver(msg, null, text).catch((err) => {
+          if (!err.logged) log(`could not send ${msg?.method ?? 'a response'} to the upstream: ${describeError(err)}`)
+        })
+    return asText ? true : sent
+  }
+
+  /** Tells the client that `entry` will not be answered: a -32000 error response at its id. */
+  answerError(entry, message) {
+    if (entry.face === 'object') {
+      entry.reject(upstreamFailure(message))
+      return
+    }
+    this.toClientLine(`{"jsonrpc":"2.0","id":${entry.idJson},"error":${JSON.stringify({ code: UPSTREAM_GONE, message })}}`)
+  }
+
+  /** A message from the upstream for the client; an answer to a request carries its exact id text. */
+  toClient(msg, entry) {
+    if (!entry || entry.face === 'object') {
+      if (this.onmessage) this.onmessage(msg)
+      else this.toClientLine(JSON.stringify(msg))
+      return
+    }
+    const { jsonrpc, id, ...rest } = msg
+    const tail = JSON.stringify(rest)
+    this.toClientLine(`{"jsonrpc":${JSON.stringify(jsonrpc)},"id":${entry.idJson}${tail === '{}' ? '}' : `,${tail.slice(1)}`}`)
+  }
+
+  toClientLine(line) {
+    if (this.paused) this.held.push(line)
+    else this.online?.(Buffer.from(line))
+  }
+
+  /** The client is not reading: lines wait here (the HTTP streams are read on regardless). */
+  pause() {
+    this.paused = true
+  }
+
+  resume() {
+    this.paused = false
+    while (!this.paused && this.held.length) this.online?.(Buffer.from(this.held.shift()))
+  }
+
+  exitDescription() {
+    return `the connection to ${this.shownUrl} was closed`
   }
 
   /** Posts one message on the current connection, connecting (or waiting for a reconnection) first. */
-  async deliver(msg, entry) {
+  async deliver(msg, entry, text) {
     if (msg?.method === 'initialize' && isRequest(msg)) this.initialize = msg
-    if (await this.connected(msg)) return // the new connection carried msg (the first initialize)
+    if (await this.connected(msg, text)) return // the new connection carried msg (the first initialize)
     try {
-      await this.post(this.transport, msg, entry)
+      await this.post(this.transport, msg, entry, text)
     } catch (err) {
       // A message the upstream never received (refused connection, unknown session) goes out
       // once more on the new connection.
       if (!err.notDelivered || !this.reconnecting) throw err
       await this.reconnecting
       if (!this.transport) throw upstreamFailure(`upstream MCP server unreachable: ${this.down}`)
-      await this.post(this.transport, msg, entry)
+      await this.post(this.transport, msg, entry, text)
     }
   }
 
@@ -217,7 +281,7 @@ class HttpUpstream {
    * Resolves once there is a transport. The very first message (initialize) opens it and is
    * carried by it: then this resolves true.
    */
-  async connected(msg) {
+  async connected(msg, text) {
     if (this.transport && !this.reconnecting) return false
     if (this.reconnecting) {
       await this.reconnecting
@@ -226,14 +290,14 @@ class HttpUpstream {
     }
     if (this.opening) {
       await this.opening.catch(() => {})
-      return this.connected(msg)
+      return this.connected(msg, text)
     }
     if (this.down) {
       // A reconnection gave up earlier: a new message tries again.
       this.reconnect(this.down)
-      return this.connected(msg)
+      return this.connected(msg, text)
     }
-    this.opening = this.openWithRetry(msg)
+    this.opening = this.openWithRetry(msg, text)
       .then((transport) => {
         this.transport = transport
       })
@@ -248,12 +312,12 @@ class HttpUpstream {
    * The first connection, tried with the same backoff as a reconnection while the server does
    * not answer at all (not yet started, say); an HTTP answer, even an error, ends it.
    */
-  async openWithRetry(first) {
+  async openWithRetry(first, text) {
     const deadline = Date.now() + this.retryMs
     let delay = RETRY_FIRST_MS
     for (let told = false; ; ) {
       try {
-        return await this.open(first)
+        return await this.open(first, text)
       } catch (err) {
         const unreachable = !err.httpStatus && !this.authProblem && !err.answered && /unreachable/.test(err.upstreamMessage ?? '')
         if (!unreachable || this.closed || Date.now() + delay > deadline) throw err
@@ -269,13 +333,13 @@ class HttpUpstream {
    * Opens a transport and posts `first` (an initialize) on it. In auto mode a server that
    * answers Streamable HTTP's POST with 400/404/405 is asked for the HTTP+SSE stream instead.
    */
-  async open(first) {
+  async open(first, text) {
     const entry = isRequest(first) ? this.outstanding.get(idKey(first.id)) : null
     if (this.kind !== 'sse') {
       const transport = this.createTransport('streamable-http')
       await transport.start()
       try {
-        await this.post(transport, first, entry)
+        await this.post(transport, first, entry, text)
         this.kind = 'streamable-http'
         return transport
       } catch (err) {
@@ -292,7 +356,7 @@ class HttpUpstream {
       } catch (err) {
         throw this.httpFailure(err, 'opening the SSE stream')
       }
-      await this.post(transport, first, entry)
+      await this.post(transport, first, entry, text)
     } catch (err) {
       await transport.close().catch(() => {})
       throw err
@@ -315,9 +379,12 @@ class HttpUpstream {
     return transport
   }
 
-  /** Posts msg, with a context the fetch wrapper fills in (the HTTP status, the response stream). */
-  async post(transport, msg, entry) {
-    const ctx = { method: 'POST', message: msg, transport, entry, status: 0 }
+  /**
+   * Posts msg, with a context the fetch wrapper fills in (the HTTP status, the response stream)
+   * and reads: `text`, the client's own JSON text of msg, is what the POST carries.
+   */
+  async post(transport, msg, entry, text) {
+    const ctx = { method: 'POST', message: msg, text, transport, entry, status: 0 }
     if (entry) entry.ctx = ctx
     try {
       await this.als.run(ctx, () => transport.send(msg))
@@ -335,8 +402,12 @@ class HttpUpstream {
     const ctx = this.als.getStore()
     const method = init?.method ?? 'GET'
     let response
+    let sent = this.agent ? { ...init, dispatcher: this.agent } : init
+    // The SDK posts JSON.stringify of the parsed message; the text the client wrote is the same
+    // JSON value, exactly as written (numbers beyond 2^53, member order, escapes).
+    if (method === 'POST' && ctx?.method === 'POST' && ctx.text !== undefined && typeof init?.body === 'string') sent = { ...sent, body: ctx.text }
     try {
-      response = await fetch(url, this.agent ? { ...init, dispatcher: this.agent } : init)
+      response = await fetch(url, sent)
     } catch (err) {
       if (method === 'GET' && err && typeof err === 'object') {
         // A stream the SDK is resuming: the SDK retries, then reports giving up (transportError).
@@ -419,7 +490,7 @@ class HttpUpstream {
     if (!entry) return
     this.outstanding.delete(key)
     this.failedIds.add(key)
-    entry.reject(upstreamFailure(message))
+    this.answerError(entry, message)
   }
 
   /** A failed send as an error for the client, logging 401/403 once and noticing a lost upstream. */
@@ -477,9 +548,9 @@ class HttpUpstream {
     const entry = this.outstanding.get(key)
     if (entry) {
       this.outstanding.delete(key)
-      entry.resolve()
+      entry.resolve?.()
     }
-    setImmediate(() => this.onmessage?.(failure.answered))
+    setImmediate(() => this.toClient(failure.answered, entry))
     failure.alreadyAnswered = true
     return failure
   }
@@ -501,10 +572,12 @@ class HttpUpstream {
       if (entry) {
         this.outstanding.delete(key)
         if (entry.method === 'initialize' && typeof msg.result?.protocolVersion === 'string') transport.setProtocolVersion?.(msg.result.protocolVersion)
-        entry.resolve()
+        entry.resolve?.()
+        this.toClient(msg, entry)
+        return
       }
     }
-    this.onmessage?.(msg)
+    this.toClient(msg, null)
   }
 
   transportError(transport, err) {
