@@ -17,6 +17,11 @@ const { SSEClientTransport, SseError } = require('@modelcontextprotocol/sdk/clie
 
 const { log } = require('./log.js')
 
+// The SSE parser the SDK's Streamable HTTP transport reads events with, resolved from the SDK's
+// own place (it is the SDK's dependency): the raw text of each event is taken with the same
+// event boundaries the SDK sees.
+const { createParser } = require(require.resolve('eventsource-parser', { paths: [require.resolve('@modelcontextprotocol/sdk/client/streamableHttp.js')] }))
+
 const TRANSPORTS = ['auto', 'streamable-http', 'sse']
 const UPSTREAM_GONE = -32000
 
@@ -63,6 +68,21 @@ function idKey(id) {
 /** The id's JSON text as the client wrote it (when the text is known). */
 function idJsonOf(text, msg) {
   return JSON.stringify(msg.id)
+}
+
+/** `line` (a JSON-RPC object's text) with its id member's text replaced by `idJson`. */
+function withId(line, idJson) {
+  const parsed = safeParse(line)
+  if (!parsed || !('id' in parsed) || JSON.stringify(parsed.id) === idJson) return line
+  return null
+}
+
+function safeParse(text) {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return null
+  }
 }
 
 function isRequest(msg) {
@@ -230,16 +250,18 @@ class HttpUpstream {
     this.toClientLine(`{"jsonrpc":"2.0","id":${entry.idJson},"error":${JSON.stringify({ code: UPSTREAM_GONE, message })}}`)
   }
 
-  /** A message from the upstream for the client; an answer to a request carries its exact id text. */
-  toClient(msg, entry) {
-    if (!entry || entry.face === 'object') {
-      if (this.onmessage) this.onmessage(msg)
-      else this.toClientLine(JSON.stringify(msg))
+  /**
+   * A message from the upstream for the client: as the upstream wrote it (`raw`) when known, an
+   * answer to a request with the id text the client wrote.
+   */
+  toClient(msg, entry, raw) {
+    if (entry?.face === 'object' || (!entry && this.onmessage)) {
+      this.onmessage(msg)
       return
     }
-    const { jsonrpc, id, ...rest } = msg
-    const tail = JSON.stringify(rest)
-    this.toClientLine(`{"jsonrpc":${JSON.stringify(jsonrpc)},"id":${entry.idJson}${tail === '{}' ? '}' : `,${tail.slice(1)}`}`)
+    let line = raw ?? JSON.stringify(msg)
+    if (entry) line = withId(line, entry.idJson) ?? line
+    this.toClientLine(line)
   }
 
   toClientLine(line) {
@@ -427,21 +449,40 @@ class HttpUpstream {
       }
     }
     const type = response.headers.get('content-type') ?? ''
-    if (response.ok && method === 'POST' && ctx.entry && response.body && type.includes('text/event-stream')) {
-      return new Response(this.watchStream(response.body, ctx), { status: response.status, statusText: response.statusText, headers: response.headers })
+    // Raw texts are taken on Streamable HTTP only: HTTP+SSE's EventSource reads its own way.
+    const capture = ctx.transport instanceof StreamableHTTPClientTransport
+    if (response.ok && capture && method === 'POST' && type.includes('application/json')) {
+      const body = await response.clone().text().catch(() => null)
+      if (body !== null && body.trimStart().startsWith('{')) ctx.raw = [body]
     }
-    if (response.ok && method === 'GET' && ctx.entry && response.body) {
-      // A resumed stream (GET with Last-Event-ID) for a request: watched like its POST was.
-      return new Response(this.watchStream(response.body, ctx), { status: response.status, statusText: response.statusText, headers: response.headers })
-    }
-    return response
+    if (!response.ok || !response.body || !type.includes('text/event-stream')) return response
+    // A POST's stream answers its request; a GET with an entry is that stream resumed.
+    const watch = ctx.entry && (method === 'POST' || method === 'GET')
+    if (!watch && !capture) return response
+    return new Response(this.watchStream(response.body, ctx, { watch, capture }), { status: response.status, statusText: response.statusText, headers: response.headers })
   }
 
-  /** The body, passed through unchanged, telling streamEnded how it ended. */
-  watchStream(body, ctx) {
+  /**
+   * The body, passed through unchanged, telling streamEnded how it ended (`watch`) and queueing
+   * the data of each message event on `ctx.raw` (`capture`), for `received` to forward as it came.
+   */
+  watchStream(body, ctx, { watch, capture }) {
     const reader = body.getReader()
     let resumable = false
     const decoder = new TextDecoder()
+    const parser = capture
+      ? createParser({
+          onEvent: (event) => {
+            if (event.id) resumable = true
+            // The events the SDK hands over: with data, of no type or type message.
+            if (event.data && (!event.event || event.event === 'message')) ctx.raw?.push(event.data)
+          },
+        })
+      : null
+    if (capture) ctx.raw ??= []
+    const ended = (err) => {
+      if (watch) this.streamEnded(ctx, err, resumable)
+    }
     return new ReadableStream({
       pull: async (controller) => {
         let chunk
@@ -449,23 +490,48 @@ class HttpUpstream {
           chunk = await reader.read()
         } catch (err) {
           controller.error(err)
-          this.streamEnded(ctx, err, resumable)
+          ended(err)
           return
         }
         if (chunk.done) {
           controller.close()
-          this.streamEnded(ctx, null, resumable)
+          ended(null)
           return
         }
+        const text = decoder.decode(chunk.value, { stream: true })
         // An event id makes the stream resumable: the SDK then asks for the rest with a GET.
-        if (!resumable && /(^|\n)id:/.test(decoder.decode(chunk.value, { stream: true }))) resumable = true
+        if (parser) parser.feed(text)
+        else if (!resumable && /(^|\n)id:/.test(text)) resumable = true
         controller.enqueue(chunk.value)
       },
       cancel: (reason) => {
-        this.streamEnded(ctx, null, resumable)
+        ended(null)
         return reader.cancel(reason)
       },
     })
+  }
+
+  /**
+   * The text the upstream wrote for `msg`, which the SDK just handed over parsed: the oldest
+   * queued on the context its stream runs in. Checked against msg (its id and method), so that a
+   * queue out of step is noticed: it is then given up for the context, and msg serialized.
+   */
+  rawText(msg) {
+    const ctx = this.als.getStore()
+    if (!ctx?.raw?.length) return undefined
+    const text = ctx.raw.shift()
+    let parsed
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      parsed = null
+    }
+    if (msg !== undefined && (parsed?.id !== msg.id || parsed?.method !== msg.method)) {
+      ctx.raw = null
+      log('the upstream stream\'s raw texts are out of step with the SDK\'s messages: forwarding re-serialized messages on it')
+      return undefined
+    }
+    return text
   }
 
   /**
@@ -496,6 +562,22 @@ class HttpUpstream {
   /** A failed send as an error for the client, logging 401/403 once and noticing a lost upstream. */
   httpFailure(err, what, ctx) {
     if (err.upstreamMessage) return err
+    if (err?.name === 'ZodError' || err instanceof SyntaxError) {
+      // A JSON answer the SDK would not take (see transportError): forwarded as it came.
+      const raw = ctx?.raw?.shift()
+      const failure = upstreamFailure(`upstream answered ${what} with a message that is not JSON-RPC`)
+      const parsed = raw === undefined ? null : safeParse(raw)
+      if (parsed && !this.onmessage) {
+        const entry = ctx.entry && this.outstanding.get(idKey(ctx.entry.id)) === ctx.entry ? ctx.entry : null
+        if (entry) {
+          this.outstanding.delete(idKey(entry.id))
+          entry.resolve?.()
+        }
+        this.toClient(parsed, entry, raw)
+        failure.alreadyAnswered = true
+      } else log(failure.message)
+      return failure
+    }
     const status = ctx?.status || err.httpStatus || (err instanceof StreamableHTTPError && err.code > 0 ? err.code : 0) || (typeof err.code === 'number' && err.code > 0 ? err.code : 0)
     if (status === 401 || status === 403) {
       const text = `upstream ${this.shownUrl} refused the credentials: HTTP ${status} ${ctx?.statusText || (status === 401 ? 'Unauthorized' : 'Forbidden')} (check --header)`
@@ -556,6 +638,7 @@ class HttpUpstream {
   }
 
   received(transport, msg) {
+    const raw = this.rawText(msg)
     if (isResponse(msg) && 'id' in msg) {
       const key = idKey(msg.id)
       const internal = this.internal.get(key)
@@ -573,11 +656,11 @@ class HttpUpstream {
         this.outstanding.delete(key)
         if (entry.method === 'initialize' && typeof msg.result?.protocolVersion === 'string') transport.setProtocolVersion?.(msg.result.protocolVersion)
         entry.resolve?.()
-        this.toClient(msg, entry)
+        this.toClient(msg, entry, raw)
         return
       }
     }
-    this.toClient(msg, null)
+    this.toClient(msg, null, raw)
   }
 
   transportError(transport, err) {
@@ -586,6 +669,20 @@ class HttpUpstream {
     if (err && typeof err === 'object' && this.reportedBySend.has(err)) return
     const text = describeError(err)
     if (err?.name === 'ZodError' || err instanceof SyntaxError) {
+      // The SDK's schema is stricter than JSON-RPC (an unknown top-level member fails it): the
+      // text goes on as it came, and the proxy judges it as it judges any upstream line.
+      const raw = this.rawText(undefined)
+      if (raw !== undefined && !this.onmessage) {
+        const parsed = safeParse(raw)
+        const key = isResponse(parsed) && 'id' in parsed ? idKey(parsed.id) : null
+        const entry = key ? this.outstanding.get(key) : null
+        if (entry) {
+          this.outstanding.delete(key)
+          entry.resolve?.()
+        }
+        this.toClient(parsed, entry, raw)
+        return
+      }
       log(`upstream sent a message that is not a JSON-RPC message (dropped): ${text.split('\n')[0]}`)
       return
     }
