@@ -39,8 +39,8 @@ export declare class FilterSession {
   filterToolResponseBuffer(toolName: string, response: Uint8Array, argumentsJson?: string | undefined | null): Buffer | null
   /**
    * The JSON-RPC envelope of a response line (a Buffer, no newline) read without building
-   * the message: `null` unless it is a UTF-8 JSON-RPC 2.0 response with a string or safe
-   * integer id (the caller then parses it as any other line).
+   * the message: `null` unless it is a UTF-8 JSON-RPC 2.0 response with a string or number
+   * id (the caller then parses it as any other line).
    */
   peekResponse(line: Uint8Array): ResponseEnvelope | null
   /**
@@ -191,7 +191,8 @@ export declare function lastCoreTime(): number | null
  * What `peekResponse` read of a response line's envelope.
  */
 export interface ResponseEnvelope {
-  id: string | number
+  /** The id's JSON text exactly as in the line (a JSON string or number). */
+  idJson: string
   /** `result` is present (else `error` is). */
   hasResult: boolean
 }

@@ -61,7 +61,7 @@ test('the proxy has no request timer: its only timers belong to shutdown', () =>
   // it. Every setTimeout/setInterval in bin/ must be one of the shutdown steps, or (a remote
   // upstream, bin/upstream-http.js) a reconnection's backoff, its replayed initialize and the
   // session's DELETE at exit: none of which runs while a call is in flight.
-  const allowed = /SHUTDOWN_STEP_MS|UNREACHABLE_GRACE_MS|RETRY_FIRST_MS|REINITIALIZE_MS|CLOSE_MS/
+  const allowed = /SHUTDOWN_STEP_MS|SHUTDOWN_POLL_MS|UNREACHABLE_GRACE_MS|RETRY_FIRST_MS|REINITIALIZE_MS|CLOSE_MS/
   for (const file of fs.readdirSync(path.join(ROOT, 'bin'))) {
     const lines = fs.readFileSync(path.join(ROOT, 'bin', file), 'utf8').split('\n')
     for (const line of lines.filter((l) => /set(Timeout|Interval)\(/.test(l))) {

@@ -75,13 +75,13 @@ async function main(argv) {
     command: parsed.command,
     args: parsed.args,
     session,
-    remote,
+    upstream: remote,
     filtering: parsed.options['filter-level'] !== 'off' || session.describeLevel !== 'off',
     isFilteredTool: native.isFilteredTool,
     // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.
     localTools: {
       has: (name) => session.isProxyTool(name),
-      call: (name, args) => JSON.parse(session.callProxyTool(name, JSON.stringify(args))),
+      call: (name, argumentsJson) => session.callProxyTool(name, argumentsJson),
     },
   })
   process.once('SIGINT', () => proxy.shutdown(0, 'SIGINT'))

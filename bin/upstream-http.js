@@ -1,8 +1,9 @@
 'use strict'
 
 // A remote upstream: MCP over Streamable HTTP (or the older HTTP+SSE transport) through the SDK's
-// client transports, behind the same small surface the proxy uses for a child process
-// (start, send, close, onmessage). What the SDK transports leave to their caller is done here:
+// client transports, behind the interface the proxy uses for a child process (described in
+// bin/upstream-stdio.js: send(text), online(line), pause/resume, close). What the SDK transports
+// leave to their caller is done here:
 // - which request a broken response stream carried, so that exactly those requests get an error
 //   (the SDK only reports "SSE stream disconnected" to onerror and the request would hang);
 // - the HTTP status of a failed POST (401/403 once on stderr, a JSON-RPC error body forwarded);
@@ -16,6 +17,7 @@ const { StreamableHTTPClientTransport, StreamableHTTPError } = require('@modelco
 const { SSEClientTransport, SseError } = require('@modelcontextprotocol/sdk/client/sse.js')
 
 const { log } = require('./log.js')
+const { memberText, replaceMember } = require('./jsonrpc.js')
 
 // The SSE parser the SDK's Streamable HTTP transport reads events with, resolved from the SDK's
 // own place (it is the SDK's dependency): the raw text of each event is taken with the same
@@ -65,16 +67,9 @@ function idKey(id) {
   return `${typeof id}:${id}`
 }
 
-/** The id's JSON text as the client wrote it (when the text is known). */
+/** The id's JSON text as the client wrote it. */
 function idJsonOf(text, msg) {
-  return JSON.stringify(msg.id)
-}
-
-/** `line` (a JSON-RPC object's text) with its id member's text replaced by `idJson`. */
-function withId(line, idJson) {
-  const parsed = safeParse(line)
-  if (!parsed || !('id' in parsed) || JSON.stringify(parsed.id) === idJson) return line
-  return null
+  return (typeof msg.id !== 'string' && memberText(text, 'id')) || JSON.stringify(msg.id)
 }
 
 function safeParse(text) {
@@ -157,8 +152,10 @@ class HttpUpstream {
     this.mode = opts.transport ?? 'auto'
     this.headers = opts.headers ?? {}
     this.retryMs = (opts.retrySeconds ?? 30) * 1000
-    this.onmessage = null
+    this.online = null
     this.onerror = null
+    this.ondrain = null
+    this.onbroken = null
     this.onclose = null
     /** The transport in use, and which kind it is once the first connection settled it. */
     this.transport = null
@@ -166,7 +163,7 @@ class HttpUpstream {
     /** The client's initialize request (replayed for a new session) and whether it finished. */
     this.initialize = null
     this.initialized = false
-    /** Requests sent and not answered: key -> { id, method, resolve, reject, ctx } */
+    /** Requests sent and not answered: key -> { id, idJson, method, ctx } */
     this.outstanding = new Map()
     /** Requests the proxy failed on the upstream's behalf: a late answer to one is dropped. */
     this.failedIds = new Set()
@@ -184,9 +181,6 @@ class HttpUpstream {
     this.lastLogged = null
     this.paused = false
     this.held = []
-    this.online = null
-    this.ondrain = null
-    this.onbroken = null
   }
 
   describe() {
@@ -201,52 +195,39 @@ class HttpUpstream {
   }
 
   /**
-   * Sends one message: the JSON text the client wrote (the proxy's upstream interface; it is
-   * posted as it is), or a parsed message (then a request's promise settles when answered, or
-   * rejects with the reason). A request that can no longer be answered gets a -32000 error
-   * response, as if from the upstream.
+   * Sends one message, the JSON text the client wrote (a string or a Buffer, already checked by
+   * the proxy), which is what the POST carries. A request that can no longer be answered gets a
+   * -32000 error line, as if from the upstream. Never asks the proxy to wait (always true).
    */
   send(message) {
-    const asText = typeof message === 'string' || Buffer.isBuffer(message)
-    const text = asText ? message.toString() : undefined
-    const msg = asText ? JSON.parse(text) : message
+    const text = message.toString()
+    const msg = JSON.parse(text)
     if (isRequest(msg)) {
       const key = idKey(msg.id)
       this.failedIds.delete(key)
-      const entry = { id: msg.id, idJson: idJsonOf(text, msg), method: msg.method, ctx: null, face: asText ? 'line' : 'object' }
-      const settled = asText ? null : new Promise((resolve, reject) => Object.assign(entry, { resolve, reject }))
+      const entry = { id: msg.id, idJson: idJsonOf(text, msg), method: msg.method, ctx: null }
       if (this.closed) {
         this.answerError(entry, 'the proxy is shutting down')
-        return settled ?? true
+        return true
       }
       this.outstanding.set(key, entry)
       this.deliver(msg, entry, text).catch((err) => this.fail(key, err.upstreamMessage ?? describeError(err)))
-      return settled ?? true
+      return true
     }
     if (msg?.method === 'notifications/cancelled' && msg.params?.requestId !== undefined) {
       // The upstream may now never answer; the proxy owes the client nothing for it either.
-      const key = idKey(msg.params.requestId)
-      const entry = this.outstanding.get(key)
-      if (entry) {
-        this.outstanding.delete(key)
-        entry.resolve?.()
-      }
+      this.outstanding.delete(idKey(msg.params.requestId))
     }
     if (msg?.method === 'notifications/initialized') this.initialized = true
-    const sent = this.closed
-      ? Promise.resolve()
-      : this.deliver(msg, null, text).catch((err) => {
-          if (!err.logged) log(`could not send ${msg?.method ?? 'a response'} to the upstream: ${describeError(err)}`)
-        })
-    return asText ? true : sent
+    if (this.closed) return true
+    this.deliver(msg, null, text).catch((err) => {
+      if (!err.logged) log(`could not send ${msg?.method ?? 'a response'} to the upstream: ${describeError(err)}`)
+    })
+    return true
   }
 
   /** Tells the client that `entry` will not be answered: a -32000 error response at its id. */
   answerError(entry, message) {
-    if (entry.face === 'object') {
-      entry.reject(upstreamFailure(message))
-      return
-    }
     this.toClientLine(`{"jsonrpc":"2.0","id":${entry.idJson},"error":${JSON.stringify({ code: UPSTREAM_GONE, message })}}`)
   }
 
@@ -255,13 +236,8 @@ class HttpUpstream {
    * answer to a request with the id text the client wrote.
    */
   toClient(msg, entry, raw) {
-    if (entry?.face === 'object' || (!entry && this.onmessage)) {
-      this.onmessage(msg)
-      return
-    }
-    let line = raw ?? JSON.stringify(msg)
-    if (entry) line = withId(line, entry.idJson) ?? line
-    this.toClientLine(line)
+    const line = raw ?? JSON.stringify(msg)
+    this.toClientLine(entry ? (replaceMember(line, 'id', entry.idJson) ?? line) : line)
   }
 
   toClientLine(line) {
@@ -567,12 +543,9 @@ class HttpUpstream {
       const raw = ctx?.raw?.shift()
       const failure = upstreamFailure(`upstream answered ${what} with a message that is not JSON-RPC`)
       const parsed = raw === undefined ? null : safeParse(raw)
-      if (parsed && !this.onmessage) {
+      if (parsed) {
         const entry = ctx.entry && this.outstanding.get(idKey(ctx.entry.id)) === ctx.entry ? ctx.entry : null
-        if (entry) {
-          this.outstanding.delete(idKey(entry.id))
-          entry.resolve?.()
-        }
+        if (entry) this.outstanding.delete(idKey(entry.id))
         this.toClient(parsed, entry, raw)
         failure.alreadyAnswered = true
       } else log(failure.message)
@@ -628,10 +601,7 @@ class HttpUpstream {
   answeredByBody(failure, ctx) {
     const key = idKey(ctx.message.id)
     const entry = this.outstanding.get(key)
-    if (entry) {
-      this.outstanding.delete(key)
-      entry.resolve?.()
-    }
+    if (entry) this.outstanding.delete(key)
     setImmediate(() => this.toClient(failure.answered, entry))
     failure.alreadyAnswered = true
     return failure
@@ -655,7 +625,6 @@ class HttpUpstream {
       if (entry) {
         this.outstanding.delete(key)
         if (entry.method === 'initialize' && typeof msg.result?.protocolVersion === 'string') transport.setProtocolVersion?.(msg.result.protocolVersion)
-        entry.resolve?.()
         this.toClient(msg, entry, raw)
         return
       }
@@ -672,14 +641,11 @@ class HttpUpstream {
       // The SDK's schema is stricter than JSON-RPC (an unknown top-level member fails it): the
       // text goes on as it came, and the proxy judges it as it judges any upstream line.
       const raw = this.rawText(undefined)
-      if (raw !== undefined && !this.onmessage) {
+      if (raw !== undefined) {
         const parsed = safeParse(raw)
         const key = isResponse(parsed) && 'id' in parsed ? idKey(parsed.id) : null
         const entry = key ? this.outstanding.get(key) : null
-        if (entry) {
-          this.outstanding.delete(key)
-          entry.resolve?.()
-        }
+        if (entry) this.outstanding.delete(key)
         this.toClient(parsed, entry, raw)
         return
       }

@@ -6,9 +6,7 @@ use std::path::PathBuf;
 use std::ptr;
 use std::time::Instant;
 
-use napi::bindgen_prelude::{
-    Buffer, Either, FromNapiValue, TypeName, ValidateNapiValue, ValueType,
-};
+use napi::bindgen_prelude::{Buffer, FromNapiValue, TypeName, ValidateNapiValue, ValueType};
 use napi::{sys, Error, Result, Status};
 use napi_derive::napi;
 
@@ -367,7 +365,8 @@ pub fn search_snapshot(
 /// What `peekResponse` read of a response line's envelope.
 #[napi(object)]
 pub struct ResponseEnvelope {
-    pub id: Either<String, f64>,
+    /// The id's JSON text exactly as in the line (a JSON string or number).
+    pub id_json: String,
     /// `result` is present (else `error` is).
     pub has_result: bool,
 }
@@ -496,15 +495,12 @@ impl FilterSession {
     }
 
     /// The JSON-RPC envelope of a response line (a Buffer, no newline) read without building
-    /// the message: `null` unless it is a UTF-8 JSON-RPC 2.0 response with a string or safe
-    /// integer id (the caller then parses it as any other line).
+    /// the message: `null` unless it is a UTF-8 JSON-RPC 2.0 response with a string or number
+    /// id (the caller then parses it as any other line).
     #[napi]
     pub fn peek_response(&self, line: &[u8]) -> Option<ResponseEnvelope> {
         envelope::peek_response(line).map(|e| ResponseEnvelope {
-            id: match e.id {
-                envelope::ResponseId::Text(s) => Either::A(s),
-                envelope::ResponseId::Number(n) => Either::B(n),
-            },
+            id_json: e.id_json,
             has_result: e.has_result,
         })
     }

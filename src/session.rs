@@ -1,9 +1,10 @@
 //! State the proxy keeps across one MCP session: the options, which tools declared an
 //! `outputSchema`, and running totals for the stats (`crate::stats`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::describe::{self, CompressOptions};
@@ -116,40 +117,33 @@ impl Session {
 
     /// `filter_tool_result` on a whole JSON-RPC response (as the upstream sent it): returns the
     /// response with its result filtered, `Ok(None)` to forward the original. The proxy then
-    /// neither re-serializes the result for the filter nor parses the filtered one.
+    /// neither re-serializes the result for the filter nor parses the filtered one. Only the
+    /// result's text is replaced: the id and every other member keep their exact text (an id
+    /// such as 12345678901234567891 or 1E400 would not survive a round trip through `Value`).
     pub fn filter_tool_response(
         &mut self,
         tool_name: &str,
         response_json: &str,
         arguments_json: Option<&str>,
     ) -> FilterResult<Option<String>> {
-        let mut envelope = None;
+        let mut result_span = None;
         let filtered = self.filter_with(tool_name, arguments_json, |options, raw_snapshot| {
             if options.level == Level::Off || !result::tools::is_content_heavy(tool_name) {
                 return Ok(None);
             }
-            let Value::Object(mut response) = serde_json::from_str::<Value>(response_json)
-                .map_err(|e| FilterError::InvalidArgument(format!("response is not JSON: {e}")))?
-            else {
-                return Err(FilterError::InvalidArgument(
-                    "response is not a JSON object".to_string(),
-                ));
-            };
-            // Taken out in place: the response keeps its key order.
-            let result = response
-                .get_mut("result")
-                .map(Value::take)
-                .ok_or_else(|| FilterError::InvalidArgument("response has no result".into()))?;
-            envelope = Some(response);
+            let (span, result) = result_member(response_json)?;
+            result_span = Some(span);
             result::filter_tool_result_object(tool_name, result, options, raw_snapshot)
         })?;
-        let (Some(filtered), Some(mut response)) = (filtered, envelope) else {
+        let (Some(filtered), Some(span)) = (filtered, result_span) else {
             return Ok(None);
         };
-        if let Some(slot) = response.get_mut("result") {
-            *slot = Value::Object(filtered.result);
-        }
-        Ok(Some(Value::Object(response).to_string()))
+        let result_json = Value::Object(filtered.result).to_string();
+        let mut out = String::with_capacity(response_json.len() - span.len() + result_json.len());
+        out.push_str(&response_json[..span.start]);
+        out.push_str(&result_json);
+        out.push_str(&response_json[span.end..]);
+        Ok(Some(out))
     }
 
     /// The session's part of filtering one result: options from the arguments, the snapshot
@@ -319,6 +313,28 @@ impl Session {
     pub fn summary(&self) -> String {
         stats::summary_line(&self.totals)
     }
+}
+
+/// Where the `result` member's value lies in a response object's text (the last one when the key
+/// repeats, as JSON.parse reads it), and that value parsed.
+fn result_member(response_json: &str) -> FilterResult<(std::ops::Range<usize>, Value)> {
+    let members: HashMap<String, &RawValue> = serde_json::from_str(response_json)
+        .map_err(|e| FilterError::InvalidArgument(format!("response is not a JSON object: {e}")))?;
+    let raw = members
+        .get("result")
+        .ok_or_else(|| FilterError::InvalidArgument("response has no result".into()))?
+        .get();
+    // The raw value borrows from the input: its offset is where it starts there.
+    let start = (raw.as_ptr() as usize).wrapping_sub(response_json.as_ptr() as usize);
+    let span = start..start.saturating_add(raw.len());
+    if response_json.get(span.clone()) != Some(raw) {
+        return Err(FilterError::InvalidArgument(
+            "response result could not be located".into(),
+        ));
+    }
+    let value = serde_json::from_str(raw)
+        .map_err(|e| FilterError::InvalidArgument(format!("response result: {e}")))?;
+    Ok((span, value))
 }
 
 /// `snapshot-<n>.txt` or `snapshot-<n>-page-<id>.txt`: the page id keeps only ASCII letters and
