@@ -8,8 +8,9 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 
-const { BIN, INIT, spawnRaw } = require('./helpers.js')
+const { BIN, INIT, spawnRaw, waitUntil } = require('./helpers.js')
 const { startFixture, startEverything, freePort } = require('./http-servers.js')
+const { memberText } = require('../bin/jsonrpc.js')
 
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' }
 
@@ -255,7 +256,7 @@ test('dropped SSE streams are resumed (Last-Event-ID): every message arrives exa
   await stopProxy(proxy)
 })
 
-test('ids come back exact, unknown methods and notifications pass, cancellation reaches the server', { timeout: 30000 }, async (t) => {
+test('ids and answers come back exact, unknown methods and notifications pass, cancellation reaches the server', { timeout: 30000 }, async (t) => {
   const server = await startFixture()
   t.after(() => server.stop())
   const proxy = await proxyTo(server.url)
@@ -265,6 +266,25 @@ test('ids come back exact, unknown methods and notifications pass, cancellation 
   for (const id of ids) {
     const answer = await proxy.waitFor((m) => m.id === id && !('method' in m))
     assert.equal(answer.result.content[0].text, `for ${JSON.stringify(id)}`)
+  }
+  // Ids JSON.parse would re-spell come back as the client wrote them (the POST carries the
+  // client's text; an answer gets its id text back). The SDK's server refuses an id beyond 2^53
+  // (HTTP 400): the proxy's error answer carries that id exactly too.
+  const exact = (idText) => (l) => memberText(l, 'id') === idText
+  for (const idText of ['1e2', '-0', '12345678901234567890']) {
+    proxy.send(`{"jsonrpc":"2.0","id":${idText},"method":"tools/call","params":{"name":"echo","arguments":{"text":"id ${idText}"}}}\n`)
+    assert.ok(await waitUntil(() => proxy.rawLines.some(exact(idText)), 10000), `no answer at id ${idText}:\n${proxy.rawLines.join('\n')}`)
+  }
+  assert.match(proxy.rawLines.find(exact('1e2')), /"text":"id 1e2"/)
+  assert.match(proxy.rawLines.find(exact('-0')), /"text":"id -0"/)
+  assert.match(proxy.rawLines.find(exact('12345678901234567890')), /"error":\{"code":-32000,"message":"upstream .* answered HTTP 400 Bad Request/)
+  // What the server wrote by hand reaches the client byte for byte, even what the SDK's parse
+  // would change (2^64, 1.50, an escape, an unknown top-level member), as JSON and as SSE.
+  for (const [id, tool] of [['raw1', 'raw-json'], ['raw2', 'raw-sse']]) {
+    proxy.send(call(id, tool))
+    await proxy.waitFor((m) => m.id === id)
+    const line = proxy.rawLines.find((l) => l.includes(`"id":"${id}"`))
+    assert.equal(line, `{"jsonrpc":"2.0","id":"${id}","result":{"content":[{"type":"text","text":"raw \\u00e9"}],"n":12345678901234567890,"f":1.50},"x-extra":true}`)
   }
   proxy.send({ jsonrpc: '2.0', id: 'u1', method: 'some/unknown-method', params: { x: 1 } })
   const unknown = await proxy.waitFor((m) => m.id === 'u1')
