@@ -9,6 +9,8 @@
 // - the HTTP status of a failed POST (401/403 once on stderr, a JSON-RPC error body forwarded);
 // - a new session when the old one is gone: the client's own `initialize` is replayed under an
 //   id of the proxy's, its answer kept from the client, which initialized long ago;
+// - the upstream's own text of each message (the SDK hands over parsed ones), and the client's
+//   own text of each message it posts;
 // - no timeouts: Node's fetch cuts a response after 300 s without headers or body bytes.
 
 const { AsyncLocalStorage } = require('node:async_hooks')
@@ -24,7 +26,6 @@ const { memberText, replaceMember } = require('./jsonrpc.js')
 // event boundaries the SDK sees.
 const { createParser } = require(require.resolve('eventsource-parser', { paths: [require.resolve('@modelcontextprotocol/sdk/client/streamableHttp.js')] }))
 
-const TRANSPORTS = ['auto', 'streamable-http', 'sse']
 const UPSTREAM_GONE = -32000
 
 // Reconnecting a lost upstream: attempts RETRY_FIRST_MS apart, doubling up to RETRY_MAX_MS, for
@@ -181,10 +182,6 @@ class HttpUpstream {
     this.lastLogged = null
     this.paused = false
     this.held = []
-  }
-
-  describe() {
-    return this.shownUrl
   }
 
   async start() {
@@ -798,4 +795,4 @@ function fromOptions(options, UsageError) {
   })
 }
 
-module.exports = { HttpUpstream, fromOptions, TRANSPORTS, parseHeaders, redactUrl, isLoopback, describeError }
+module.exports = { HttpUpstream, fromOptions, parseHeaders, redactUrl, isLoopback, describeError }
