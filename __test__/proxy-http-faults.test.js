@@ -56,12 +56,15 @@ test('the upstream killed mid-call: the call gets -32000 naming the cause, the p
   t.diagnostic(failed.error.message)
   assert.match(failed.error.message, /tools\/call/)
 
-  // While the server is down a new call waits for the reconnection, which finds it again.
+  // Once the loss is noticed, a new call waits for the reconnection, which finds the server
+  // again. (A call being posted at the very moment the loss is noticed gets -32000 instead: it
+  // may have reached the server, so it is not sent twice.)
+  assert.ok(await waitUntil(() => /reconnecting for up to/.test(proxy.stderr()), 15000), proxy.stderr())
   proxy.send(call(3, 'echo', { text: 'after the restart' }))
   await settle(1500)
   server = await startFixture(port)
   const answered = await proxy.waitFor((m) => m.id === 3, 25000)
-  assert.deepEqual(answered.result, { content: [{ type: 'text', text: 'after the restart' }] })
+  assert.deepEqual(answered.result, { content: [{ type: 'text', text: 'after the restart' }] }, JSON.stringify(answered))
   proxy.send(call(4, 'echo', { text: 'again' }))
   assert.equal((await proxy.waitFor((m) => m.id === 4)).result.content[0].text, 'again')
 
@@ -122,11 +125,12 @@ test('HTTP+SSE (server-everything sse) killed mid-call: -32000 for the call, a n
   const failed = await proxy.waitFor((m) => m.id === 2, 15000)
   assert.equal(failed.error?.code, -32000)
   assert.match(failed.error.message, /upstream connection lost \(the SSE stream broke: .+\) before answering tools\/call/)
+  assert.ok(await waitUntil(() => /reconnecting for up to/.test(proxy.stderr()), 15000), proxy.stderr())
   proxy.send(call(3, 'get-sum', { a: 1, b: 2 }))
   await settle(1000)
   server = await startEverything('sse', port)
   const answered = await proxy.waitFor((m) => m.id === 3, 30000)
-  assert.deepEqual(answered.result, { content: [{ type: 'text', text: 'The sum of 1 and 2 is 3.' }] })
+  assert.deepEqual(answered.result, { content: [{ type: 'text', text: 'The sum of 1 and 2 is 3.' }] }, JSON.stringify(answered))
   await settle(300)
   for (const id of [2, 3]) assert.equal(answersTo(proxy, id).length, 1)
   assert.match(proxy.stderr(), /reconnected to upstream http:\/\/127\.0\.0\.1:\d+\/sse \(sse, a new session/)
