@@ -7,6 +7,10 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { execFileSync } = require('node:child_process')
 
 const { BIN, INIT, spawnRaw, waitUntil } = require('./helpers.js')
 const { startFixture, startEverything, freePort } = require('./http-servers.js')
@@ -306,6 +310,43 @@ test('ids and answers come back exact, unknown methods and notifications pass, c
   assert.equal((await proxy.waitFor((m) => m.id === 'count')).result.content[0].text, '1', 'the server saw the cancellation')
   for (const id of [...ids, 'u1', 'after', 'count']) assert.equal(answersTo(proxy, id).length, 1)
   await stopProxy(proxy)
+})
+
+test('HTTPS trusts the system store (SSL_CERT_FILE here): a CA found there is accepted, an unknown one is one clear error, not retried', { timeout: 60000 }, async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msf-tls-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const openssl = (...args) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' })
+  try {
+    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=msf test CA')
+  } catch (err) {
+    if (process.env.CI) throw err
+    t.skip(`openssl is not available: ${err.message}`)
+    return
+  }
+  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', '/CN=127.0.0.1')
+  fs.writeFileSync(path.join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n')
+  openssl('x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'leaf.pem', '-days', '2', '-extfile', 'san.ext')
+
+  const port = await freePort()
+  const server = await startFixture(port, ['--tls', path.join(dir, 'leaf.pem'), path.join(dir, 'leaf.key')])
+  t.after(() => server.stop())
+  const url = `https://127.0.0.1:${port}/mcp`
+
+  const trusted = await proxyTo(url, [], { SSL_CERT_FILE: path.join(dir, 'ca.pem') })
+  t.after(() => trusted.child.kill('SIGKILL'))
+  assert.ok(trusted.init.result, JSON.stringify(trusted.init))
+  trusted.send(call(2, 'echo', { text: 'over https' }))
+  assert.equal((await trusted.waitFor((m) => m.id === 2)).result.content[0].text, 'over https')
+  await stopProxy(trusted)
+
+  const started = Date.now()
+  const refused = await proxyTo(url, [], { SSL_CERT_FILE: path.join(dir, 'leaf.csr') })
+  t.after(() => refused.child.kill('SIGKILL'))
+  assert.equal(refused.init.error?.code, -32000)
+  assert.match(refused.init.error.message, /certificate/i)
+  assert.ok(Date.now() - started < 10000, 'a certificate error was retried')
+  assert.doesNotMatch(refused.stderr(), /trying again/)
+  await stopProxy(refused)
 })
 
 test('bad remote options are usage errors; plain http to another host warns', { timeout: 20000 }, async () => {

@@ -14,6 +14,8 @@
 // - no timeouts: Node's fetch cuts a response after 300 s without headers or body bytes.
 
 const { AsyncLocalStorage } = require('node:async_hooks')
+const fs = require('node:fs')
+const tls = require('node:tls')
 
 const { StreamableHTTPClientTransport, StreamableHTTPError } = require('@modelcontextprotocol/sdk/client/streamableHttp.js')
 const { SSEClientTransport, SseError } = require('@modelcontextprotocol/sdk/client/sse.js')
@@ -27,6 +29,8 @@ const { memberText, replaceMember } = require('./jsonrpc.js')
 const { createParser } = require(require.resolve('eventsource-parser', { paths: [require.resolve('@modelcontextprotocol/sdk/client/streamableHttp.js')] }))
 
 const UPSTREAM_GONE = -32000
+// Connection failures that a later attempt may not meet (a server starting, restarting, moving).
+const RETRYABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED'])
 
 // Reconnecting a lost upstream: attempts RETRY_FIRST_MS apart, doubling up to RETRY_MAX_MS, for
 // `retrySeconds` (the option) in all; requests sent meanwhile wait for it.
@@ -123,20 +127,53 @@ function parseHeaders(lines, env = process.env) {
   return headers
 }
 
-let noTimeoutAgent
-/** An undici Agent of Node's own fetch without its 300 s header and body timeouts (or null). */
-async function agentWithoutTimeouts() {
-  if (noTimeoutAgent !== undefined) return noTimeoutAgent
-  noTimeoutAgent = null
+// Where the system keeps its trusted certificates (Debian/Ubuntu, Fedora/RHEL, openSUSE,
+// Alpine and macOS's OpenSSL), unless SSL_CERT_FILE names the file, as OpenSSL reads it.
+const SYSTEM_CA_FILES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/ca-bundle.pem', '/etc/ssl/cert.pem']
+
+function pemCertificates(file) {
+  try {
+    return fs.readFileSync(file, 'utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []
+  } catch {
+    return []
+  }
+}
+
+/**
+ * The certificates HTTPS trusts: Node's own, the system's store, and NODE_EXTRA_CA_CERTS (Node's
+ * fetch alone would trust only its bundled ones, so a company CA installed in the system store
+ * would be refused).
+ */
+function trustedCertificates(env = process.env) {
+  const files = env.SSL_CERT_FILE ? [env.SSL_CERT_FILE] : SYSTEM_CA_FILES
+  let system = []
+  for (const file of files) {
+    system = pemCertificates(file)
+    if (system.length) break
+  }
+  const extra = env.NODE_EXTRA_CA_CERTS ? pemCertificates(env.NODE_EXTRA_CA_CERTS) : []
+  return [...tls.rootCertificates, ...system, ...extra]
+}
+
+let agents
+/**
+ * An undici Agent of Node's own fetch without its 300 s header and body timeouts and with the
+ * system's certificates (or null: Node's fetch as it is).
+ */
+async function fetchAgent() {
+  if (agents !== undefined) return agents
+  agents = null
   try {
     // Node creates its fetch's dispatcher on the first fetch; a data: URL touches no network.
     await fetch('data:,')
     const global = globalThis[Symbol.for('undici.globalDispatcher.1')]
-    if (global && typeof global.constructor === 'function') noTimeoutAgent = new global.constructor({ headersTimeout: 0, bodyTimeout: 0 })
+    if (global && typeof global.constructor === 'function') {
+      agents = new global.constructor({ headersTimeout: 0, bodyTimeout: 0, connect: { ca: trustedCertificates() } })
+    }
   } catch {
     // keep Node's defaults
   }
-  return noTimeoutAgent
+  return agents
 }
 
 class HttpUpstream {
@@ -185,7 +222,7 @@ class HttpUpstream {
   }
 
   async start() {
-    this.agent = await agentWithoutTimeouts()
+    this.agent = await fetchAgent()
     if (this.url.protocol === 'http:' && !isLoopback(this.url.hostname)) {
       log(`warning: --upstream-url ${this.shownUrl} is plain http to another host: requests and headers travel unencrypted`)
     }
@@ -314,8 +351,7 @@ class HttpUpstream {
       try {
         return await this.open(first, text)
       } catch (err) {
-        const unreachable = !err.httpStatus && !this.authProblem && !err.answered && /unreachable/.test(err.upstreamMessage ?? '')
-        if (!unreachable || this.closed || Date.now() + delay > deadline) throw err
+        if (!err.retryable || this.closed || Date.now() + delay > deadline) throw err
         if (!told) log(`${err.upstreamMessage}: trying again for up to ${Math.round(this.retryMs / 1000)} s`)
         told = true
       }
@@ -578,6 +614,8 @@ class HttpUpstream {
     const failure = upstreamFailure(`upstream MCP server unreachable (${reason}) on ${what}`)
     // A refused connection never carried the message: it can be sent again.
     failure.notDelivered = err?.cause?.code === 'ECONNREFUSED'
+    // Worth trying again: the server is not (yet) there. Not so a certificate it was refused for.
+    failure.retryable = RETRYABLE.has(err?.cause?.code) || (err instanceof SseError && /ECONNREFUSED|ECONNRESET|other side closed/.test(err.message))
     if (ctx?.transport === this.transport && this.transport) this.reconnect(reason, failure.notDelivered ? ctx : null)
     return failure
   }
@@ -795,4 +833,4 @@ function fromOptions(options, UsageError) {
   })
 }
 
-module.exports = { HttpUpstream, fromOptions, parseHeaders, redactUrl, isLoopback, describeError }
+module.exports = { HttpUpstream, fromOptions, trustedCertificates, parseHeaders, redactUrl, isLoopback, describeError }
