@@ -130,3 +130,19 @@ test('a batch goes on as its elements, each byte for byte; a bad element is answ
     fs.rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test('bytes that are not UTF-8 inside a string pass as they came', { skip: process.platform === 'win32' && 'uses sh' }, async () => {
+  const dir = tempDir()
+  const out = path.join(dir, 'received.bin')
+  // The upstream only stores what it receives, byte for byte.
+  const proxy = spawnRaw(proxyCommand(['sh', '-c', 'cat > "$OUT"']), { env: { ...process.env, OUT: out } })
+  try {
+    const line = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"'), Buffer.from([0xff, 0xc3, 0x28]), Buffer.from('"}}\n')])
+    proxy.child.stdin.write(line)
+    await stop(proxy)
+    assert.deepEqual(fs.readFileSync(out), line)
+  } finally {
+    if (proxy.child.exitCode === null) await stop(proxy)
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})

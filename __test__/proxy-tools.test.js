@@ -155,9 +155,87 @@ test('--raw-snapshots-dir writes each raw snapshot and names the file in the res
     const result = text(await q.call('take_snapshot', { pageId: '../../etc/passwd', fixture: 'grid' }))
     const [, file] = /\[raw snapshot: ([^\]]+)\]/.exec(result)
     assert.equal(path.dirname(file), dir)
-    assert.match(path.basename(file), /^snapshot-000001-page-etcpasswd\.txt$/)
+    assert.match(path.basename(file), /^snapshot-[0-9a-z]+-[0-9a-z]+-[0-9a-z]+-000001-page-etcpasswd\.txt$/)
     assert.equal(fs.readFileSync(file, 'utf8'), GRID_RAW)
   } finally {
     await q.stop()
+  }
+})
+
+test('expand_snapshot and search_snapshot sent while a take_snapshot of that page is in flight wait for it', async () => {
+  const p = start()
+  try {
+    const { proxy } = p
+    proxy.send({ jsonrpc: '2.0', id: 'snap', method: 'tools/call', params: { name: 'take_snapshot', arguments: { pageId: 1, fixture: 'grid', delayMs: 600 } } })
+    proxy.send({ jsonrpc: '2.0', id: 'expand', method: 'tools/call', params: { name: 'expand_snapshot', arguments: { uid: '72_1', pageId: 1 } } })
+    proxy.send({ jsonrpc: '2.0', id: 'search', method: 'tools/call', params: { name: 'search_snapshot', arguments: { query: 'Acme Admin' } } })
+    const expand = await proxy.waitFor((m) => m.id === 'expand')
+    const search = await proxy.waitFor((m) => m.id === 'search')
+    assert.notEqual(expand.result.isError, true, text(expand.result))
+    assert.match(text(expand.result), /72_1 banner/)
+    assert.notEqual(search.result.isError, true, text(search.result))
+    assert.match(text(search.result), /Acme Admin/)
+    const order = proxy.messages.map((m) => m.id)
+    assert.ok(order.indexOf('snap') < order.indexOf('expand'), 'answered before the snapshot it reads')
+    // Another page's snapshot in flight holds up nothing: this one answers at once.
+    proxy.send({ jsonrpc: '2.0', id: 'other', method: 'tools/call', params: { name: 'take_snapshot', arguments: { pageId: 2, fixture: 'grid', delayMs: 3000 } } })
+    const started = Date.now()
+    assert.notEqual((await p.call('expand_snapshot', { uid: '72_1', pageId: 1 })).isError, true)
+    assert.ok(Date.now() - started < 2000, 'waited for a snapshot of another page')
+  } finally {
+    await p.stop()
+  }
+})
+
+test('a late answer after notifications/cancelled is filtered and cached like any other', async () => {
+  const p = start()
+  try {
+    const { proxy } = p
+    proxy.send({ jsonrpc: '2.0', id: 'snap', method: 'tools/call', params: { name: 'take_snapshot', arguments: { pageId: 1, fixture: 'grid', delayMs: 300 } } })
+    proxy.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'snap', reason: 'test' } })
+    const late = await proxy.waitFor((m) => m.id === 'snap')
+    assert.notEqual(text(late.result), GRID_RAW)
+    assert.match(text(late.result), /expand_snapshot uid=/, 'the late answer was filtered')
+    const expanded = await p.call('expand_snapshot', { uid: '72_1', pageId: 1 })
+    assert.notEqual(expanded.isError, true, text(expanded))
+    assert.match(text(expanded), /72_1 banner/)
+  } finally {
+    await p.stop()
+  }
+})
+
+test('--raw-snapshots-dir refuses a directory others can write to or own, accepts a sticky one of ours', { skip: process.platform === 'win32' && 'POSIX modes' }, async () => {
+  const { spawnSync } = require('node:child_process')
+  const { BIN } = require('./helpers.js')
+  const { dirProblem } = require('../bin/raw-dir.js')
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'msf-rawdir-'))
+  try {
+    const open = path.join(base, 'open')
+    fs.mkdirSync(open)
+    fs.chmodSync(open, 0o777)
+    const run = spawnSync(process.execPath, [BIN, `--raw-snapshots-dir=${open}`, '--', process.execPath, FIXTURE], { input: '', encoding: 'utf8' })
+    assert.equal(run.status, 2, run.stderr)
+    assert.match(run.stderr, /--raw-snapshots-dir: ".*open" is writable by other users \(mode 777\)/)
+    // Sticky and ours (like a private /tmp): others cannot remove or replace our files.
+    const sticky = path.join(base, 'sticky')
+    fs.mkdirSync(sticky)
+    fs.chmodSync(sticky, 0o1777)
+    assert.equal(dirProblem(fs.statSync(sticky)), null)
+    // Created when missing, private.
+    const fresh = path.join(base, 'fresh', 'raw')
+    const p = start([`--raw-snapshots-dir=${fresh}`])
+    try {
+      const result = text(await p.call('take_snapshot', { pageId: 1, fixture: 'grid' }))
+      assert.match(result, /\[raw snapshot: /)
+      assert.equal(fs.statSync(fresh).mode & 0o077, 0)
+    } finally {
+      await p.stop()
+    }
+    // Owned by someone else: refused, whatever its mode.
+    const mine = fs.statSync(sticky)
+    const theirs = Object.assign(Object.create(Object.getPrototypeOf(mine)), mine, { uid: mine.uid + 1, mode: 0o40700 })
+    assert.match(dirProblem(theirs), /belongs to another user/)
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true })
   }
 })

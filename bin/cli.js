@@ -24,17 +24,13 @@ function sessionConfig(options) {
   return config
 }
 
-/** Creates the raw snapshots directory (with the user's umask) and returns its absolute path. */
+/** The raw snapshots directory, checked and created (bin/raw-dir.js). */
 function prepareDir(dir) {
-  const path = require('node:path')
-  const fs = require('node:fs')
-  const abs = path.resolve(dir)
   try {
-    fs.mkdirSync(abs, { recursive: true })
+    return require('./raw-dir.js').prepareRawSnapshotsDir(dir)
   } catch (err) {
-    throw new UsageError(`cannot create --raw-snapshots-dir ${JSON.stringify(abs)}: ${err.message}`)
+    throw new UsageError(`--raw-snapshots-dir: ${err.message}`)
   }
-  return abs
 }
 
 async function main(argv) {

@@ -183,6 +183,8 @@ function jsonErrorWithoutInput(err) {
 class Message {
   constructor(text, msg) {
     this.text = text
+    /** The line's bytes when the message is a whole line (the proxy forwards those). */
+    this.line = undefined
     this.msg = msg
     this.method = typeof msg.method === 'string' ? msg.method : undefined
     this.hasId = 'id' in msg

@@ -28,6 +28,11 @@ const UPSTREAM_GONE = -32000
 // An upstream's stdout ends (and writes to its stdin fail) just before it exits; when the process
 // is still there this long after, it lives on but can never answer again.
 const UNREACHABLE_GRACE_MS = 1000
+// How long a call of the proxy's own tools waits for a snapshot of its page still in flight
+// (it then answers from what is cached).
+const SNAPSHOT_WAIT_MS = 10000
+// Cancelled requests whose late answer is still awaited (to filter and cache it), at most.
+const MAX_CANCELLED = 1024
 // Upstream response lines from this size on are routed by their natively read envelope and
 // stay Buffers: small lines are cheaper to parse in JS than to cross twice.
 const BIG_LINE_BYTES = 256 * 1024
@@ -55,6 +60,17 @@ function exposedGc() {
 /** A response the proxy writes itself; `idJson` is the request id's exact text. */
 function errorLine(idJson, code, message) {
   return `{"jsonrpc":"2.0","id":${idJson ?? 'null'},"error":${JSON.stringify({ code, message })}}`
+}
+
+/** The `pageId` of a call's arguments as the snapshot cache keys it, or undefined. */
+function pageOf(argumentsJson) {
+  if (!argumentsJson) return undefined
+  try {
+    const page = JSON.parse(argumentsJson)?.pageId
+    return typeof page === 'string' || typeof page === 'number' ? String(page) : undefined
+  } catch {
+    return undefined
+  }
 }
 
 class Proxy {
@@ -90,6 +106,8 @@ class Proxy {
     this.closing = null
     this.upstreamExited = false
     this.bigLineBytes = opts.bigLineBytes ?? BIG_LINE_BYTES
+    /** Keys of cancelled requests still in `pending`, oldest first. */
+    this.cancelled = []
     this.clientLines = new LineBuffer()
     /** The client's stdout is full: upstream reading is paused until it drains. */
     this.clientBlocked = false
@@ -158,7 +176,11 @@ class Proxy {
       this.clientError(err)
       return
     }
-    if (!read.batch) return this.fromClient(read)
+    if (!read.batch) {
+      // Forwarded as the very bytes that came (even bytes that are not UTF-8).
+      read.line = line
+      return this.fromClient(read)
+    }
     for (const element of read.batch) {
       let message
       try {
@@ -184,11 +206,37 @@ class Proxy {
       }
       this.pending.set(m.key, this.describeRequest(m))
     } else if (m.method === 'notifications/cancelled') {
-      // The upstream may now never answer: nothing to fail on its behalf later.
       const requestId = m.msg.params?.requestId
-      if (requestId !== undefined) this.pending.delete(idKeyOfJson(typeof requestId === 'string' ? JSON.stringify(requestId) : m.paramText('requestId')))
+      if (requestId !== undefined) this.cancel(idKeyOfJson(typeof requestId === 'string' ? JSON.stringify(requestId) : m.paramText('requestId')))
     }
-    this.toUpstream(m.text)
+    this.toUpstream(m.line ?? m.text)
+  }
+
+  /**
+   * The upstream may still answer a cancelled request: that answer is filtered and cached like
+   * any other, but nothing is answered on its behalf if the upstream dies. Bounded: past
+   * MAX_CANCELLED, the oldest is forgotten (its late answer then passes unfiltered).
+   */
+  cancel(key) {
+    const entry = this.pending.get(key)
+    if (!entry || entry.cancelled) return
+    entry.cancelled = true
+    this.cancelled.push(key)
+    if (this.cancelled.length > MAX_CANCELLED) {
+      const oldest = this.cancelled.shift()
+      const forgotten = this.pending.get(oldest)
+      if (forgotten?.cancelled) this.finish(oldest, forgotten)
+    }
+  }
+
+  /** The request is answered (or given up): off the pending map, waiters released. */
+  finish(key, entry) {
+    this.pending.delete(key)
+    if (entry.cancelled) {
+      const at = this.cancelled.indexOf(key)
+      if (at !== -1) this.cancelled.splice(at, 1)
+    }
+    for (const release of entry.waiters ?? []) release()
   }
 
   describeRequest(m) {
@@ -201,9 +249,9 @@ class Proxy {
     return entry
   }
 
-  toUpstream(text) {
+  toUpstream(line) {
     // A full upstream stdin: stop reading the client until it drains.
-    if (!this.upstream.send(text)) this.stdin.pause()
+    if (!this.upstream.send(line)) this.stdin.pause()
   }
 
   clientError(err) {
@@ -232,7 +280,10 @@ class Proxy {
       this.upstreamError(err)
       return undefined
     }
-    if (!read.batch) return this.fromUpstream(read)
+    if (!read.batch) {
+      read.line = line
+      return this.fromUpstream(read)
+    }
     for (const element of read.batch) {
       let message
       try {
@@ -250,11 +301,12 @@ class Proxy {
     if (m.isResponse && m.hasId) {
       const entry = this.pending.get(m.key)
       if (entry) {
-        this.pending.delete(m.key)
-        if (this.filtering && 'result' in m.msg) return this.toClient(this.rewrite(entry, m.text) ?? m.text)
+        this.toClient((this.filtering && 'result' in m.msg ? this.rewrite(entry, m.text) : null) ?? m.line ?? m.text)
+        this.finish(m.key, entry)
+        return undefined
       }
     }
-    return this.toClient(m.text)
+    return this.toClient(m.line ?? m.text)
   }
 
   /**
@@ -266,14 +318,19 @@ class Proxy {
     const key = idKeyOfJson(envelope.idJson)
     const entry = this.pending.get(key)
     if (!entry) return this.toClient(line)
-    this.pending.delete(key)
-    if (!this.filtering || !envelope.hasResult) return this.toClient(line)
+    this.toClient(this.rewriteBig(entry, line, envelope) ?? line)
+    this.finish(key, entry)
+    return undefined
+  }
+
+  rewriteBig(entry, line, envelope) {
+    if (!this.filtering || !envelope.hasResult) return null
     if (entry.method === 'tools/call' && entry.tool !== undefined) {
-      if (!this.isFilteredTool(entry.tool)) return this.toClient(line)
-      return this.toClient(this.filterResponseLine(entry, line, () => this.session.filterToolResponseBuffer(entry.tool, line, entry.argumentsJson)))
+      if (!this.isFilteredTool(entry.tool)) return null
+      return this.filterResponseLine(entry, null, () => this.session.filterToolResponseBuffer(entry.tool, line, entry.argumentsJson))
     }
-    if (!LIST_METHODS.has(entry.method)) return this.toClient(line)
-    return this.toClient(this.rewrite(entry, line.toString('utf8')) ?? line)
+    if (!LIST_METHODS.has(entry.method)) return null
+    return this.rewrite(entry, line.toString('utf8'))
   }
 
   /** A minor GC once the current big line is handled and written (see exposedGc). */
@@ -378,8 +435,11 @@ class Proxy {
   }
 
   failPending(message) {
-    for (const entry of this.pending.values()) this.replyError(entry.idJson, UPSTREAM_GONE, `${message} ${entry.method}`)
-    this.pending.clear()
+    for (const [key, entry] of [...this.pending]) {
+      // The client gave up on a cancelled request: it expects no answer.
+      if (!entry.cancelled) this.replyError(entry.idJson, UPSTREAM_GONE, `${message} ${entry.method}`)
+      this.finish(key, entry)
+    }
   }
 
   /** Why a request that arrives now cannot be forwarded. */
@@ -413,10 +473,31 @@ class Proxy {
     this.toClient(errorLine(idJson, code, message))
   }
 
+  /**
+   * A snapshot of that page still in flight would answer "no snapshot yet" or an old one: wait
+   * for it (bounded by SNAPSHOT_WAIT_MS), then answer from the cache.
+   */
+  snapshotInFlight(page) {
+    const waits = []
+    for (const entry of this.pending.values()) {
+      if (entry.tool === undefined || !this.isFilteredTool(entry.tool)) continue
+      const other = pageOf(entry.argumentsJson)
+      // A call without pageId is of the selected page, which may be this one.
+      if (page !== undefined && other !== undefined && other !== page) continue
+      waits.push(new Promise((resolve) => (entry.waiters ??= []).push(resolve)))
+    }
+    if (waits.length === 0) return null
+    let timer
+    const bound = new Promise((resolve) => {
+      timer = setTimeout(resolve, SNAPSHOT_WAIT_MS)
+    })
+    return Promise.race([Promise.all(waits), bound]).finally(() => clearTimeout(timer))
+  }
+
   answerLocally(m) {
     const name = m.msg.params.name
     const argumentsJson = m.paramText('arguments') ?? '{}'
-    Promise.resolve()
+    Promise.resolve(this.snapshotInFlight(pageOf(argumentsJson)))
       .then(() => this.localTools.call(name, argumentsJson))
       .then(
         (resultJson) => this.toClient(`{"jsonrpc":"2.0","id":${m.idJson},"result":${resultJson}}`),

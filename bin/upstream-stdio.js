@@ -16,6 +16,7 @@
 //   pause() / resume()            stop / restart delivering lines (the client is not reading)
 //   close(): Promise<void>        stops it (idempotent); resolves once it is gone
 //   exitDescription(): string     how it ended, for error messages
+//   exitCode                      its exit code once gone (a number), else undefined/null
 // and the callbacks it calls:
 //   online(line: Buffer)          one complete line (no newline), in arrival order
 //   onerror(err)                  a MessageLineError (line too long) or a transport error
@@ -31,6 +32,9 @@ const { LineBuffer } = require('./line-buffer.js')
 // (the escalation the SDK transport uses, with the same 2-second steps).
 const SHUTDOWN_STEP_MS = 2000
 const SHUTDOWN_POLL_MS = 25
+// After the upstream process exits, how long its stdout may stay open (held by a process it
+// started) before the upstream counts as gone anyway.
+const EXIT_GRACE_MS = 1000
 
 // POSIX: the upstream leads its own process group (spawn's `detached` calls setsid), so the
 // stop signals reach everything it started. Windows has no process groups for this (and
@@ -55,6 +59,8 @@ class StdioUpstream {
     this.exitCode = undefined
     this.exitSignal = undefined
     this.closing = null
+    this.exitTimer = null
+    this.reportedClose = false
     this.online = () => {}
     this.onerror = () => {}
     this.ondrain = () => {}
@@ -84,9 +90,11 @@ class StdioUpstream {
       child.once('exit', (code, signal) => {
         this.exitCode = code
         this.exitSignal = signal
+        // A child it left behind may hold stdout open: then 'close' never comes.
+        this.exitTimer = setTimeout(() => this.closed(), EXIT_GRACE_MS)
       })
       // 'close': exited and every pipe closed, so every line it wrote has been read.
-      child.once('close', () => this.onclose())
+      child.once('close', () => this.closed())
       child.stdin.on('error', (err) => {
         if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') this.onbroken('closed its stdin')
         else this.onerror(err)
@@ -96,6 +104,13 @@ class StdioUpstream {
       child.stdout.on('error', (err) => this.onerror(err))
       child.stdout.once('end', () => this.onbroken('closed its stdout'))
     })
+  }
+
+  closed() {
+    clearTimeout(this.exitTimer)
+    if (this.reportedClose) return
+    this.reportedClose = true
+    this.onclose()
   }
 
   receive(chunk) {

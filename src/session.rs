@@ -73,6 +73,8 @@ pub struct Session {
     shadowed_proxy_tools: HashSet<String>,
     /// Raw snapshot files written so far (numbers the next file).
     raw_snapshot_files: u64,
+    /// Part of every raw snapshot file name, unique to this session (see `session_tag`).
+    raw_snapshot_tag: String,
     /// What the filters did to the last `tools/call` result (`None` when it was unchanged).
     last_figures: Option<FilterFigures>,
 }
@@ -86,6 +88,7 @@ impl Session {
             cache: SnapshotCache::new(options.cache_bytes),
             shadowed_proxy_tools: HashSet::new(),
             raw_snapshot_files: 0,
+            raw_snapshot_tag: session_tag(),
             last_figures: None,
             options,
         }
@@ -200,14 +203,11 @@ impl Session {
             .and_then(|a| a.as_object().and_then(proxy_tools::page_key));
         let mut notes = Vec::new();
         if let Some(dir) = self.options.raw_snapshots_dir.clone() {
-            self.raw_snapshot_files += 1;
-            let path = dir.join(raw_snapshot_file_name(
-                self.raw_snapshot_files,
-                page.as_deref(),
-            ));
-            notes.push(match std::fs::write(&path, &raw) {
-                Ok(()) => format!("[raw snapshot: {}]", path.display()),
-                Err(e) => format!("[raw snapshot not written to {}: {e}]", path.display()),
+            notes.push(match self.write_raw_snapshot(&dir, page.as_deref(), &raw) {
+                Ok(path) => format!("[raw snapshot: {}]", path.display()),
+                Err((path, e)) => {
+                    format!("[raw snapshot not written to {}: {e}]", path.display())
+                }
             });
         }
         if self.options.proxy_tools {
@@ -215,6 +215,41 @@ impl Session {
             let _ = self.cache.put(page.as_deref().unwrap_or(""), raw);
         }
         notes
+    }
+
+    /// Writes a raw snapshot to a new file in `dir`: created exclusively (`create_new`, which
+    /// never opens an existing file or follows a link planted at the name; `O_NOFOLLOW` on top
+    /// on unix), readable by the owner only, under a name unique to this session. A name taken
+    /// anyway is skipped for the next number.
+    fn write_raw_snapshot(
+        &mut self,
+        dir: &std::path::Path,
+        page: Option<&str>,
+        raw: &str,
+    ) -> Result<PathBuf, (PathBuf, std::io::Error)> {
+        use std::io::Write;
+        const ATTEMPTS: u32 = 100;
+        let mut attempt = 0;
+        loop {
+            self.raw_snapshot_files += 1;
+            let path = dir.join(raw_snapshot_file_name(
+                &self.raw_snapshot_tag,
+                self.raw_snapshot_files,
+                page,
+            ));
+            match exclusive_file(&path) {
+                Ok(mut file) => {
+                    return file
+                        .write_all(raw.as_bytes())
+                        .map(|()| path.clone())
+                        .map_err(|e| (path, e));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < ATTEMPTS => {
+                    attempt += 1;
+                }
+                Err(e) => return Err((path, e)),
+            }
+        }
     }
 
     /// True when `tool_name` is one of the proxy's own tools, answered by `call_proxy_tool`.
@@ -337,9 +372,53 @@ fn result_member(response_json: &str) -> FilterResult<(std::ops::Range<usize>, V
     Ok((span, value))
 }
 
-/// `snapshot-<n>.txt` or `snapshot-<n>-page-<id>.txt`: the page id keeps only ASCII letters and
-/// digits, so nothing the upstream or a page sends can choose where the file goes.
-fn raw_snapshot_file_name(n: u64, page: Option<&str>) -> String {
+/// A new file at `path`, never an existing one (nor what a symlink there points to).
+fn exclusive_file(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path)
+}
+
+/// Unique to this session among all sessions that write to one directory: the start time in
+/// milliseconds, the process id and a per-process counter (base 36).
+fn session_tag() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SESSIONS: AtomicU64 = AtomicU64::new(0);
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    let seq = SESSIONS.fetch_add(1, Ordering::Relaxed);
+    format!(
+        "{}-{}-{}",
+        base36(millis),
+        base36(u64::from(std::process::id())),
+        base36(seq)
+    )
+}
+
+fn base36(mut n: u64) -> String {
+    const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    loop {
+        out.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// `snapshot-<tag>-<n>.txt` or `snapshot-<tag>-<n>-page-<id>.txt`: the page id keeps only ASCII
+/// letters and digits, so nothing the upstream or a page sends can choose where the file goes.
+fn raw_snapshot_file_name(tag: &str, n: u64, page: Option<&str>) -> String {
     let page: String = page
         .unwrap_or_default()
         .chars()
@@ -347,8 +426,94 @@ fn raw_snapshot_file_name(n: u64, page: Option<&str>) -> String {
         .take(32)
         .collect();
     if page.is_empty() {
-        format!("snapshot-{n:06}.txt")
+        format!("snapshot-{tag}-{n:06}.txt")
     } else {
-        format!("snapshot-{n:06}-page-{page}.txt")
+        format!("snapshot-{tag}-{n:06}-page-{page}.txt")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snapshot_result() -> String {
+        let capture: Value =
+            serde_json::from_str(include_str!("../__test__/fixtures/snapshots/grid.json"))
+                .expect("fixture");
+        capture["result"].to_string()
+    }
+
+    fn session_writing_to(dir: &std::path::Path) -> Session {
+        let mut options = SessionOptions::for_level(Level::Moderate);
+        options.raw_snapshots_dir = Some(dir.to_path_buf());
+        Session::new(options)
+    }
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("msf-raw-{name}-{}", session_tag()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        dir
+    }
+
+    fn written_file(result: &str) -> PathBuf {
+        let start = result.find("[raw snapshot: ").expect("file named") + "[raw snapshot: ".len();
+        let end = start + result[start..].find(']').expect("closing bracket");
+        PathBuf::from(&result[start..end])
+    }
+
+    fn take(session: &mut Session) -> String {
+        session
+            .filter_tool_result("take_snapshot", &snapshot_result(), Some(r#"{"pageId":1}"#))
+            .expect("filters")
+            .expect("changed")
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_planted_at_the_next_name_is_not_written_through() {
+        let dir = temp_dir("symlink");
+        let target = dir.join("target.txt");
+        std::fs::write(&target, "keep me").expect("target");
+        let mut session = session_writing_to(&dir);
+        let next = dir.join(raw_snapshot_file_name(
+            &session.raw_snapshot_tag,
+            1,
+            Some("1"),
+        ));
+        std::os::unix::fs::symlink(&target, &next).expect("symlink");
+        let file = written_file(&take(&mut session));
+        assert_ne!(file, next);
+        assert_eq!(std::fs::read_to_string(&target).expect("target"), "keep me");
+        assert!(std::fs::read_to_string(&file)
+            .expect("written")
+            .contains("uid=72_1 banner"));
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o077, 0, "readable by the owner only");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn two_sessions_in_one_directory_never_share_a_name() {
+        let dir = temp_dir("two");
+        let mut first = session_writing_to(&dir);
+        let mut second = session_writing_to(&dir);
+        let a = written_file(&take(&mut first));
+        let b = written_file(&take(&mut second));
+        assert_ne!(a, b);
+        assert!(a.exists() && b.exists());
+        // An existing file is never replaced: a name already taken moves on to the next.
+        std::fs::write(
+            dir.join(raw_snapshot_file_name(
+                &first.raw_snapshot_tag,
+                2,
+                Some("1"),
+            )),
+            "other",
+        )
+        .expect("plant");
+        let c = written_file(&take(&mut first));
+        assert!(c.to_string_lossy().ends_with("-000003-page-1.txt"), "{c:?}");
+        std::fs::remove_dir_all(&dir).ok();
     }
 }
