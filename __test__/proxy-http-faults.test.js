@@ -264,7 +264,7 @@ test('dropped SSE streams are resumed (Last-Event-ID): every message arrives exa
   await stopProxy(proxy)
 })
 
-test('ids and answers come back exact, unknown methods and notifications pass, cancellation reaches the server', { timeout: 30000 }, async (t) => {
+test('ids and answers come back exact, unknown methods, notifications and list_changed pass, cancellation reaches the server', { timeout: 30000 }, async (t) => {
   const server = await startFixture()
   t.after(() => server.stop())
   const proxy = await proxyTo(server.url)
@@ -298,6 +298,12 @@ test('ids and answers come back exact, unknown methods and notifications pass, c
   const unknown = await proxy.waitFor((m) => m.id === 'u1')
   assert.equal(unknown.error.code, -32601, JSON.stringify(unknown))
   proxy.send({ jsonrpc: '2.0', method: 'notifications/some-unknown', params: {} })
+  // list_changed from the server reaches the client; a new tools/list keeps the proxy's tools.
+  proxy.send(call('lc', 'list-changed'))
+  await proxy.waitFor((m) => m.method === 'notifications/tools/list_changed')
+  proxy.send({ jsonrpc: '2.0', id: 'tl', method: 'tools/list' })
+  const names = (await proxy.waitFor((m) => m.id === 'tl')).result.tools.map((tool) => tool.name)
+  assert.ok(names.includes('echo') && names.includes('expand_snapshot') && names.includes('search_snapshot'), names.join(', '))
   // A cancelled call: the proxy owes no answer for it, and the session goes on.
   proxy.send(call('c1', 'sleep', { ms: 1500 }))
   await settle(200)
@@ -308,7 +314,7 @@ test('ids and answers come back exact, unknown methods and notifications pass, c
   assert.equal(answersTo(proxy, 'c1').length, 0, 'an answer (or an error) for the cancelled call')
   proxy.send(call('count', 'cancelled'))
   assert.equal((await proxy.waitFor((m) => m.id === 'count')).result.content[0].text, '1', 'the server saw the cancellation')
-  for (const id of [...ids, 'u1', 'after', 'count']) assert.equal(answersTo(proxy, id).length, 1)
+  for (const id of [...ids, 'u1', 'after', 'count', 'lc', 'tl']) assert.equal(answersTo(proxy, id).length, 1)
   await stopProxy(proxy)
 })
 
