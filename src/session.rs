@@ -468,6 +468,28 @@ mod tests {
             .expect("changed")
     }
 
+    #[test]
+    fn a_filtered_response_keeps_its_envelope_text() {
+        let mut session = Session::new(SessionOptions::for_level(Level::Moderate));
+        let head = r#"{ "jsonrpc" : "2.0", "id" : 1E400 , "result" : "#;
+        let tail = r#" , "z" : 123456789012345678901234567890 }"#;
+        let response = format!("{head}{}{tail}", snapshot_result());
+        let out = session
+            .filter_tool_response("take_snapshot", &response, None)
+            .expect("filters")
+            .expect("changed");
+        assert!(
+            out.starts_with(head) && out.ends_with(tail),
+            "{}",
+            &out[..80]
+        );
+        let filtered: Value = serde_json::from_str(&out[head.len()..out.len() - tail.len()])
+            .expect("the result is JSON");
+        assert!(filtered["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("expand_snapshot uid=")));
+    }
+
     #[cfg(unix)]
     #[test]
     fn a_symlink_planted_at_the_next_name_is_not_written_through() {
