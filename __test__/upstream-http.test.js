@@ -7,7 +7,7 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 
-const { HttpUpstream, parseHeaders, redactUrl, isLoopback } = require('../bin/upstream-http.js')
+const { HttpUpstream, fetchAgent, trustedCertificates, parseHeaders, redactUrl, isLoopback } = require('../bin/upstream-http.js')
 const { INIT, waitUntil } = require('./helpers.js')
 const { startFixture } = require('./http-servers.js')
 
@@ -62,4 +62,17 @@ test('headers: ${VAR} from the environment, bad ones refused without their value
   assert.equal(redactUrl(new URL('https://u:p@host.example:8443/mcp?token=t#f')), 'https://host.example:8443/mcp?…')
   for (const host of ['localhost', '127.0.0.1', '127.3.4.5', '[::1]', 'a.localhost']) assert.ok(isLoopback(new URL(`http://${host}/`).hostname), host)
   for (const host of ['example.com', '10.0.0.1', '128.0.0.1', 'localhost.example.com']) assert.ok(!isLoopback(new URL(`http://${host}/`).hostname), host)
+})
+
+test('the Agent behind Node\'s fetch is found (no fetch timeouts, the system\'s CAs); the system CAs are read', async () => {
+  // Without it, a remote call silent for 300 s would be cut and company CAs refused: this fails
+  // loudly the day a Node release stops exposing undici's global dispatcher.
+  const agent = await fetchAgent()
+  assert.ok(agent, 'no Agent class behind Node\'s fetch')
+  assert.equal(typeof agent.dispatch, 'function')
+  const tls = require('node:tls')
+  const own = tls.rootCertificates.length
+  const fs = require('node:fs')
+  if (fs.existsSync('/etc/ssl/certs/ca-certificates.crt')) assert.ok(trustedCertificates({}).length > own)
+  assert.equal(trustedCertificates({ SSL_CERT_FILE: '/nonexistent' }).length, own)
 })

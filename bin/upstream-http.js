@@ -833,4 +833,4 @@ function fromOptions(options, UsageError) {
   })
 }
 
-module.exports = { HttpUpstream, fromOptions, trustedCertificates, parseHeaders, redactUrl, isLoopback, describeError }
+module.exports = { HttpUpstream, fromOptions, fetchAgent, trustedCertificates, parseHeaders, redactUrl, isLoopback, describeError }
