@@ -239,3 +239,52 @@ test('--raw-snapshots-dir refuses a directory others can write to or own, accept
     fs.rmSync(base, { recursive: true, force: true })
   }
 })
+
+test('the wait for an in-flight snapshot is bounded', async () => {
+  const { PassThrough } = require('node:stream')
+  const native = require('../index.js')
+  const { Proxy } = require('../bin/proxy.js')
+  const stdin = new PassThrough()
+  const stdout = new PassThrough()
+  const session = new native.FilterSession({ filter: { level: 'moderate' }, stats: 'off' })
+  const saved = process.env.FIXTURE_REPLAY_DIR
+  process.env.FIXTURE_REPLAY_DIR = SNAPSHOTS
+  const proxy = new Proxy({
+    command: process.execPath,
+    args: [FIXTURE],
+    session,
+    stdin,
+    stdout,
+    exit: () => {},
+    isFilteredTool: native.isFilteredTool,
+    localTools: { has: (name) => session.isProxyTool(name), call: (name, args) => session.callProxyTool(name, args) },
+    snapshotWaitMs: 300,
+  })
+  try {
+    assert.equal(await proxy.start(), true)
+    const lines = []
+    stdout.setEncoding('utf8')
+    let buf = ''
+    stdout.on('data', (d) => {
+      buf += d
+      let nl
+      while ((nl = buf.indexOf('\n')) !== -1) {
+        lines.push(JSON.parse(buf.slice(0, nl)))
+        buf = buf.slice(nl + 1)
+      }
+    })
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'take_snapshot', arguments: { pageId: 1, fixture: 'grid', delayMs: 4000 } } })}\n`)
+    const started = Date.now()
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'expand_snapshot', arguments: { uid: '72_1', pageId: 1 } } })}\n`)
+    while (!lines.some((l) => l.id === 'x')) await new Promise((r) => setTimeout(r, 20))
+    const waited = Date.now() - started
+    assert.ok(waited >= 250 && waited < 2000, `answered after ${waited} ms`)
+    // Nothing cached yet: it says so rather than waiting on.
+    assert.match(text(lines.find((l) => l.id === 'x').result), /No snapshot/)
+    assert.ok(!lines.some((l) => l.id === 'slow'))
+  } finally {
+    if (saved === undefined) delete process.env.FIXTURE_REPLAY_DIR
+    else process.env.FIXTURE_REPLAY_DIR = saved
+    await proxy.shutdown(0, null)
+  }
+})

@@ -36,6 +36,8 @@ function stringEnd(s, i) {
   let from = i + 1
   for (;;) {
     const quote = s.indexOf('"', from)
+    // (Only ever given valid JSON; the end of the text stops it whatever it is given.)
+    if (quote === -1) return s.length
     let backslashes = 0
     while (s.charCodeAt(quote - 1 - backslashes) === 92) backslashes++
     if (backslashes % 2 === 0) return quote + 1
@@ -55,6 +57,7 @@ function valueEnd(s, i) {
         i = stringEnd(s, i)
         continue
       }
+      if (Number.isNaN(ch)) return s.length
       if (ch === 123 || ch === 91) depth++
       else if (ch === 125 || ch === 93) {
         depth--
@@ -71,6 +74,14 @@ function valueEnd(s, i) {
   }
 }
 
+function decodeKey(json) {
+  try {
+    return JSON.parse(json)
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * The [start, end) span of the value of member `key` of the object text `s` (valid JSON); the
  * last one when the key repeats, as JSON.parse reads it; null when absent or `s` is no object.
@@ -82,9 +93,10 @@ function memberSpan(s, key) {
   i = skipSpace(s, i + 1)
   if (s.charCodeAt(i) === 125) return null
   for (;;) {
+    if (s.charCodeAt(i) !== 34) return found
     const keyEnd = stringEnd(s, i)
     const raw = s.slice(i + 1, keyEnd - 1)
-    const name = raw.includes('\\') ? JSON.parse(s.slice(i, keyEnd)) : raw
+    const name = raw.includes('\\') ? decodeKey(s.slice(i, keyEnd)) : raw
     i = skipSpace(s, skipSpace(s, keyEnd) + 1) // past the colon
     const end = valueEnd(s, i)
     if (name === key) found = [i, end]
@@ -107,6 +119,7 @@ function elementTexts(s) {
   if (s.charCodeAt(i) === 93) return out
   for (;;) {
     const end = valueEnd(s, i)
+    if (end <= i) return out
     out.push(s.slice(i, end))
     i = skipSpace(s, end)
     if (s.charCodeAt(i) !== 44) return out

@@ -106,6 +106,7 @@ class Proxy {
     this.closing = null
     this.upstreamExited = false
     this.bigLineBytes = opts.bigLineBytes ?? BIG_LINE_BYTES
+    this.snapshotWaitMs = opts.snapshotWaitMs ?? SNAPSHOT_WAIT_MS
     /** Keys of cancelled requests still in `pending`, oldest first. */
     this.cancelled = []
     this.clientLines = new LineBuffer()
@@ -489,7 +490,7 @@ class Proxy {
     if (waits.length === 0) return null
     let timer
     const bound = new Promise((resolve) => {
-      timer = setTimeout(resolve, SNAPSHOT_WAIT_MS)
+      timer = setTimeout(resolve, this.snapshotWaitMs) // SNAPSHOT_WAIT_MS unless a test asks
     })
     return Promise.race([Promise.all(waits), bound]).finally(() => clearTimeout(timer))
   }
