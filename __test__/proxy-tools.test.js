@@ -21,12 +21,18 @@ function snapshotBody(name) {
   return text.slice(text.indexOf('## Latest page snapshot\n') + '## Latest page snapshot\n'.length)
 }
 
-function start(proxyArgs = []) {
+const LISTS = path.join(FIXTURES, 'lists')
+// chrome-devtools-mcp's own tools/list: it has take_snapshot, so the proxy adds its tools.
+const CHROME_LIST = path.join(LISTS, 'chrome-devtools-mcp.tools-list.json')
+
+/** The proxy in front of the fixture upstream; `toolsList` is the list file it answers with (null: one `echo` tool). */
+function start(proxyArgs = [], toolsList = CHROME_LIST) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msf-tools-'))
   const record = path.join(dir, 'received.jsonl')
-  const proxy = spawnRaw(proxyCommand([process.execPath, FIXTURE], proxyArgs), {
-    env: { ...process.env, FIXTURE_RECORD: record, FIXTURE_REPLAY_DIR: SNAPSHOTS },
-  })
+  const env = { ...process.env, FIXTURE_RECORD: record, FIXTURE_REPLAY_DIR: SNAPSHOTS }
+  if (toolsList) env.FIXTURE_TOOLS_LIST = toolsList
+  else delete env.FIXTURE_TOOLS_LIST
+  const proxy = spawnRaw(proxyCommand([process.execPath, FIXTURE], proxyArgs), { env })
   proxy.send(INIT)
   const received = () => (fs.existsSync(record) ? fs.readFileSync(record, 'utf8') : '')
   let nextId = 1
@@ -35,16 +41,17 @@ function start(proxyArgs = []) {
     proxy.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
     return (await proxy.waitFor((m) => m.id === id)).result
   }
-  const listTools = async () => {
+  const listResult = async () => {
     const id = nextId++
     proxy.send({ jsonrpc: '2.0', id, method: 'tools/list' })
-    return (await proxy.waitFor((m) => m.id === id)).result.tools.map((t) => t.name)
+    return (await proxy.waitFor((m) => m.id === id)).result
   }
+  const listTools = async () => (await listResult()).tools.map((t) => t.name)
   const stop = async () => {
     proxy.child.stdin.end()
     await proxy.exited
   }
-  return { proxy, call, listTools, received, stop, dir }
+  return { proxy, call, listTools, listResult, received, stop, dir }
 }
 
 const text = (result) => result.content.map((c) => c.text).join('\n')
@@ -102,7 +109,8 @@ test('the tools stay listed after the upstream says its tool list changed', asyn
     p.proxy.send({ jsonrpc: '2.0', id: 'lc', method: 'fixture/list-changed' })
     await p.proxy.waitFor((m) => m.method === 'notifications/tools/list_changed')
     const names = await p.listTools()
-    assert.deepEqual(names.filter((n) => n.endsWith('_snapshot')), ['expand_snapshot', 'search_snapshot'])
+    assert.deepEqual(names.slice(-2), ['expand_snapshot', 'search_snapshot'])
+    assert.equal(names.filter((n) => n === 'expand_snapshot').length, 1)
   } finally {
     await p.stop()
   }
@@ -140,6 +148,52 @@ test('--no-proxy-tools and level light leave tools/list and calls to the upstrea
       const res = await p.call('expand_snapshot', { uid: '1_1' })
       // The fixture answers unknown tools by echoing them: the call went upstream.
       assert.deepEqual(JSON.parse(text(res)), { tool: 'expand_snapshot', arguments: { uid: '1_1' } })
+    } finally {
+      await p.stop()
+    }
+  }
+})
+
+test('an upstream without a tool that returns snapshots gets no proxy tools, and their names go upstream', async () => {
+  const p = start([], null)
+  try {
+    assert.deepEqual(await p.listTools(), ['echo'])
+    const res = await p.call('search_snapshot', { query: 'a' })
+    assert.deepEqual(JSON.parse(text(res)), { tool: 'search_snapshot', arguments: { query: 'a' } })
+  } finally {
+    await p.stop()
+  }
+})
+
+test('a string pageId is an error naming the type, not page 1', async () => {
+  const p = start()
+  try {
+    await p.listTools()
+    await p.call('take_snapshot', { pageId: 1, fixture: 'grid' })
+    const res = await p.call('search_snapshot', { query: 'Customers', pageId: '1' })
+    assert.equal(res.isError, true)
+    assert.match(text(res), /"pageId" must be an integer, not a string "1"/)
+    assert.ok(!(await p.call('search_snapshot', { query: 'Customers', pageId: 1 })).isError)
+  } finally {
+    await p.stop()
+  }
+})
+
+// Issue 18: through the proxy at moderate, the whole tools/list (the proxy's two tools
+// included) costs at least 5% fewer o200k tokens than the upstream's own list.
+test('tools/list through the proxy is smaller than direct, proxy tools included', async () => {
+  const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
+  for (const file of ['chrome-devtools-mcp.tools-list.json', 'playwright-mcp.tools-list.json']) {
+    const p = start([], path.join(LISTS, file))
+    try {
+      const direct = JSON.parse(fs.readFileSync(path.join(LISTS, file), 'utf8')).result
+      const proxied = await p.listResult()
+      assert.deepEqual(proxied.tools.slice(-2).map((t) => t.name), ['expand_snapshot', 'search_snapshot'])
+      const before = encode(JSON.stringify(direct)).length
+      const after = encode(JSON.stringify(proxied)).length
+      const saved = (before - after) / before
+      process.stderr.write(`  ${file}: ${before} -> ${after} o200k tokens through the proxy (${(saved * 100).toFixed(1)}% smaller)\n`)
+      assert.ok(saved >= 0.05, `${file}: ${before} -> ${after} tokens, ${(saved * 100).toFixed(1)}% smaller`)
     } finally {
       await p.stop()
     }

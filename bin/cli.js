@@ -39,6 +39,18 @@ function prepareDir(dir) {
   }
 }
 
+/** What the ledger names the upstream by: its command, or the remote URL's host (never its path, query or credentials). */
+function ledgerUpstream(parsed, remote) {
+  if (!remote) return { command: parsed.command, args: parsed.args }
+  let host = 'remote'
+  try {
+    host = new URL(parsed.options['upstream-url']).hostname
+  } catch {
+    // fromOptions already refused a bad URL; the label stays generic
+  }
+  return { command: host, args: [] }
+}
+
 async function main(argv) {
   let parsed
   try {
@@ -61,8 +73,10 @@ async function main(argv) {
 
   const native = loadNative(log)
   let config
+  let remote = null
   try {
     config = sessionConfig(parsed.options)
+    if (parsed.options['upstream-url'] !== undefined) remote = require('./upstream-http.js').fromOptions(parsed.options, UsageError)
   } catch (err) {
     if (!(err instanceof UsageError)) throw err
     log(`error: ${err.message}`)
@@ -75,9 +89,10 @@ async function main(argv) {
     command: parsed.command,
     args: parsed.args,
     session,
+    upstream: remote,
     // The session's counts go to the ledger (`stats`) once the proxy is done, before it exits.
     exit: (code) => {
-      if (parsed.options.ledger) require('./ledger.js').recordSession({ session, level: parsed.options['filter-level'], command: parsed.command, args: parsed.args, log })
+      if (parsed.options.ledger) require('./ledger.js').recordSession({ session, level: parsed.options['filter-level'], ...ledgerUpstream(parsed, remote), log })
       process.exit(code)
     },
     filtering: parsed.options['filter-level'] !== 'off' || session.describeLevel !== 'off',

@@ -41,11 +41,12 @@ Options:
   -h, --help                 Show this help and exit.
 
 What is counted is what the model reads: the text blocks of a tool result (plus
-structuredContent, if any; images are not counted), the JSON of a list result, the snapshot
-text. Tokens are o200k_base counts when the gpt-tokenizer package is installed, otherwise
-the proxy's own estimate (the one its stats line uses: never below o200k on the corpus, a
-median 18% above); the table header says which. MCP_SNAPSHOT_FILTER_TOKENS=estimate forces
-the estimate.
+structuredContent, if any; images are not counted), the JSON of a list result (after: the
+whole list the client gets, with the proxy's expand_snapshot and search_snapshot where the
+proxy adds them), the snapshot text. Tokens are o200k_base counts when the gpt-tokenizer
+package is installed, otherwise the proxy's own estimate (the one its stats line uses: never
+below o200k on the corpus, a median 18% above); the table header says which.
+MCP_SNAPSHOT_FILTER_TOKENS=estimate forces the estimate.
 
 Exit status: 0 when every file was measured, 1 when a file could not be parsed (it is
 reported on stderr and skipped), 2 on a usage error or a path that does not exist.
@@ -363,9 +364,9 @@ function measure(native, files, levels, counter) {
   }
   for (const level of levels) {
     for (const { label, items } of parsed) {
-      // The proxy's own two tools, which it appends to tools/list, are left out: the table
-      // shows what the filters save on the upstream's own results.
-      const session = new native.FilterSession({ filter: { level }, proxyTools: false })
+      // As the proxy runs at that level: a tools/list row counts the whole list the client
+      // gets, the proxy's own two tools included where it adds them.
+      const session = new native.FilterSession({ filter: { level } })
       for (const item of items) {
         let m
         try {

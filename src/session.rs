@@ -77,6 +77,12 @@ pub struct Session {
     /// Proxy tools whose names the upstream's last `tools/list` also used: those are the
     /// upstream's, never intercepted.
     shadowed_proxy_tools: HashSet<String>,
+    /// Whether the last complete `tools/list` got the proxy's tools (`None` before the first):
+    /// only an upstream with a tool that returns snapshots gets them, and where it has none the
+    /// calls go to the upstream like any other.
+    proxy_tools_listed: Option<bool>,
+    /// A page of the `tools/list` being paged through had a tool that returns snapshots.
+    snapshot_tool_on_earlier_pages: bool,
     /// Raw snapshot files written so far (numbers the next file).
     raw_snapshot_files: u64,
     /// Part of every raw snapshot file name, unique to this session (see `session_tag`).
@@ -98,6 +104,8 @@ impl Session {
             pending_stats_line: None,
             cache: SnapshotCache::new(options.cache_bytes),
             shadowed_proxy_tools: HashSet::new(),
+            proxy_tools_listed: None,
+            snapshot_tool_on_earlier_pages: false,
             raw_snapshot_files: 0,
             raw_snapshot_tag: session_tag(),
             last_figures: None,
@@ -188,9 +196,9 @@ impl Session {
             requested_resource_types: Vec::new(),
             requested_console_types: Vec::new(),
             max_tokens: self.options.max_tokens,
+            // Only where read_result is listed (and so answered): else the marker says so.
             read_id: self
-                .options
-                .proxy_tools
+                .is_proxy_tool(proxy_tools::READ_RESULT)
                 .then(|| format!("r{}", self.cut_result_ids + 1)),
         }
         .with_arguments(arguments_json);
@@ -355,6 +363,7 @@ impl Session {
     /// True when `tool_name` is one of the proxy's own tools, answered by `call_proxy_tool`.
     pub fn is_proxy_tool(&self, tool_name: &str) -> bool {
         self.options.proxy_tools
+            && self.proxy_tools_listed != Some(false)
             && proxy_tools::NAMES.contains(&tool_name)
             && !self.shadowed_proxy_tools.contains(tool_name)
     }
@@ -418,12 +427,26 @@ impl Session {
         let mut list: Value = serde_json::from_str(compressed.as_deref().unwrap_or(result_json))
             .map_err(|e| FilterError::InvalidArgument(format!("result is not JSON: {e}")))?;
         self.remember_output_schemas(&list);
-        // Paginated lists get the proxy's tools once, on their last page.
+        // Paginated lists get the proxy's tools once, on their last page, and only when some
+        // page had a tool that returns snapshots (checked again on every list, so after
+        // `tools/list_changed` too).
         let last_page = list.get("nextCursor").is_none_or(Value::is_null);
-        if !self.options.proxy_tools || !last_page {
+        let snapshot_tool = proxy_tools::lists_a_snapshot_tool(&list);
+        if !last_page {
+            self.snapshot_tool_on_earlier_pages |= snapshot_tool;
             return Ok(compressed);
         }
-        let added = proxy_tools::add_to_tools_list(&mut list);
+        let snapshot_tool =
+            snapshot_tool || std::mem::take(&mut self.snapshot_tool_on_earlier_pages);
+        if !self.options.proxy_tools {
+            return Ok(compressed);
+        }
+        if !snapshot_tool {
+            self.proxy_tools_listed = Some(false);
+            return Ok(compressed);
+        }
+        self.proxy_tools_listed = Some(true);
+        let added = proxy_tools::add_to_tools_list(&mut list, self.options.describe_level);
         self.shadowed_proxy_tools = proxy_tools::NAMES
             .iter()
             .filter(|name| !added.contains(name))
@@ -651,5 +674,72 @@ mod tests {
         let c = written_file(&take(&mut first));
         assert!(c.to_string_lossy().ends_with("-000003-page-1.txt"), "{c:?}");
         std::fs::remove_dir_all(&dir).ok();
+    }
+}
+
+#[cfg(test)]
+mod tools_list_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn names(list: &str) -> Vec<String> {
+        let list: Value = serde_json::from_str(list).unwrap_or_default();
+        list["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["name"].as_str().map(str::to_string))
+            .collect()
+    }
+
+    /// The list as the client gets it (the original when the session changed nothing).
+    fn listed(session: &mut Session, list: &Value) -> Vec<String> {
+        let json = list.to_string();
+        let out = session.compress_list_result("tools/list", &json);
+        names(&out.ok().flatten().unwrap_or(json))
+    }
+
+    #[test]
+    fn the_proxy_tools_follow_the_upstreams_snapshot_tools_on_every_list() {
+        let mut session = Session::new(SessionOptions::for_level(Level::Moderate));
+        let with = json!({"tools": [{"name": "take_snapshot", "inputSchema": {"type": "object"}}]});
+        let without = json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]});
+        // Before any list the tools answer (a client may call them unlisted).
+        assert!(session.is_proxy_tool("expand_snapshot"));
+        assert_eq!(listed(&mut session, &without), ["echo"]);
+        assert!(!session.is_proxy_tool("expand_snapshot"));
+        assert!(!session.is_proxy_tool("search_snapshot"));
+        // After tools/list_changed the client lists again: rechecked each time.
+        assert_eq!(
+            listed(&mut session, &with),
+            ["take_snapshot", "expand_snapshot", "search_snapshot"]
+        );
+        assert!(session.is_proxy_tool("search_snapshot"));
+        assert_eq!(listed(&mut session, &without), ["echo"]);
+        assert!(!session.is_proxy_tool("search_snapshot"));
+    }
+
+    #[test]
+    fn a_paged_list_gets_them_on_its_last_page_if_any_page_had_a_snapshot_tool() {
+        let mut session = Session::new(SessionOptions::for_level(Level::Moderate));
+        let first = json!({"tools": [{"name": "take_snapshot"}], "nextCursor": "2"});
+        let last = json!({"tools": [{"name": "echo"}]});
+        assert_eq!(listed(&mut session, &first), ["take_snapshot"]);
+        assert_eq!(
+            listed(&mut session, &last),
+            ["echo", "expand_snapshot", "search_snapshot"]
+        );
+        // The next listing starts afresh.
+        assert_eq!(listed(&mut session, &last), ["echo"]);
+    }
+
+    #[test]
+    fn without_the_option_they_never_appear() {
+        let mut options = SessionOptions::for_level(Level::Moderate);
+        options.proxy_tools = false;
+        let mut session = Session::new(options);
+        let with = json!({"tools": [{"name": "take_snapshot"}]});
+        assert_eq!(listed(&mut session, &with), ["take_snapshot"]);
+        assert!(!session.is_proxy_tool("expand_snapshot"));
     }
 }
