@@ -712,7 +712,12 @@ mod tools_list_tests {
         // After tools/list_changed the client lists again: rechecked each time.
         assert_eq!(
             listed(&mut session, &with),
-            ["take_snapshot", "expand_snapshot", "search_snapshot"]
+            [
+                "take_snapshot",
+                "expand_snapshot",
+                "search_snapshot",
+                "read_result"
+            ]
         );
         assert!(session.is_proxy_tool("search_snapshot"));
         assert_eq!(listed(&mut session, &without), ["echo"]);
@@ -727,7 +732,7 @@ mod tools_list_tests {
         assert_eq!(listed(&mut session, &first), ["take_snapshot"]);
         assert_eq!(
             listed(&mut session, &last),
-            ["echo", "expand_snapshot", "search_snapshot"]
+            ["echo", "expand_snapshot", "search_snapshot", "read_result"]
         );
         // The next listing starts afresh.
         assert_eq!(listed(&mut session, &last), ["echo"]);
