@@ -109,7 +109,7 @@ test('the tools stay listed after the upstream says its tool list changed', asyn
     p.proxy.send({ jsonrpc: '2.0', id: 'lc', method: 'fixture/list-changed' })
     await p.proxy.waitFor((m) => m.method === 'notifications/tools/list_changed')
     const names = await p.listTools()
-    assert.deepEqual(names.slice(-2), ['expand_snapshot', 'search_snapshot'])
+    assert.deepEqual(names.slice(-3), ['expand_snapshot', 'search_snapshot', 'read_result'])
     assert.equal(names.filter((n) => n === 'expand_snapshot').length, 1)
   } finally {
     await p.stop()
@@ -188,7 +188,7 @@ test('tools/list through the proxy is smaller than direct, proxy tools included'
     try {
       const direct = JSON.parse(fs.readFileSync(path.join(LISTS, file), 'utf8')).result
       const proxied = await p.listResult()
-      assert.deepEqual(proxied.tools.slice(-2).map((t) => t.name), ['expand_snapshot', 'search_snapshot'])
+      assert.deepEqual(proxied.tools.slice(-3).map((t) => t.name), ['expand_snapshot', 'search_snapshot', 'read_result'])
       const before = encode(JSON.stringify(direct)).length
       const after = encode(JSON.stringify(proxied)).length
       const saved = (before - after) / before
