@@ -284,6 +284,13 @@ pub fn filter_tool_result_object(
     };
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     let structured_bytes = structured::structured_content_bytes(&result);
+    // The exact tree of the snapshot, when upstream gives it (taken out in place, put back
+    // below): the snapshot is read from it rather than from its ambiguous text.
+    let structured_snapshot = result
+        .get_mut("structuredContent")
+        .and_then(|s| s.get_mut("snapshot"))
+        .filter(|s| s.is_object())
+        .map(Value::take);
     let Some(content) = result.get_mut("content").and_then(Value::as_array_mut) else {
         return Ok(None);
     };
@@ -304,11 +311,20 @@ pub fn filter_tool_result_object(
             options,
             &mut figures,
             raw_snapshot,
+            structured_snapshot.as_ref(),
         ) {
             *text = new_text;
             changed_block.get_or_insert(index);
         }
         figures.text_bytes_out += text.len();
+    }
+    if let Some(snapshot) = structured_snapshot {
+        if let Some(slot) = result
+            .get_mut("structuredContent")
+            .and_then(|s| s.get_mut("snapshot"))
+        {
+            *slot = snapshot;
+        }
     }
     let Some(changed_block) = changed_block else {
         return Ok(None);
@@ -331,6 +347,7 @@ fn filter_text(
     options: &ResultOptions,
     figures: &mut FilterFigures,
     raw_snapshot: &mut Option<String>,
+    structured_snapshot: Option<&Value>,
 ) -> Option<String> {
     if crate::playwright::is_playwright_tool(tool_name) {
         // Playwright results have their own sections: only the YAML snapshot is filtered.
@@ -348,9 +365,13 @@ fn filter_text(
     let mut changed = false;
     for section in &sections {
         let replacement = match section.kind {
-            SectionKind::Snapshot => {
-                filter_snapshot_section(section.text, options, figures, raw_snapshot)
-            }
+            SectionKind::Snapshot => filter_snapshot_section(
+                section.text,
+                options,
+                figures,
+                raw_snapshot,
+                structured_snapshot,
+            ),
             SectionKind::NetworkList => network::filter_network_list(
                 section.text,
                 &options.limits.network,
@@ -384,23 +405,38 @@ fn filter_text(
 }
 
 /// The snapshot section: its header line, then the filtered body. The body keeps its final
-/// newline, which separates it from the next section.
+/// newline, which separates it from the next section. With the structured tree of the snapshot
+/// (`structuredContent.snapshot`), the tree is read from it, and the raw snapshot kept for the
+/// proxy tools is that tree in the lossless light notation (which reads back exactly), not the
+/// text: its retrieval answers then show no more than the tree has either.
 fn filter_snapshot_section(
     section: &str,
     options: &ResultOptions,
     figures: &mut FilterFigures,
     raw_snapshot: &mut Option<String>,
+    structured_snapshot: Option<&Value>,
 ) -> Option<String> {
     let (header, body) = section.split_at(section.find('\n')? + 1);
     if body.is_empty() {
         return None;
     }
-    *raw_snapshot = Some(body.to_string());
     let snapshot_options = SnapshotOptions {
         level: options.level,
         limits: options.snapshot.clone(),
     };
-    let filtered = snapshot::filter_snapshot(body, &snapshot_options);
+    let exact = structured_snapshot
+        .filter(|_| !crate::playwright::is_yaml_snapshot(body))
+        .and_then(|s| snapshot::structured::tree_from_structured(s, body));
+    let filtered = match exact {
+        Some(tree) => {
+            *raw_snapshot = Some(snapshot::render::render(&tree, false).text);
+            snapshot::filter_parsed(body, tree, &snapshot_options, snapshot::render::render)
+        }
+        None => {
+            *raw_snapshot = Some(body.to_string());
+            snapshot::filter_snapshot(body, &snapshot_options)
+        }
+    };
     if filtered.text == body {
         return None;
     }

@@ -33,9 +33,12 @@ mod records;
 pub mod render;
 pub mod retrieve;
 pub(crate) mod roles;
+pub mod structured;
 #[cfg(test)]
 mod tests;
 pub mod tree;
+#[cfg(test)]
+mod trust_tests;
 mod url;
 
 use crate::level::Level;
