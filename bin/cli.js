@@ -6,12 +6,14 @@ const { log } = require('./log.js')
 const { loadNative } = require('./native.js')
 
 /** The native session's configuration from the parsed options. */
-function sessionConfig(options) {
+function sessionConfig(options, { dropStructuredContent = false } = {}) {
   const config = {
     filter: { level: options['filter-level'] },
     stats: options.stats,
     compactSchemas: options['compact-schemas'],
   }
+  // The proxy asked the default upstream for structuredContent; the client did not.
+  if (dropStructuredContent) config.dropStructuredContent = true
   if (options['describe-level'] !== undefined) config.describeLevel = options['describe-level']
   if (options['proxy-tools'] !== undefined) config.proxyTools = options['proxy-tools']
   if (options['filter-level'] === 'off' && options['proxy-tools']) {
@@ -60,7 +62,7 @@ async function main(argv) {
   const native = loadNative(log)
   let config
   try {
-    config = sessionConfig(parsed.options)
+    config = sessionConfig(parsed.options, parsed)
   } catch (err) {
     if (!(err instanceof UsageError)) throw err
     log(`error: ${err.message}`)
@@ -74,7 +76,8 @@ async function main(argv) {
     args: parsed.args,
     session,
     filtering: parsed.options['filter-level'] !== 'off' || session.describeLevel !== 'off',
-    isFilteredTool: native.isFilteredTool,
+    // Every result crosses when its structuredContent has to go, whatever the tool.
+    isFilteredTool: parsed.dropStructuredContent ? () => true : native.isFilteredTool,
     // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.
     localTools: {
       has: (name) => session.isProxyTool(name),

@@ -32,6 +32,8 @@ pub struct SessionOptions {
     pub cache_bytes: usize,
     /// Also write each raw snapshot to a file here and name it in the result.
     pub raw_snapshots_dir: Option<PathBuf>,
+    /// Drop `structuredContent` from every `tools/call` result (the proxy asked upstream for it).
+    pub drop_structured_content: bool,
 }
 
 impl SessionOptions {
@@ -46,6 +48,7 @@ impl SessionOptions {
             proxy_tools: Self::proxy_tools_default(level),
             cache_bytes: DEFAULT_CACHE_BYTES,
             raw_snapshots_dir: None,
+            drop_structured_content: false,
         }
     }
 
@@ -125,7 +128,8 @@ impl Session {
     ) -> FilterResult<Option<String>> {
         let mut envelope = None;
         let filtered = self.filter_with(tool_name, arguments_json, |options, raw_snapshot| {
-            if options.level == Level::Off || !result::tools::is_content_heavy(tool_name) {
+            let heavy = result::tools::is_content_heavy(tool_name);
+            if options.level == Level::Off || !(heavy || options.drop_structured_content) {
                 return Ok(None);
             }
             let Value::Object(mut response) = serde_json::from_str::<Value>(response_json)
@@ -168,6 +172,7 @@ impl Session {
             snapshot: self.options.snapshot.clone(),
             limits: self.options.limits.clone(),
             has_output_schema: self.tools_with_output_schema.contains(tool_name),
+            drop_structured_content: self.options.drop_structured_content,
             requested_resource_types: Vec::new(),
             requested_console_types: Vec::new(),
         }
@@ -183,6 +188,10 @@ impl Session {
         let Some(mut filtered) = filtered else {
             return Ok(None);
         };
+        if !filtered.text_changed {
+            // Only the structuredContent the proxy asked for went: nothing to report.
+            return Ok(Some(filtered));
+        }
         for note in &notes {
             filtered.append_line(note);
         }

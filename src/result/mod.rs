@@ -98,6 +98,9 @@ pub struct ResultOptions {
     /// The tool declared an `outputSchema` in `tools/list`: `structuredContent` must stay valid
     /// against it.
     pub has_output_schema: bool,
+    /// Drop `structuredContent` from every result, filtered or not (the proxy asked upstream for
+    /// it to read the snapshot tree; the client did not).
+    pub drop_structured_content: bool,
     /// The call's `resourceTypes` argument (list_network_requests): kinds never hidden.
     pub requested_resource_types: Vec<String>,
     /// The call's `types` argument (list_console_messages): types never hidden.
@@ -111,6 +114,7 @@ impl ResultOptions {
             snapshot: SnapshotLimits::for_level(level),
             limits: ResultLimits::for_level(level),
             has_output_schema: false,
+            drop_structured_content: false,
             requested_resource_types: Vec::new(),
             requested_console_types: Vec::new(),
         }
@@ -200,6 +204,8 @@ pub struct FilteredValue {
     pub result: Map<String, Value>,
     /// Index in `content` of the first text block that changed: where a stats line goes.
     pub changed_block: usize,
+    /// A text block changed (false: only `structuredContent` was dropped).
+    pub text_changed: bool,
     pub figures: FilterFigures,
 }
 
@@ -258,7 +264,9 @@ pub fn filter_tool_result_capturing(
     options: &ResultOptions,
     raw_snapshot: &mut Option<String>,
 ) -> FilterResult<Option<FilteredValue>> {
-    if options.level == Level::Off || !tools::is_content_heavy(tool_name) {
+    if options.level == Level::Off
+        || !(tools::is_content_heavy(tool_name) || options.drop_structured_content)
+    {
         return Ok(None);
     }
     let value: Value = serde_json::from_str(result_json)
@@ -274,7 +282,7 @@ pub fn filter_tool_result_object(
     options: &ResultOptions,
     raw_snapshot: &mut Option<String>,
 ) -> FilterResult<Option<FilteredValue>> {
-    if options.level == Level::Off || !tools::is_content_heavy(tool_name) {
+    if options.level == Level::Off {
         return Ok(None);
     }
     let Value::Object(mut result) = value else {
@@ -282,6 +290,9 @@ pub fn filter_tool_result_object(
             "result is not a JSON object".to_string(),
         ));
     };
+    if !tools::is_content_heavy(tool_name) {
+        return Ok(drop_asked_structured_content(result, options));
+    }
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     let structured_bytes = structured::structured_content_bytes(&result);
     // The exact tree of the snapshot, when upstream gives it (taken out in place, put back
@@ -327,16 +338,38 @@ pub fn filter_tool_result_object(
         }
     }
     let Some(changed_block) = changed_block else {
-        return Ok(None);
+        return Ok(drop_asked_structured_content(result, options));
     };
     figures.structured_bytes_removed =
         structured::reconcile_structured_content(&mut result, options.has_output_schema);
     debug_assert!(figures.structured_bytes_removed <= structured_bytes);
+    if options.drop_structured_content {
+        result.remove("structuredContent");
+    }
     Ok(Some(FilteredValue {
         result,
         changed_block,
+        text_changed: true,
         figures,
     }))
+}
+
+/// A result whose text no filter changed: without its `structuredContent` when the proxy asked
+/// upstream for it (`None`, forward the original, otherwise or when it has none).
+fn drop_asked_structured_content(
+    mut result: Map<String, Value>,
+    options: &ResultOptions,
+) -> Option<FilteredValue> {
+    if !options.drop_structured_content {
+        return None;
+    }
+    result.remove("structuredContent")?;
+    Some(FilteredValue {
+        result,
+        changed_block: 0,
+        text_changed: false,
+        figures: FilterFigures::default(),
+    })
 }
 
 /// Filters one text block section by section; `None` when no section changed.

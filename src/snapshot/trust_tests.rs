@@ -445,3 +445,71 @@ fn a_result_carrying_the_tree_is_read_from_the_tree() {
         );
     }
 }
+
+/// When the proxy asked upstream for the tree (`drop_structured_content`), no result reaches
+/// the client with a `structuredContent` it did not ask for: filtered or not, whatever the tool;
+/// the text of results no filter changes stays as it was. Without it, unfiltered results pass
+/// as they came.
+#[test]
+fn structured_content_the_proxy_asked_for_never_reaches_the_client() {
+    use crate::session::{Session, SessionOptions};
+    let Some(dir) = crate::test_support::corpus_dir() else {
+        return;
+    };
+    let dir = dir.join("chrome-devtools-mcp-structured");
+    let mut checked = 0;
+    for page in ["app-grid", "app-noisy", "rd-wikipedia"] {
+        let mut files: Vec<_> = std::fs::read_dir(dir.join(page))
+            .expect("page")
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        files.sort();
+        for file in files {
+            let capture: Value =
+                serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("JSON");
+            let (Some(tool), Some(result)) = (
+                capture.get("tool").and_then(Value::as_str),
+                capture.get("result"),
+            ) else {
+                continue;
+            };
+            if result.get("structuredContent").is_none() {
+                continue;
+            }
+            let json = result.to_string();
+            let mut options = SessionOptions::for_level(Level::Moderate);
+            options.drop_structured_content = true;
+            let mut session = Session::new(options);
+            let out = session
+                .filter_tool_result(tool, &json, None)
+                .expect("filters")
+                .unwrap_or_else(|| {
+                    panic!("{}: forwarded with its structuredContent", file.display())
+                });
+            let out: Value = serde_json::from_str(&out).expect("JSON");
+            assert!(out.get("structuredContent").is_none(), "{}", file.display());
+            if !crate::result::tools::is_content_heavy(tool) {
+                let mut expected = result.clone();
+                expected
+                    .as_object_mut()
+                    .map(|o| o.remove("structuredContent"));
+                assert_eq!(
+                    out,
+                    expected,
+                    "{}: only structuredContent goes",
+                    file.display()
+                );
+            }
+            let mut plain = Session::new(SessionOptions::for_level(Level::Moderate));
+            if !crate::result::tools::is_content_heavy(tool) {
+                assert_eq!(
+                    plain.filter_tool_result(tool, &json, None).expect("ok"),
+                    None
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "{checked}");
+}
