@@ -1,8 +1,8 @@
 //! Escaping of names and values in the light notation, so that no page text can pose as a node
 //! line or close a name early: newline `\n`, carriage return `\r`, the closing delimiter (`\"`
 //! in a quoted name, `\]` in a link's `[text]`), and a backslash written `\\` only where it
-//! could be misread (before `n`, `r`, a line break, the delimiter, `\` or at the end). Every other backslash
-//! (regexes, Windows paths in page text) stays as it is.
+//! could be misread (before `n`, `r`, a line break, the delimiter, `\` or at the end). Every
+//! other backslash (regexes, Windows paths in page text) stays as it is.
 
 use std::borrow::Cow;
 

@@ -10,8 +10,8 @@
 //! snapshot allows it (see [`UidLines`]): its uid is not another node's (upstream repeats one uid,
 //! on nodes without a DOM node: text, `InlineTextBox`, `ignored`, images), it keeps the order in
 //! which upstream numbers the nodes of a snapshot (`<snapshot>_<n>`, `n` counting up in document
-//! order; nodes kept from an earlier snapshot keep that one's order), and it is at most one level
-//! deeper than the node before. A line that is not believed, like any line without `uid=`, is
+//! order; nodes kept from an earlier snapshot keep that one's order), its prefix is not older
+//! than the root's, and it is at most one level deeper than the node before. A line that is not believed, like any line without `uid=`, is
 //! text of the string left open before it: the value or name of the last believed node. Values
 //! of the page-text attributes (`value`, `description`, …) may hold quotes and line breaks; the
 //! attribute list after them is checked against what upstream prints (sorted keys).
@@ -150,7 +150,8 @@ impl UidLines {
 
 fn saturating_number(digits: &str) -> u64 {
     digits.bytes().fold(0u64, |n, b| {
-        n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+        n.saturating_mul(10)
+            .saturating_add(u64::from(b.wrapping_sub(b'0')))
     })
 }
 

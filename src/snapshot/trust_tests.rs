@@ -516,3 +516,24 @@ fn structured_content_the_proxy_asked_for_never_reaches_the_client() {
     }
     assert!(checked >= 20, "{checked}");
 }
+
+/// The rules that decide which `uid=` lines start a node never refuse a real one: on every
+/// corpus snapshot (text-only pass), every `uid=` line reads as a node.
+#[test]
+fn every_uid_line_of_the_corpus_is_believed() {
+    let line = regex::Regex::new(r"(?m)^ *uid=\d+_\d+(?: |$)").expect("regex");
+    let snapshots = super::tests::corpus_snapshots();
+    for (name, body) in &snapshots {
+        let tree = parse(body);
+        let nodes = tree
+            .nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::Element)
+            .count();
+        assert_eq!(nodes, line.find_iter(body).count(), "{name}");
+    }
+    eprintln!(
+        "{} corpus snapshots: every uid line a node",
+        snapshots.len()
+    );
+}
