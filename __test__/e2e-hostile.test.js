@@ -165,10 +165,10 @@ if (!chromiumInstalled()) {
               const clicked = await call('click', { pageId, uid: node.uid }, { allowError: true })
               assert.ok(!clicked.isError, `${what}, ${source}: uid ${node.uid} (${node.role} "${node.name}") does not click: ${resultText(clicked)}\n${text}`)
               clicks++
-              const hit = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(resultText(await call('evaluate_script', { pageId, function: '() => window.__clicked' })))[1])
+              const read = '() => { const hit = window.__clicked; window.__clicked = null; return hit }'
+              const hit = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(resultText(await call('evaluate_script', { pageId, function: read })))[1])
               assert.ok(clickedMatches(node, hit), `${what}, ${source}: uid ${node.uid} shown as ${node.role} "${node.name}" clicked ${JSON.stringify(hit)}`)
               checked.set(key, true)
-              await call('evaluate_script', { pageId, function: '() => { window.__clicked = null; return true }' })
             }
           }
           process.stderr.write(`  e2e hostile ${what}: ${answers.length} answers, ${clicks} uids clicked, each the node shown\n`)
