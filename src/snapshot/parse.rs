@@ -353,7 +353,7 @@ fn rfind_byte(s: &str, b: u8) -> Option<usize> {
     s.bytes().rposition(|c| c == b)
 }
 
-fn is_key(word: &str) -> bool {
+pub(super) fn is_key(word: &str) -> bool {
     let mut bytes = word.bytes();
     bytes.next().is_some_and(|b| b.is_ascii_lowercase())
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
@@ -791,7 +791,7 @@ fn parse_light_line<'a>(
 }
 
 /// `DIGITS_DIGITS`.
-fn is_uid(token: &str) -> bool {
+pub(super) fn is_uid(token: &str) -> bool {
     let bytes = token.as_bytes();
     let Some(sep) = bytes.iter().position(|&c| !c.is_ascii_digit()) else {
         return false;

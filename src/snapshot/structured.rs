@@ -11,7 +11,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::parse::DEVTOOLS_SELECTED;
+use super::parse::{is_key, is_uid, DEVTOOLS_SELECTED};
 use super::tree::{Attr, Node, NodeKind, Tree};
 
 /// Keys of a structured node that are not attributes.
@@ -28,7 +28,8 @@ const NOT_ATTRIBUTES: [&str; 7] = [
 /// The tree of `snapshot` (the value of `structuredContent.snapshot`), read beside `text`, the
 /// snapshot's text body (what it gives that the tree does not: the note lines before the tree,
 /// the DevTools selection suffix, which text children it prints). `None` when `snapshot` is not a
-/// snapshot tree: the text is read instead.
+/// snapshot tree as upstream writes it (every id `N_M`, roles and attribute keys plain words):
+/// the text is read instead.
 pub fn tree_from_structured<'a>(snapshot: &'a Value, text: &'a str) -> Option<Tree<'a>> {
     let root = snapshot.as_object()?;
     uid_of(root)?;
@@ -50,6 +51,9 @@ pub fn tree_from_structured<'a>(snapshot: &'a Value, text: &'a str) -> Option<Tr
         let mut node = Node::new(NodeKind::Element, None);
         node.uid = uid;
         let role = object.get("role").and_then(Value::as_str).unwrap_or("");
+        if !is_role(role) {
+            return None;
+        }
         node.role = match role {
             "StaticText" => "",
             "none" => "ignored",
@@ -60,7 +64,7 @@ pub fn tree_from_structured<'a>(snapshot: &'a Value, text: &'a str) -> Option<Tr
             .and_then(Value::as_str)
             .filter(|n| !n.is_empty());
         node.name = name.map(Cow::Borrowed);
-        node.attrs = attributes(object, role, name);
+        node.attrs = attributes(object, role, name)?;
         node.devtools_selected = printed.selected == Some(uid);
         let id = tree.push(node, parent);
         let children = object.get("children").and_then(Value::as_array);
@@ -74,12 +78,25 @@ pub fn tree_from_structured<'a>(snapshot: &'a Value, text: &'a str) -> Option<Tr
 }
 
 fn uid_of(object: &Map<String, Value>) -> Option<&str> {
-    object.get("id").and_then(Value::as_str)
+    object
+        .get("id")
+        .and_then(Value::as_str)
+        .filter(|id| is_uid(id))
+}
+
+/// A role as upstream prints them: one word (`RootWebArea`, `doc-noteref`).
+fn is_role(role: &str) -> bool {
+    role.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// The attributes as upstream prints them: keys sorted (a capability word sorts just before its
 /// state word, as upstream places it), `true` as a bare word, strings and numbers as values.
-fn attributes<'a>(object: &'a Map<String, Value>, role: &str, name: Option<&str>) -> Vec<Attr<'a>> {
+fn attributes<'a>(
+    object: &'a Map<String, Value>,
+    role: &str,
+    name: Option<&str>,
+) -> Option<Vec<Attr<'a>>> {
     let mut keys: Vec<&'a String> = object
         .keys()
         .filter(|k| !NOT_ATTRIBUTES.contains(&k.as_str()))
@@ -91,6 +108,9 @@ fn attributes<'a>(object: &'a Map<String, Value>, role: &str, name: Option<&str>
         let Some(value) = object.get(key) else {
             continue;
         };
+        if !is_key(key) {
+            return None;
+        }
         let value = match value {
             Value::Bool(true) if !(option && key == "selectable") => None,
             Value::String(s) if !(option && key == "value" && Some(s.as_str()) == name) => {
@@ -101,7 +121,7 @@ fn attributes<'a>(object: &'a Map<String, Value>, role: &str, name: Option<&str>
         };
         attrs.push(Attr { key, value });
     }
-    attrs
+    Some(attrs)
 }
 
 /// What the text of the same snapshot says that the tree does not.

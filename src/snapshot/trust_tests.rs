@@ -537,3 +537,22 @@ fn every_uid_line_of_the_corpus_is_believed() {
         snapshots.len()
     );
 }
+
+/// A tree upstream could not have written (an id that is not `N_M`, a role or key that is not a
+/// word) is not read: the text is, so nothing of it can break a line of the output.
+#[test]
+fn a_tree_upstream_could_not_have_written_is_not_read() {
+    let text = "uid=1_0 RootWebArea \"t\"\n  uid=1_1 button \"OK\"\n";
+    let good = serde_json::json!({"id": "1_0", "role": "RootWebArea", "name": "t", "children": [{"id": "1_1", "role": "button", "name": "OK"}]});
+    assert!(tree_from_structured(&good, text).is_some());
+    for bad in [
+        serde_json::json!({"id": "1_0", "role": "RootWebArea", "children": [{"id": "1_1\n9_9", "role": "button"}]}),
+        serde_json::json!({"id": "1_0", "role": "Root WebArea"}),
+        serde_json::json!({"id": "1_0", "role": "RootWebArea", "bad key": true}),
+        serde_json::json!({"id": "1_0", "children": ["not a node"]}),
+        serde_json::json!({"role": "RootWebArea"}),
+        serde_json::json!([]),
+    ] {
+        assert!(tree_from_structured(&bad, text).is_none(), "{bad}");
+    }
+}
