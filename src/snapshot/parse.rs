@@ -96,7 +96,7 @@ struct UidLine {
 impl UidLines {
     fn scan(lines: &LineIndex<'_>) -> UidLines {
         let n = lines.len();
-        let mut found: Vec<UidLine> = Vec::new();
+        let mut found: Vec<UidLine> = Vec::with_capacity(n);
         for i in 0..n {
             let Some(line) = lines.line(i) else { continue };
             let (indent, rest) = split_indent(line);
@@ -105,9 +105,13 @@ impl UidLines {
             };
             let uid_len = find_byte(after, b' ').unwrap_or(after.len());
             let (uid, tail) = after.split_at(uid_len);
-            let Some((prefix, counter)) = uid.split_once('_').filter(|_| is_uid(uid)) else {
+            let Some(sep) = find_byte(uid, b'_').filter(|_| is_uid(uid)) else {
                 continue;
             };
+            let (prefix, counter) = (
+                uid.get(..sep).unwrap_or(""),
+                uid.get(sep + 1..).unwrap_or(""),
+            );
             let tail = tail.strip_prefix(' ').unwrap_or("");
             let role = if tail.starts_with('"') {
                 ""
@@ -157,86 +161,122 @@ fn saturating_number(digits: &str) -> u64 {
 
 /// `(line, believed)` for every `uid=` line, in line order.
 fn believed_lines(found: &[UidLine]) -> Vec<(u32, bool)> {
-    // Uids on several lines: shared when every one of those lines has a role without a DOM node.
-    let mut by_uid: Vec<usize> = (0..found.len()).collect();
-    by_uid.sort_unstable_by_key(|&k| found.get(k).map(|f| (f.prefix, f.counter)));
-    let mut shared = vec![false; found.len()];
-    for run in by_uid.chunk_by(|&a, &b| {
-        found.get(a).map(|f| (f.prefix, f.counter)) == found.get(b).map(|f| (f.prefix, f.counter))
-    }) {
-        let all_shared = run
-            .iter()
-            .all(|&k| found.get(k).is_some_and(|f| f.shared_role));
-        if run.len() > 1 && all_shared {
-            for &k in run {
-                if let Some(s) = shared.get_mut(k) {
-                    *s = true;
-                }
-            }
-        }
-    }
-    // The other lines of one prefix keep their counters' order: the longest strictly increasing
-    // run of them (in line order) is believed, the lines out of it are not. A uid on two lines
-    // counts once at most.
-    let mut by_prefix: Vec<usize> = (0..found.len())
-        .filter(|&k| !shared.get(k).copied().unwrap_or(false))
-        .collect();
+    let mut ok = vec![false; found.len()];
+    // The lines of each prefix, in line order (a snapshot has a few prefixes).
+    let mut by_prefix: Vec<usize> = (0..found.len()).collect();
     by_prefix.sort_by_key(|&k| found.get(k).map(|f| f.prefix));
-    let mut in_order = vec![false; found.len()];
+    let counter = |k: usize| found.get(k).map_or(0, |f| f.counter);
     for run in by_prefix
         .chunk_by(|&a, &b| found.get(a).map(|f| f.prefix) == found.get(b).map(|f| f.prefix))
     {
-        for k in longest_increasing(run, |k| found.get(k).map_or(0, |f| f.counter)) {
-            if let Some(flag) = in_order.get_mut(k) {
+        // Lines whose counter does not count up from the lines before: the only ones that can
+        // repeat a uid or be out of order. Usually none.
+        let mut max: Option<u64> = None;
+        let mut behind: Vec<u64> = Vec::new();
+        for &k in run {
+            let c = counter(k);
+            if max.is_some_and(|m| c <= m) {
+                behind.push(c);
+            } else {
+                max = Some(c);
+            }
+        }
+        if behind.is_empty() {
+            for &k in run {
+                if let Some(flag) = ok.get_mut(k) {
+                    *flag = true;
+                }
+            }
+            continue;
+        }
+        // A uid on several lines is shared (believed) when every one of those lines has a role
+        // without a DOM node; the other lines keep their counters' order: the longest strictly
+        // increasing run of them (in line order) is believed, the rest not. A uid on two lines
+        // counts once at most.
+        behind.sort_unstable();
+        behind.dedup();
+        let mut repeated: Vec<(u64, usize)> = run
+            .iter()
+            .map(|&k| (counter(k), k))
+            .filter(|(c, _)| behind.binary_search(c).is_ok())
+            .collect();
+        repeated.sort_unstable();
+        let mut shared = Vec::new();
+        for same in repeated.chunk_by(|a, b| a.0 == b.0) {
+            let all_shared = same
+                .iter()
+                .all(|&(_, k)| found.get(k).is_some_and(|f| f.shared_role));
+            if same.len() > 1 && all_shared {
+                shared.extend(same.iter().map(|&(_, k)| k));
+            }
+        }
+        shared.sort_unstable();
+        let ordered: Vec<usize> = run
+            .iter()
+            .copied()
+            .filter(|k| shared.binary_search(k).is_err())
+            .collect();
+        let counters: Vec<u64> = ordered.iter().map(|&k| counter(k)).collect();
+        let increasing = longest_increasing(&counters)
+            .into_iter()
+            .filter_map(|p| ordered.get(p).copied());
+        for k in shared.iter().copied().chain(increasing) {
+            if let Some(flag) = ok.get_mut(k) {
                 *flag = true;
             }
         }
     }
+    depth_and_root(found, &ok)
+}
+
+/// `ok` (in order, or shared) narrowed by the root and depth rules, as `(line, believed)`.
+fn depth_and_root(found: &[UidLine], ok: &[bool]) -> Vec<(u32, bool)> {
     // Every node of a document is numbered in its snapshot or a later one: none has an older
     // snapshot's prefix than the root (the first line). A node is at most one level deeper
     // than the believed node before it.
     let root_prefix = found.first().map_or(0, |f| f.prefix);
     let mut out = Vec::with_capacity(found.len());
     let mut last_depth: Option<u32> = None;
-    for (k, f) in found.iter().enumerate() {
-        let mut ok =
-            shared.get(k).copied().unwrap_or(false) || in_order.get(k).copied().unwrap_or(false);
+    for (f, &in_order) in found.iter().zip(ok) {
         let too_deep = last_depth.is_some_and(|d| f.depth > d.saturating_add(1));
-        if ok && (f.prefix < root_prefix || too_deep) {
-            ok = false;
-        }
-        if ok {
+        let believed = in_order && f.prefix >= root_prefix && !too_deep;
+        if believed {
             last_depth = Some(f.depth);
         }
-        out.push((f.line, ok));
+        out.push((f.line, believed));
     }
     out
 }
 
-/// The members of one longest strictly increasing subsequence of `items` by `key` (patience
-/// sorting, O(n log n)).
-fn longest_increasing(items: &[usize], key: impl Fn(usize) -> u64) -> Vec<usize> {
-    // tails[l]: index in `items` of the smallest last element of an increasing run of length l+1.
-    let mut tails: Vec<usize> = Vec::new();
-    let mut previous: Vec<Option<usize>> = vec![None; items.len()];
-    for (pos, &item) in items.iter().enumerate() {
-        let k = key(item);
-        let at = tails.partition_point(|&t| items.get(t).map_or(0, |&i| key(i)) < k);
+/// The positions of one longest strictly increasing subsequence of `keys` (patience sorting,
+/// O(n log n)).
+fn longest_increasing(keys: &[u64]) -> Vec<usize> {
+    // tail_keys[l] / tail_pos[l]: the smallest last key of an increasing run of length l+1.
+    let mut tail_keys: Vec<u64> = Vec::new();
+    let mut tail_pos: Vec<usize> = Vec::new();
+    let mut previous: Vec<Option<usize>> = vec![None; keys.len()];
+    for (pos, &k) in keys.iter().enumerate() {
+        // Mostly counting up: the key usually extends the longest run.
+        let at = if tail_keys.last().is_none_or(|&t| t < k) {
+            tail_keys.len()
+        } else {
+            tail_keys.partition_point(|&t| t < k)
+        };
         if let Some(slot) = previous.get_mut(pos) {
-            *slot = at.checked_sub(1).and_then(|a| tails.get(a).copied());
+            *slot = at.checked_sub(1).and_then(|a| tail_pos.get(a).copied());
         }
-        if at == tails.len() {
-            tails.push(pos);
-        } else if let Some(t) = tails.get_mut(at) {
-            *t = pos;
+        if at == tail_keys.len() {
+            tail_keys.push(k);
+            tail_pos.push(pos);
+        } else if let (Some(t), Some(p)) = (tail_keys.get_mut(at), tail_pos.get_mut(at)) {
+            *t = k;
+            *p = pos;
         }
     }
-    let mut out = Vec::with_capacity(tails.len());
-    let mut cur = tails.last().copied();
+    let mut out = Vec::with_capacity(tail_pos.len());
+    let mut cur = tail_pos.last().copied();
     while let Some(pos) = cur {
-        if let Some(&item) = items.get(pos) {
-            out.push(item);
-        }
+        out.push(pos);
         cur = previous.get(pos).copied().flatten();
     }
     out
@@ -410,9 +450,9 @@ impl<'s> AttrTailStarts<'s> {
     /// The attribute that ends `seg`: where it starts (its space) and its key.
     fn step(seg: &'s str, right: Option<&str>) -> Option<(usize, &'s str)> {
         if let Some(inner) = seg.strip_suffix('"') {
-            // key="value" (a value holding no quote)
-            let plain = rfind_byte(inner, b'"').and_then(|q| {
-                let before = inner.get(..q)?.strip_suffix('=')?;
+            // key="value" (a value holding no quote); a value holding one needs a quote too.
+            let q = rfind_byte(inner, b'"')?;
+            let plain = inner.get(..q)?.strip_suffix('=').and_then(|before| {
                 let space = rfind_byte(before, b' ')?;
                 let key = before.get(space + 1..)?;
                 let breaks = inner.get(q..).is_some_and(|v| v.contains('\n'));
@@ -437,7 +477,7 @@ fn allows_line_breaks(key: &str) -> bool {
 /// bounded look back.
 fn page_text_value_start<'s>(inner: &'s str, right: Option<&str>) -> Option<(usize, &'s str)> {
     let bytes = inner.as_bytes();
-    let last_break = rfind_byte(inner, b'\n');
+    let mut last_break = None;
     let mut end = bytes.len();
     while let Some(eq) = bytes.get(..end)?.windows(2).rposition(|w| w == b"=\"") {
         end = eq;
@@ -452,13 +492,15 @@ fn page_text_value_start<'s>(inner: &'s str, right: Option<&str>) -> Option<(usi
         let Some(key) = inner.get(space + 1..eq) else {
             continue;
         };
-        let sorted = right.is_none_or(|r| sort_key(key) < sort_key(r));
-        let one_line = allows_line_breaks(key) || last_break.is_none_or(|lb| lb < eq);
-        if PAGE_TEXT_KEYS.contains(&key)
-            && sorted
-            && one_line
-            && attribute_may_follow(inner.get(..space)?)
-        {
+        if !PAGE_TEXT_KEYS.contains(&key) || !right.is_none_or(|r| sort_key(key) < sort_key(r)) {
+            continue;
+        }
+        // A url stays on one line (looked for once, only when a url could start here).
+        let one_line = allows_line_breaks(key)
+            || last_break
+                .get_or_insert_with(|| rfind_byte(inner, b'\n'))
+                .is_none_or(|lb| lb < eq);
+        if one_line && attribute_may_follow(inner.get(..space)?) {
             return Some((space, key));
         }
     }
@@ -615,7 +657,8 @@ fn parse_raw_line<'a>(
         }
     };
     let holds_string = named || piece.contains('"');
-    let first_close = closes(piece);
+    // Without a string nothing can run on: the attributes are read once, below.
+    let first_close = if holds_string { closes(piece) } else { Some(0) };
     let within = |j: usize| {
         j < lines.len()
             && j - i <= MAX_CONTINUATION_LINES
@@ -665,7 +708,8 @@ fn parse_raw_line<'a>(
         node.name = Some(Cow::Borrowed(span));
     } else {
         // The close that leaves a valid attribute list, else the last line's own.
-        let close = raw_name_close(span, 0).or_else(|| {
+        let close = if last == i { first_close } else { None };
+        let close = close.or_else(|| raw_name_close(span, 0)).or_else(|| {
             let own = raw_name_close(lines.line(last)?, 0)?;
             (lines.start(last) + own).checked_sub(piece_start)
         });
