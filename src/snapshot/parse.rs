@@ -492,7 +492,7 @@ fn page_text_value_start<'s>(inner: &'s str, right: Option<&str>) -> Option<(usi
         let Some(key) = inner.get(space + 1..eq) else {
             continue;
         };
-        if !PAGE_TEXT_KEYS.contains(&key) || !right.is_none_or(|r| sort_key(key) < sort_key(r)) {
+        if !PAGE_TEXT_KEYS.contains(&key) || right.is_some_and(|r| sort_key(key) >= sort_key(r)) {
             continue;
         }
         // A url stays on one line (looked for once, only when a url could start here).
