@@ -5,8 +5,11 @@
 //! Times the pure-Rust snapshot filter, tool-result filter and description compressor on every
 //! corpus file at every lossy level: repeated runs per file (at least `MIN_RUNS`, until the
 //! per-file budget is spent), median time, MB/s. No napi here: this is the floor the Node
-//! boundary is measured against. `--json` prints one JSON object per file and level (what
-//! bench/run.js reads); otherwise a markdown summary.
+//! boundary is measured against. Each run alternates with a floor on the same bytes, timed the
+//! same way: `serde_json` decoding the input (a snapshot body encoded as a JSON string; a
+//! result or list as the JSON it is), work the proxy does on every message anyway. MB/s move
+//! with the machine and its load; the ratio to the floor is what holds. `--json` prints one
+//! JSON object per file and level (what bench/run.js reads); otherwise a markdown summary.
 
 use std::fs;
 use std::hint::black_box;
@@ -15,8 +18,9 @@ use std::time::{Duration, Instant};
 
 use mcp_snapshot_filter::describe::{self, CompressOptions, LIST_METHODS};
 use mcp_snapshot_filter::level::Level;
+use mcp_snapshot_filter::notation;
 use mcp_snapshot_filter::result::{self, ResultOptions};
-use mcp_snapshot_filter::snapshot::{self, SnapshotOptions};
+use mcp_snapshot_filter::snapshot::SnapshotOptions;
 use serde_json::Value;
 
 const LEVELS: [Level; 3] = [Level::Light, Level::Moderate, Level::Aggressive];
@@ -36,6 +40,8 @@ struct Input {
 struct Timing {
     runs: usize,
     median: Duration,
+    /// The floor's median on the same input, in the same rounds.
+    floor: Duration,
 }
 
 fn main() {
@@ -84,6 +90,7 @@ fn main() {
                 "bytes": input.text.len(),
                 "runs": t.runs,
                 "median_ns": t.median.as_nanos() as u64,
+                "floor_median_ns": t.floor.as_nanos() as u64,
             });
             println!("{line}");
         }
@@ -94,18 +101,38 @@ fn main() {
 
 /// Runs one input at one level until the budget is spent; median of the runs.
 fn time_input(input: &Input, level: Level, budget: Duration) -> Timing {
+    let floor_input = match input.function {
+        "filter_snapshot" => serde_json::to_string(&input.text).unwrap_or_default(),
+        _ => input.text.clone(),
+    };
     let mut samples = Vec::new();
+    let mut floor = Vec::new();
     let started = Instant::now();
     while samples.len() < MIN_RUNS || (started.elapsed() < budget && samples.len() < MAX_RUNS) {
+        let t0 = Instant::now();
+        run_floor(input.function, &floor_input);
+        floor.push(t0.elapsed());
         let t0 = Instant::now();
         run_once(input, level);
         samples.push(t0.elapsed());
     }
-    samples.sort();
-    let median = samples.get(samples.len() / 2).copied().unwrap_or_default();
+    let median = |v: &mut Vec<Duration>| {
+        v.sort();
+        v.get(v.len() / 2).copied().unwrap_or_default()
+    };
     Timing {
         runs: samples.len(),
-        median,
+        median: median(&mut samples),
+        floor: median(&mut floor),
+    }
+}
+
+/// `serde_json` decoding the input: a string for a snapshot body, a value otherwise.
+fn run_floor(function: &str, json: &str) {
+    if function == "filter_snapshot" {
+        let _ = black_box(serde_json::from_str::<String>(black_box(json)));
+    } else {
+        let _ = black_box(serde_json::from_str::<Value>(black_box(json)));
     }
 }
 
@@ -113,7 +140,7 @@ fn run_once(input: &Input, level: Level) {
     match input.function {
         "filter_snapshot" => {
             let options = SnapshotOptions::for_level(level);
-            black_box(snapshot::filter_snapshot(black_box(&input.text), &options));
+            black_box(notation::filter_snapshot(black_box(&input.text), &options));
         }
         "filter_tool_result" => {
             let options = ResultOptions::for_level(level);
@@ -232,8 +259,8 @@ fn mb_per_s(bytes: usize, time: Duration) -> f64 {
 }
 
 fn print_summary(rows: &[(&Input, Level, Timing)]) {
-    println!("| function | level | files | MB | total median ms | MB/s (all) | MB/s (slowest file) | MB/s (largest file) |");
-    println!("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| function | level | files | MB | total median ms | MB/s (all) | floor MB/s (all) | × floor (all) | MB/s (slowest file) | MB/s (largest file) |");
+    println!("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for function in [
         "filter_snapshot",
         "filter_tool_result",
@@ -249,6 +276,7 @@ fn print_summary(rows: &[(&Input, Level, Timing)]) {
             }
             let bytes: usize = group.iter().map(|(i, _, _)| i.text.len()).sum();
             let time: Duration = group.iter().map(|(_, _, t)| t.median).sum();
+            let floor: Duration = group.iter().map(|(_, _, t)| t.floor).sum();
             let slowest = group
                 .iter()
                 .filter(|(i, _, _)| i.text.len() >= 10_000)
@@ -259,12 +287,14 @@ fn print_summary(rows: &[(&Input, Level, Timing)]) {
                 .max_by_key(|(i, _, _)| i.text.len())
                 .map_or(0.0, |(i, _, t)| mb_per_s(i.text.len(), t.median));
             println!(
-                "| {function} | {} | {} | {:.2} | {:.2} | {:.0} | {:.0} | {:.0} |",
+                "| {function} | {} | {} | {:.2} | {:.2} | {:.0} | {:.0} | {:.3} | {:.0} | {:.0} |",
                 level.as_str(),
                 group.len(),
                 bytes as f64 / 1e6,
                 time.as_secs_f64() * 1e3,
                 mb_per_s(bytes, time),
+                mb_per_s(bytes, floor),
+                floor.as_secs_f64() / time.as_secs_f64(),
                 slowest,
                 largest,
             );

@@ -18,7 +18,7 @@ use crate::error::FilterError;
 use crate::level::Level;
 use crate::result::{self, ResultOptions};
 use crate::session::{Session, SessionOptions};
-use crate::snapshot::{self, SnapshotLimits, SnapshotOptions};
+use crate::snapshot::{SnapshotLimits, SnapshotOptions};
 use crate::stats::StatsMode;
 
 fn to_napi(error: FilterError) -> Error {
@@ -245,7 +245,7 @@ pub fn filter_snapshot(
         level,
         limits: options.limits(level),
     };
-    let out = timed_core(|| snapshot::filter_snapshot(&text.0, &core));
+    let out = timed_core(|| crate::notation::filter_snapshot(&text.0, &core));
     Ok(SnapshotResult {
         text: out.text,
         uids_in: count(out.uids_in),
@@ -318,7 +318,7 @@ pub fn expand_snapshot(
     options: Option<ExpandOptions>,
 ) -> Result<String> {
     let options = options.unwrap_or_default();
-    crate::snapshot::retrieve::expand_range(
+    crate::notation::expand_range(
         &raw.0,
         &uid,
         options.until.as_deref(),
@@ -349,7 +349,7 @@ pub fn search_snapshot(
     options: Option<SearchOptions>,
 ) -> Result<String> {
     let options = options.unwrap_or_default();
-    crate::snapshot::retrieve::search_snapshot(
+    crate::notation::search_snapshot(
         &raw.0,
         &query,
         options.regex.unwrap_or(false),

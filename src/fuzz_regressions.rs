@@ -1,7 +1,7 @@
 //! Inputs the fuzz targets (fuzz/) found, reduced by hand and kept as unit tests.
 
 use crate::level::Level;
-use crate::playwright;
+use crate::notation::playwright;
 use crate::snapshot::SnapshotOptions;
 
 fn refs(text: &str) -> Vec<String> {
@@ -44,7 +44,7 @@ fn a_second_ref_on_a_yaml_line_never_becomes_the_ref() {
 /// as if an empty uid named it.
 #[test]
 fn an_empty_uid_expands_nothing() {
-    use crate::snapshot::retrieve::expand_subtree;
+    use crate::notation::expand_subtree;
     for raw in [
         "- b",
         "- b:\n  - c [ref=e2]",

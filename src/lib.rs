@@ -8,7 +8,7 @@ pub mod describe;
 pub mod envelope;
 pub mod error;
 pub mod level;
-pub mod playwright;
+pub mod notation;
 pub mod proxy_tools;
 pub mod result;
 pub mod session;

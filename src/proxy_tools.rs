@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::snapshot::retrieve;
+use crate::notation;
 use crate::snapshot_cache::{CacheMiss, SnapshotCache};
 
 pub const EXPAND_SNAPSHOT: &str = "expand_snapshot";
@@ -122,7 +122,7 @@ pub fn call(name: &str, arguments: &Value, cache: &SnapshotCache) -> Value {
                     )
                 }
             };
-            retrieve::expand_range(&snapshot.raw, uid, until, depth)
+            notation::expand_range(&snapshot.raw, uid, until, depth)
         }
         SEARCH_SNAPSHOT => {
             let Some(query) = args
@@ -137,7 +137,7 @@ pub fn call(name: &str, arguments: &Value, cache: &SnapshotCache) -> Value {
                 Ok(l) => l.unwrap_or(DEFAULT_SEARCH_LIMIT).clamp(1, MAX_SEARCH_LIMIT),
                 Err(msg) => return error_result(&msg),
             };
-            retrieve::search_snapshot(&snapshot.raw, query, regex, limit).map(|hits| hits.text)
+            notation::search_snapshot(&snapshot.raw, query, regex, limit).map(|hits| hits.text)
         }
         other => return error_result(&format!("{other:?} is not a tool of the proxy.")),
     };

@@ -6,7 +6,7 @@
 use fuzz_support::{check_snapshot, snapshot_options, Input};
 use libfuzzer_sys::fuzz_target;
 use mcp_snapshot_filter::level::Level;
-use mcp_snapshot_filter::snapshot::filter_snapshot;
+use mcp_snapshot_filter::notation::filter_snapshot;
 
 fuzz_target!(|data: &[u8]| {
     let mut input = Input::new(data);

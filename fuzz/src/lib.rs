@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use mcp_snapshot_filter::level::Level;
-use mcp_snapshot_filter::playwright;
+use mcp_snapshot_filter::notation::playwright;
 use mcp_snapshot_filter::snapshot::{self, SnapshotLimits, SnapshotOptions};
 
 /// Reads control bytes off the front of the fuzzer's input; what is left is the text.
@@ -78,7 +78,7 @@ pub fn snapshot_uids(text: &str) -> HashSet<String> {
         let uids: HashSet<String> = tree.uids().map(str::to_string).collect();
         uids
     } else {
-        snapshot::parse::parse(text)
+        mcp_snapshot_filter::notation::cdp::parse::parse(text)
             .uids()
             .map(str::to_string)
             .collect()

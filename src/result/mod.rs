@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
-use crate::snapshot::{self, SnapshotLimits, SnapshotOptions};
+use crate::snapshot::{SnapshotLimits, SnapshotOptions};
 
 use console::ConsoleLimits;
 use evaluate::EvaluateLimits;
@@ -382,14 +382,14 @@ fn filter_text(
     raw_snapshot: &mut Option<String>,
     structured_snapshot: Option<&Value>,
 ) -> Option<String> {
-    if crate::playwright::is_playwright_tool(tool_name) {
+    if crate::notation::playwright::is_playwright_tool(tool_name) {
         // Playwright results have their own sections: only the YAML snapshot is filtered.
         let snapshot_options = SnapshotOptions {
             level: options.level,
             limits: options.snapshot.clone(),
         };
         let (new_text, hidden) =
-            crate::playwright::filter_result_text(text, &snapshot_options, raw_snapshot)?;
+            crate::notation::playwright::filter_result_text(text, &snapshot_options, raw_snapshot)?;
         figures.uids_hidden += hidden;
         return Some(new_text);
     }
@@ -458,16 +458,16 @@ fn filter_snapshot_section(
         limits: options.snapshot.clone(),
     };
     let exact = structured_snapshot
-        .filter(|_| !crate::playwright::is_yaml_snapshot(body))
-        .and_then(|s| snapshot::structured::tree_from_structured(s, body));
+        .filter(|_| !crate::notation::playwright::is_yaml_snapshot(body))
+        .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body));
     let filtered = match exact {
         Some(tree) => {
-            *raw_snapshot = Some(snapshot::render::render(&tree, false).text);
-            snapshot::filter_parsed(body, tree, &snapshot_options, snapshot::render::render)
+            *raw_snapshot = Some(crate::notation::cdp::writer::render(&tree, false).text);
+            crate::snapshot::filter_tree(&crate::notation::cdp::Cdp, body, tree, &snapshot_options)
         }
         None => {
             *raw_snapshot = Some(body.to_string());
-            snapshot::filter_snapshot(body, &snapshot_options)
+            crate::notation::filter_snapshot(body, &snapshot_options)
         }
     };
     if filtered.text == body {

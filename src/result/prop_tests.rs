@@ -211,7 +211,7 @@ fn snapshot_uids(text: &str) -> HashSet<String> {
     };
     let body = text.get(at..).unwrap_or("");
     let body = body.split_once('\n').map_or("", |(_, b)| b);
-    crate::snapshot::parse::parse(body)
+    crate::notation::cdp::parse::parse(body)
         .uids()
         .map(str::to_string)
         .collect()

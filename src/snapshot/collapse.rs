@@ -4,6 +4,7 @@
 use super::prune::Facts;
 use super::roles;
 use super::tree::{NodeKind, Tree};
+use super::walk::Containers;
 
 /// Names longer than `max_chars` keep their first `max_chars` characters.
 pub fn cut_long_names(tree: &mut Tree<'_>, max_chars: usize) {
@@ -22,68 +23,13 @@ pub fn cut_long_names(tree: &mut Tree<'_>, max_chars: usize) {
     }
 }
 
-/// The children of `id` as rendered (dropped nodes replaced by their children).
-pub fn visible_children(tree: &Tree<'_>, id: usize) -> Vec<usize> {
-    let mut out = Vec::new();
-    visible_children_into(tree, id, &mut out, &mut Vec::new());
-    out
-}
-
-/// `visible_children` into reused buffers (`stack` is scratch): the passes call it for every
-/// node, and allocating twice per container showed in the profile.
-pub fn visible_children_into(
-    tree: &Tree<'_>,
-    id: usize,
-    out: &mut Vec<usize>,
-    stack: &mut Vec<usize>,
-) {
-    let children = tree.nodes.get(id).map_or(&[][..], |n| &n.children[..]);
-    promote_dropped_into(tree, children, out, stack, None);
-}
-
-/// `children` in order, each dropped node replaced by its own children (at any depth); the
-/// dropped nodes passed over go to `dropped` when given (the renderers name them in a marker).
-/// `out` and `stack` are cleared first.
-pub(crate) fn promote_dropped_into(
-    tree: &Tree<'_>,
-    children: &[usize],
-    out: &mut Vec<usize>,
-    stack: &mut Vec<usize>,
-    mut dropped: Option<&mut Vec<usize>>,
-) {
-    out.clear();
-    stack.clear();
-    stack.extend(children.iter().rev().copied());
-    while let Some(c) = stack.pop() {
-        let Some(node) = tree.nodes.get(c) else {
-            continue;
-        };
-        if node.dropped && !node.hidden {
-            if let Some(dropped) = dropped.as_deref_mut() {
-                dropped.push(c);
-            }
-            stack.extend(node.children.iter().rev().copied());
-        } else {
-            out.push(c);
-        }
-    }
-}
-
 /// Under each container, text nodes past `budget` characters hide (interactive nodes, headings
 /// and the rest stay): the start of each block of text stays readable.
 pub fn budget_text(tree: &mut Tree<'_>, budget: usize) {
-    let (mut items, mut stack) = (Vec::new(), Vec::new());
-    for parent in 0..tree.nodes.len() {
-        if tree
-            .nodes
-            .get(parent)
-            .is_none_or(|n| n.dropped || n.children.is_empty())
-        {
-            continue;
-        }
+    let mut containers = Containers::new();
+    while let Some((_, items)) = containers.next(tree) {
         let mut used = 0usize;
-        visible_children_into(tree, parent, &mut items, &mut stack);
-        for &c in &items {
+        for &c in items {
             let Some(node) = tree.nodes.get_mut(c) else {
                 continue;
             };
@@ -102,20 +48,12 @@ pub fn budget_text(tree: &mut Tree<'_>, budget: usize) {
 /// Runs of consecutive siblings with the same role past `keep` hide behind one marker. With
 /// `keep_main_controls`, controls inside `main` are never collapsed (they stay in place).
 pub fn collapse_similar(tree: &mut Tree<'_>, facts: &Facts, keep: usize, keep_main_controls: bool) {
-    let (mut items, mut stack) = (Vec::new(), Vec::new());
-    for parent in 0..tree.nodes.len() {
-        if tree
-            .nodes
-            .get(parent)
-            .is_none_or(|n| n.dropped || n.children.is_empty())
-        {
-            continue;
-        }
-        visible_children_into(tree, parent, &mut items, &mut stack);
+    let mut containers = Containers::new();
+    while let Some((_, items)) = containers.next(tree) {
         let mut run_role: Option<&str> = None;
         let mut run_len = 0usize;
         let mut to_hide = Vec::new();
-        for &c in &items {
+        for &c in items {
             let Some(node) = tree.nodes.get(c) else {
                 continue;
             };

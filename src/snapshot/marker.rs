@@ -1,5 +1,5 @@
-//! Marker lines: where a lossy level hid something, one line says what (roles and counts),
-//! which uids (a list, or the first…last range in document order) and how to get them back:
+//! Marker lines (their text; the notation's writer indents and frames it): where a lossy level
+//! hid something, one line says what (roles and counts), which uids (a list, or the first…last range in document order) and how to get them back:
 //!
 //! `… 37 hidden (link 30, text 7; uid 7_120…7_410): expand_snapshot uid=7_120 until=7_400`
 //! `… 3 text hidden (uid 7_120…7_122): expand_snapshot uid=7_120 until=7_122` (one role)
@@ -12,7 +12,6 @@
 
 use std::collections::BTreeMap;
 
-use super::render::push_indent;
 use super::tree::{NodeKind, RecordRun, Tree};
 
 /// What a marker tells the agent to expand: the subtree of `uid`, or with `until` the run of
@@ -126,8 +125,7 @@ impl<'a> Summary<'a> {
         out.push(')');
     }
 
-    fn write(&self, out: &mut String, depth: usize, verb: &str, expand: ExpandTarget<'_>) {
-        push_indent(out, depth);
+    fn write(&self, out: &mut String, verb: &str, expand: ExpandTarget<'_>) {
         let mut roles: Vec<(&str, usize)> = self.by_role.iter().map(|(r, c)| (*r, *c)).collect();
         // Most frequent first; ties by name so the output is deterministic.
         roles.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
@@ -170,11 +168,9 @@ pub fn write_records(
     tree: &Tree<'_>,
     run: &[usize],
     records: &RecordRun<'_>,
-    depth: usize,
     expand: ExpandTarget<'_>,
 ) -> usize {
     let summary = Summary::of_subtrees(tree, run);
-    push_indent(out, depth);
     out.push_str("… ");
     out.push_str(&records.records.to_string());
     out.push_str(" more records hidden (");
@@ -201,18 +197,17 @@ pub fn write_hidden(
     out: &mut String,
     tree: &Tree<'_>,
     run: &[usize],
-    depth: usize,
     expand: ExpandTarget<'_>,
 ) -> usize {
     let summary = Summary::of_subtrees(tree, run);
-    summary.write(out, depth, "hidden", expand);
+    summary.write(out, "hidden", expand);
     summary.uids.len()
 }
 
 /// The end (exclusive) of the run of hidden siblings that starts at `items[start]`: one marker
 /// per run, however it was hidden (a run of records hidden next to other hidden siblings joins
-/// them, so that a capped region gets one marker, not one per record run). Shared by both
-/// renderers (chrome-devtools-mcp text and Playwright YAML).
+/// them, so that a capped region gets one marker, not one per record run). Shared by every
+/// notations (every line writer goes through `render::render_with`).
 pub fn hidden_run_end(tree: &Tree<'_>, items: &[usize], start: usize) -> usize {
     let mut end = start + 1;
     while items
@@ -227,13 +222,7 @@ pub fn hidden_run_end(tree: &Tree<'_>, items: &[usize], start: usize) -> usize {
 
 /// Writes the marker of one hidden run (as `hidden_run_end` cuts them): records or plain,
 /// expanding to the run itself where it can, else to `fallback_uid`. Returns the uids hidden.
-pub fn write_run(
-    out: &mut String,
-    tree: &Tree<'_>,
-    run: &[usize],
-    depth: usize,
-    fallback_uid: &str,
-) -> usize {
+pub fn write_run(out: &mut String, tree: &Tree<'_>, run: &[usize], fallback_uid: &str) -> usize {
     let expand = ExpandTarget::for_run(tree, run, fallback_uid);
     // The records form only when the run is exactly one run of records.
     match run
@@ -241,8 +230,8 @@ pub fn write_run(
         .and_then(|id| tree.hidden_records.get(id))
         .filter(|rec| rec.siblings == run.len())
     {
-        Some(rec) => write_records(out, tree, run, rec, depth, expand),
-        None => write_hidden(out, tree, run, depth, expand),
+        Some(rec) => write_records(out, tree, run, rec, expand),
+        None => write_hidden(out, tree, run, expand),
     }
 }
 
@@ -251,7 +240,6 @@ pub fn write_dropped(
     out: &mut String,
     tree: &Tree<'_>,
     dropped: &[usize],
-    depth: usize,
     expand_uid: &str,
 ) -> usize {
     let mut summary = Summary::new();
@@ -262,7 +250,6 @@ pub fn write_dropped(
     }
     summary.write(
         out,
-        depth,
         "layout nodes dropped",
         ExpandTarget::subtree(expand_uid),
     );

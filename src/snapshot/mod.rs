@@ -1,13 +1,13 @@
-//! Accessibility snapshots as chrome-devtools-mcp 1.11 prints them (`## Latest page snapshot`):
-//! parsed into a [`tree::Tree`], thinned by the passes of the level, written back in the light
-//! notation with markers for whatever was hidden (see `marker`), and retrievable from the raw
-//! text (`retrieve`).
+//! The format-neutral snapshot core: the [`tree::Tree`] every notation parses into, the lossy
+//! passes of each level (`prune`, `records`, `collapse`, over the one child walk of `walk`),
+//! the markers that name what they hid (`marker`), the one traversal that writes a tree through
+//! a notation's line writer (`render`), and retrieval from the raw text (`retrieve`). It names
+//! no notation: a notation comes in as a [`Notation`], and the choice
+//! of one for a given text is made above this module.
 //!
 //! - `off`: the text unchanged.
-//! - `light` (lossless): `uid=` dropped, names escaped, childless siblings (texts, links, …)
-//!   written on one line one after the other, attribute values bare unless they hold a space,
-//!   quote or backslash, urls relative to the page, capability words without state dropped; a
-//!   one-line legend on top. Every uid, role, name and value reads back from the output.
+//! - `light` (lossless): the notation's own compact form (see each notation's writer); every
+//!   uid, role, name and value reads back from the output.
 //! - `moderate`: light, plus layout nodes dropped, peripheral landmarks summarised, repeated
 //!   records (grid rows flattened into siblings) cut after 5 behind one marker, options of a
 //!   collapsed combobox/listbox beyond 4 reduced to the selected one, long names cut, text per
@@ -24,26 +24,39 @@
 //! siblings in the raw tree.
 
 mod collapse;
-pub mod escape;
 pub mod marker;
 pub mod params;
-pub mod parse;
 mod prune;
 mod records;
 pub mod render;
 pub mod retrieve;
 pub(crate) mod roles;
-pub mod structured;
-#[cfg(test)]
-mod tests;
 pub mod tree;
-#[cfg(test)]
-mod trust_tests;
-mod url;
+pub mod walk;
 
 use crate::level::Level;
 
 pub use params::SnapshotLimits;
+
+/// What the core needs of a notation: its parser and its writers.
+pub trait Notation {
+    /// Parses a snapshot body; `implied` holds strings the tree borrows (refs a notation
+    /// leaves implied and its parser spells out).
+    fn parse<'a>(&self, text: &'a str, implied: &'a mut Vec<String>) -> tree::Tree<'a>;
+
+    /// The whole tree (with the notation's legend), as a level's output.
+    fn render(&self, tree: &tree::Tree<'_>, lossy: bool) -> render::Rendered;
+
+    /// The subtrees of `roots` (siblings, in order) alone, as an expand answer; `lossy` when
+    /// a depth limit hid some of it.
+    fn render_siblings(&self, tree: &tree::Tree<'_>, roots: &[usize], lossy: bool) -> String;
+
+    /// One node's line, for a search hit.
+    fn hit_line(&self, tree: &tree::Tree<'_>, id: usize) -> String;
+
+    /// An ancestor's name, quoted in a search hit's path (the part between the quotes).
+    fn quote_name(&self, out: &mut String, name: &str);
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SnapshotOptions {
@@ -106,23 +119,25 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
     prune::show_short_hidden_runs(tree);
 }
 
-/// Filters the body of a `## Latest page snapshot` section (the lines after the header).
-/// A Playwright YAML body goes to `crate::playwright` (same passes, its own notation).
-pub fn filter_snapshot(text: &str, options: &SnapshotOptions) -> FilteredSnapshot {
-    if crate::playwright::is_yaml_snapshot(text) {
-        return crate::playwright::filter_yaml_snapshot(text, options);
-    }
-    filter_parsed(text, parse::parse(text), options, render::render)
+/// The level's passes over a snapshot in `notation`, written back in it. The input comes back
+/// unchanged at `off`, and whenever the output would not be shorter (tiny pages, text filtered
+/// already): filtering never grows a snapshot.
+pub fn filter_with<N: Notation + ?Sized>(
+    notation: &N,
+    text: &str,
+    options: &SnapshotOptions,
+) -> FilteredSnapshot {
+    let mut implied = Vec::new();
+    let tree = notation.parse(text, &mut implied);
+    filter_tree(notation, text, tree, options)
 }
 
-/// The level's passes over a parsed snapshot, written by `render` (the notation of its
-/// format). The input comes back unchanged at `off`, and whenever the output would not be
-/// shorter (tiny pages, text filtered already): filtering never grows a snapshot.
-pub(crate) fn filter_parsed(
+/// `filter_with` on a tree read already (from upstream's structured tree of `text`, say).
+pub fn filter_tree<N: Notation + ?Sized>(
+    notation: &N,
     text: &str,
     mut tree: tree::Tree<'_>,
     options: &SnapshotOptions,
-    render: fn(&tree::Tree<'_>, bool) -> render::Rendered,
 ) -> FilteredSnapshot {
     let uids_in = tree.distinct_uid_count();
     let unchanged = |markers| FilteredSnapshot {
@@ -136,7 +151,7 @@ pub(crate) fn filter_parsed(
         return unchanged(0);
     }
     apply_passes(&mut tree, options);
-    let rendered = render(&tree, options.level >= Level::Moderate);
+    let rendered = notation.render(&tree, options.level >= Level::Moderate);
     if rendered.text.len() >= text.len() {
         let markers = tree
             .nodes

@@ -5,6 +5,7 @@
 
 use super::roles;
 use super::tree::{NodeKind, Tree};
+use super::walk::Containers;
 
 /// Facts about every node, computed once in document order (parents come before children).
 pub struct Facts {
@@ -231,15 +232,8 @@ const MARKER_CHARS: usize = 80;
 /// A run of hidden childless siblings that would print shorter than its marker is shown
 /// instead (a cut text or a run of hidden records always stays hidden).
 pub fn show_short_hidden_runs(tree: &mut Tree<'_>) {
-    let (mut items, mut stack) = (Vec::new(), Vec::new());
-    for parent in 0..tree.nodes.len() {
-        let Some(node) = tree.nodes.get(parent) else {
-            continue;
-        };
-        if node.dropped || node.hidden || node.children.is_empty() {
-            continue;
-        }
-        super::collapse::visible_children_into(tree, parent, &mut items, &mut stack);
+    let mut containers = Containers::new().skip_hidden();
+    while let Some((_, items)) = containers.next(tree) {
         let mut k = 0;
         while k < items.len() {
             let hidden_at = |k: usize| {
@@ -284,15 +278,8 @@ pub fn show_short_hidden_runs(tree: &mut Tree<'_>) {
 /// Hides the few childless siblings (not headings) left between two hidden runs, so that the
 /// runs and the gap share one marker: at aggressive, a marker costs more than the gap is worth.
 pub fn coalesce_hidden_runs(tree: &mut Tree<'_>, max_gap: usize) {
-    let (mut items, mut stack) = (Vec::new(), Vec::new());
-    for parent in 0..tree.nodes.len() {
-        let Some(node) = tree.nodes.get(parent) else {
-            continue;
-        };
-        if node.dropped || node.hidden || node.children.is_empty() {
-            continue;
-        }
-        super::collapse::visible_children_into(tree, parent, &mut items, &mut stack);
+    let mut containers = Containers::new().skip_hidden();
+    while let Some((_, items)) = containers.next(tree) {
         let hidden = |tree: &Tree<'_>, k: usize| {
             items
                 .get(k)

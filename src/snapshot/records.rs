@@ -4,8 +4,8 @@
 //! periodic runs and hides the records after the first few behind one marker (`hidden_records`).
 //! Also: the options of a collapsed combobox or listbox beyond the selected one.
 
-use super::collapse::{visible_children, visible_children_into};
 use super::tree::{NodeKind, RecordRun, Tree};
+use super::walk::{visible_children, Containers};
 
 /// Longest record looked for (siblings per record).
 const MAX_PERIOD: usize = 24;
@@ -122,15 +122,11 @@ fn records_at(
 /// shape keep their first `keep` records; the others hide behind one marker.
 pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize) {
     let mut runs: Vec<(usize, RecordRun<'a>, Vec<usize>)> = Vec::new();
-    let (mut items, mut stack, mut shapes) = (Vec::new(), Vec::new(), Vec::new());
-    for parent in 0..tree.nodes.len() {
-        let Some(node) = tree.nodes.get(parent) else {
-            continue;
-        };
-        if node.dropped || node.hidden || node.children.len() < MIN_PERIOD * MIN_RECORDS {
-            continue;
-        }
-        visible_children_into(tree, parent, &mut items, &mut stack);
+    let mut shapes = Vec::new();
+    let mut containers = Containers::new()
+        .skip_hidden()
+        .min_children(MIN_PERIOD * MIN_RECORDS);
+    while let Some((_, items)) = containers.next(tree) {
         if items.len() < MIN_PERIOD * MIN_RECORDS {
             continue;
         }

@@ -2,15 +2,13 @@
 //! `expand_subtree` renders the subtree under a uid at `light` (lossless), `expand_range` a run
 //! of siblings (what one marker hid), `search_snapshot`
 //! finds the nodes whose role, name or attributes match, with the path of their ancestors.
-//! Both work on chrome-devtools-mcp text and on Playwright YAML (detected; refs are uids).
+//! Each takes the [`Notation`] the raw text is in (the caller picks it; refs are uids).
 
 use regex::{Regex, RegexBuilder};
 
-use super::parse::parse;
-use super::render::{render_siblings, write_element_line};
 use super::tree::{Node, NodeKind, Tree};
+use super::Notation;
 use crate::error::FilterError;
-use crate::playwright;
 
 /// Characters of an ancestor's name shown in a search hit's path.
 const PATH_NAME_CHARS: usize = 40;
@@ -19,26 +17,27 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
 /// The subtree under `uid`, rendered at `light`; with `depth`, nodes more than `depth` levels
 /// below `uid` hide behind markers (which name what they hide, as in the lossy levels).
-pub fn expand_subtree(raw: &str, uid: &str, depth: Option<usize>) -> Result<String, FilterError> {
-    expand_range(raw, uid, None, depth)
+pub fn expand_subtree(
+    notation: &dyn Notation,
+    raw: &str,
+    uid: &str,
+    depth: Option<usize>,
+) -> Result<String, FilterError> {
+    expand_range(notation, raw, uid, None, depth)
 }
 
 /// The run of siblings from `from_uid` to `until_uid` (inclusive, in document order) with
 /// their subtrees, rendered at `light`; without `until_uid`, the subtree of `from_uid` alone.
 /// `depth` as in `expand_subtree`, counted from each sibling.
 pub fn expand_range(
+    notation: &dyn Notation,
     raw: &str,
     from_uid: &str,
     until_uid: Option<&str>,
     depth: Option<usize>,
 ) -> Result<String, FilterError> {
-    let yaml = playwright::is_yaml_snapshot(raw);
     let mut implied = Vec::new();
-    let mut tree = if yaml {
-        playwright::retrieve::parse_tree(raw, &mut implied)
-    } else {
-        parse(raw)
-    };
+    let mut tree = notation.parse(raw, &mut implied);
     let roots = match until_uid.filter(|u| *u != from_uid) {
         None => vec![tree
             .find_uid(from_uid)
@@ -76,10 +75,7 @@ pub fn expand_range(
             }
         }
     }
-    if yaml {
-        return Ok(playwright::retrieve::siblings_text(&tree, &roots));
-    }
-    Ok(render_siblings(&tree, &roots, depth.is_some()).text)
+    Ok(notation.render_siblings(&tree, &roots, depth.is_some()))
 }
 
 /// The siblings from a node with uid `from_uid` to the first later sibling with uid
@@ -178,7 +174,7 @@ fn searchable(node: &Node<'_>) -> String {
     s
 }
 
-fn path_of(tree: &Tree<'_>, id: usize) -> String {
+fn path_of(notation: &dyn Notation, tree: &Tree<'_>, id: usize) -> String {
     let mut parts: Vec<String> = tree
         .ancestors(id)
         .filter_map(|a| tree.nodes.get(a))
@@ -191,7 +187,7 @@ fn path_of(tree: &Tree<'_>, id: usize) -> String {
                 let short: String = name.chars().take(PATH_NAME_CHARS).collect();
                 let ellipsis = if short.len() < name.len() { "…" } else { "" };
                 let mut quoted = String::new();
-                super::escape::escape_into(&mut quoted, &short);
+                notation.quote_name(&mut quoted, &short);
                 format!("{} \"{quoted}{ellipsis}\"", n.role)
             }
         })
@@ -203,19 +199,15 @@ fn path_of(tree: &Tree<'_>, id: usize) -> String {
 /// Nodes of the raw snapshot whose role, name or attributes contain `query` (case-insensitive;
 /// a regex when `regex`), the first `limit` with their line and ancestors' path.
 pub fn search_snapshot(
+    notation: &dyn Notation,
     raw: &str,
     query: &str,
     regex: bool,
     limit: usize,
 ) -> Result<SearchHits, FilterError> {
     let matcher = Matcher::new(query, regex)?;
-    let yaml = playwright::is_yaml_snapshot(raw);
     let mut implied = Vec::new();
-    let tree = if yaml {
-        playwright::retrieve::parse_tree(raw, &mut implied)
-    } else {
-        parse(raw)
-    };
+    let tree = notation.parse(raw, &mut implied);
     let mut result = SearchHits::default();
     for (id, node) in tree.nodes.iter().enumerate() {
         if node.kind != NodeKind::Element || node.uid.is_empty() {
@@ -226,17 +218,11 @@ pub fn search_snapshot(
         }
         result.total += 1;
         if result.hits.len() < limit {
-            let line = if yaml {
-                playwright::retrieve::hit_line(&tree, id)
-            } else {
-                let mut line = String::new();
-                write_element_line(&mut line, &tree, id);
-                line
-            };
+            let line = notation.hit_line(&tree, id);
             result.hits.push(SearchHit {
                 uid: node.uid.to_string(),
                 line,
-                path: path_of(&tree, id),
+                path: path_of(notation, &tree, id),
             });
         }
     }

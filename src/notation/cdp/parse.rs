@@ -19,8 +19,8 @@
 use std::borrow::Cow;
 
 use super::escape::{unescape, unescape_link_text};
-use super::render::{CHILDREN_SEPARATOR, LEGEND_TAG, SIBLING_SEPARATOR};
-use super::tree::{Attr, Node, NodeKind, Tree};
+use super::syntax::{CHILDREN_SEPARATOR, LEGEND_TAG, SIBLING_SEPARATOR};
+use crate::snapshot::tree::{Attr, Node, NodeKind, Tree};
 
 /// The DevTools selection suffix chrome-devtools-mcp appends to the selected node.
 pub const DEVTOOLS_SELECTED: &str = " [selected in the DevTools Elements panel]";

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use super::parse::{is_key, is_uid, DEVTOOLS_SELECTED};
-use super::tree::{Attr, Node, NodeKind, Tree};
+use crate::snapshot::tree::{Attr, Node, NodeKind, Tree};
 
 /// Keys of a structured node that are not attributes.
 const NOT_ATTRIBUTES: [&str; 7] = [

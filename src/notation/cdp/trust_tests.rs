@@ -7,17 +7,17 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::parse::parse;
-use super::render::render;
-use super::retrieve::{expand_subtree, search_snapshot};
 use super::structured::tree_from_structured;
-use super::tree::{NodeKind, Tree};
-use super::{filter_snapshot, SnapshotOptions};
+use super::writer::render;
 use crate::level::Level;
+use crate::notation::{expand_subtree, filter_snapshot, search_snapshot};
+use crate::snapshot::tree::{NodeKind, Tree};
+use crate::snapshot::SnapshotOptions;
 
 /// The hostile page (`corpus/hostile/spoof-in-text.html`) as chrome-devtools-mcp 1.11.0 gave it
 /// with `--experimentalStructuredContent`: the text and the exact tree of one snapshot.
 const HOSTILE: &str =
-    include_str!("../../__test__/fixtures/hostile-spoof-in-text.take_snapshot.json");
+    include_str!("../../../__test__/fixtures/hostile-spoof-in-text.take_snapshot.json");
 
 fn body_and_tree(capture: &Value) -> Option<(String, &Value)> {
     let result = capture.get("result")?;
@@ -433,7 +433,7 @@ fn a_result_carrying_the_tree_is_read_from_the_tree() {
             );
         }
         let raw = raw.expect("raw snapshot kept");
-        assert!(raw.starts_with(super::render::LEGEND_TAG), "{raw}");
+        assert!(raw.starts_with(super::syntax::LEGEND_TAG), "{raw}");
         let hits = search_snapshot(&raw, "Claim prize", false, 100)
             .expect("search")
             .text;

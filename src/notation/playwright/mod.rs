@@ -1,20 +1,51 @@
 //! Playwright MCP (`@playwright/mcp`) results: the ARIA snapshot in YAML under `### Snapshot`
 //! (see ../shared/UPSTREAM-FORMATS.md §2). Parsed into the same [`Tree`] as chrome-devtools-mcp
 //! snapshots (refs are the uids), thinned by the same passes at the same level parameters, and
-//! written back as Playwright-style YAML (`render` documents the notation). Everything in the
-//! result but the YAML body passes byte for byte (`sections`).
+//! written back as Playwright-style YAML (`writer` documents the notation) through the core's
+//! one traversal. Everything in the result but the YAML body passes byte for byte
+//! (`sections`). This module holds the parser (`parse`, `yaml`) and the line writer.
 //!
 //! [`Tree`]: crate::snapshot::tree::Tree
 
 pub mod parse;
-pub mod render;
-pub mod retrieve;
 pub mod sections;
 #[cfg(test)]
 mod tests;
+pub mod writer;
 pub mod yaml;
 
-use crate::snapshot::{filter_parsed, FilteredSnapshot, SnapshotOptions};
+use crate::notation::cdp::escape::escape_into;
+use crate::snapshot::render::Rendered;
+use crate::snapshot::tree::Tree;
+use crate::snapshot::{filter_with, FilteredSnapshot, Notation, SnapshotOptions};
+
+/// Playwright's ARIA snapshot YAML.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Playwright;
+
+impl Notation for Playwright {
+    fn parse<'a>(&self, text: &'a str, implied: &'a mut Vec<String>) -> Tree<'a> {
+        parse::parse(text, implied)
+    }
+
+    fn render(&self, tree: &Tree<'_>, lossy: bool) -> Rendered {
+        writer::render(tree, lossy)
+    }
+
+    /// Every ref written; `lossy` changes nothing here (the markers say what hid).
+    fn render_siblings(&self, tree: &Tree<'_>, roots: &[usize], _lossy: bool) -> String {
+        writer::render_siblings(tree, roots).text
+    }
+
+    fn hit_line(&self, tree: &Tree<'_>, id: usize) -> String {
+        writer::element_line(tree, id)
+    }
+
+    /// Search paths quote names as chrome-devtools-mcp hits do: one path form for both.
+    fn quote_name(&self, out: &mut String, name: &str) {
+        escape_into(out, name);
+    }
+}
 
 /// Tools of Playwright MCP are named `browser_*`.
 pub fn is_playwright_tool(tool_name: &str) -> bool {
@@ -30,9 +61,7 @@ pub fn is_yaml_snapshot(body: &str) -> bool {
 
 /// Filters the YAML body of a `### Snapshot` section (the lines inside the fence).
 pub fn filter_yaml_snapshot(text: &str, options: &SnapshotOptions) -> FilteredSnapshot {
-    let mut implied = Vec::new();
-    let tree = parse::parse(text, &mut implied);
-    filter_parsed(text, tree, options, render::render)
+    filter_with(&Playwright, text, options)
 }
 
 /// Filters the snapshot inside a Playwright result's text; `None` when the text has none or

@@ -7,8 +7,8 @@ use super::parse::{parse, scan};
 use super::sections::find_yaml_snapshot;
 use super::{filter_result_text, filter_yaml_snapshot};
 use crate::level::Level;
+use crate::notation::{expand_range, expand_subtree, search_snapshot};
 use crate::snapshot::marker::read_marker;
-use crate::snapshot::retrieve::{expand_range, expand_subtree, search_snapshot};
 use crate::snapshot::tree::{NodeKind, Tree};
 use crate::snapshot::SnapshotOptions;
 use crate::test_support::corpus_dir;
@@ -337,7 +337,7 @@ fn hostile_names_and_values_round_trip() {
     assert!(elements[1].3.iter().any(|a| a.contains("#x: y")));
     assert_eq!(elements[3].2.as_deref(), Some("- not a node\nsecond line"));
     // (filter_yaml_snapshot would keep this tiny input as it is: the legend outweighs it.)
-    let light = with_tree(input, |t| super::render::render(t, false).text);
+    let light = with_tree(input, |t| super::writer::render(t, false).text);
     let (_, unreadable2, elements2) = parse_owned(&light);
     assert_eq!(unreadable2, 0, "{light}");
     assert_eq!(elements, elements2, "{light}");

@@ -12,13 +12,9 @@
 //!   names cut at `max_text_length` end in `…` and carry `[cut=N]`, texts just end in `…`;
 //!   link urls (`/url`) of named links dropped.
 
-use std::collections::BTreeMap;
-
 use super::parse::{next_ref, ref_implicable, NOREF};
 use super::yaml::{write_json_string, write_key, write_value};
-use crate::snapshot::marker;
-pub use crate::snapshot::render::Rendered;
-use crate::snapshot::render::{flatten, push_indent};
+use crate::snapshot::render::{push_indent, render_with, LineWriter, Rendered, Written};
 use crate::snapshot::roles;
 use crate::snapshot::tree::{Node, NodeKind, Tree};
 
@@ -32,14 +28,6 @@ pub enum RefStyle {
     Implied,
     /// Every ref written (expand and search answers).
     Explicit,
-}
-
-struct Frame {
-    items: Vec<usize>,
-    pos: usize,
-    depth: usize,
-    expand_uid: usize,
-    closes_root: Option<usize>,
 }
 
 /// Property lines (`/url`, `/placeholder`) are attributes whose key starts with `/`.
@@ -78,7 +66,13 @@ pub fn render(tree: &Tree<'_>, lossy: bool) -> Rendered {
     r.text
         .push_str(if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT });
     r.text.push('\n');
-    render_items(tree, &tree.roots, RefStyle::Implied, &mut r);
+    render_with(
+        tree,
+        &tree.roots,
+        (),
+        &mut YamlWriter::new(RefStyle::Implied),
+        &mut r,
+    );
     if !tree.trailing_newline && r.text.ends_with('\n') {
         r.text.pop();
     }
@@ -88,156 +82,117 @@ pub fn render(tree: &Tree<'_>, lossy: bool) -> Rendered {
 /// Writes the subtrees of `roots` (siblings, in order) alone, every ref explicit, no legend.
 pub fn render_siblings(tree: &Tree<'_>, roots: &[usize]) -> Rendered {
     let mut r = Rendered::default();
-    render_items(tree, roots, RefStyle::Explicit, &mut r);
+    render_with(
+        tree,
+        roots,
+        (),
+        &mut YamlWriter::new(RefStyle::Explicit),
+        &mut r,
+    );
     if r.text.ends_with('\n') {
         r.text.pop();
     }
     r
 }
 
-fn write_marker_line(out: &mut String, depth: usize, text: &str) {
-    push_indent(out, depth);
-    out.push_str("- '");
-    // Playwright nodes without refs (options) leave the shared marker's ref list empty.
-    let text = text.replace(" ()", "");
-    out.push_str(&text.replace('\'', "''"));
-    out.push_str("'\n");
+/// Playwright's YAML lines, each ended by a newline. Refs are implied against the previous ref
+/// written, so the writer keeps it.
+struct YamlWriter {
+    style: RefStyle,
+    prev_ref: Option<String>,
 }
 
-fn render_items(tree: &Tree<'_>, roots: &[usize], style: RefStyle, r: &mut Rendered) {
-    let uid_of = |id: usize| tree.nodes.get(id).map_or("", |n| n.uid);
-    let mut prev_ref: Option<String> = None;
-    let mut dropped_by_root: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    let mut scratch = Vec::new();
-    let mut marker_text = String::new();
-    let mut stack = vec![Frame {
-        items: roots.to_vec(),
-        pos: 0,
-        depth: 0,
-        expand_uid: usize::MAX,
-        closes_root: None,
-    }];
-    let mut root_of_frame: Option<usize> = None;
-    while let Some(frame) = stack.last_mut() {
-        let Some(&id) = frame.items.get(frame.pos) else {
-            if let Some(root) = frame.closes_root {
-                if let Some(dropped) = dropped_by_root.remove(&root) {
-                    marker_text.clear();
-                    r.uids_hidden +=
-                        marker::write_dropped(&mut marker_text, tree, &dropped, 0, uid_of(root));
-                    write_marker_line(&mut r.text, frame.depth, &marker_text);
-                    r.markers += 1;
-                }
-            }
-            stack.pop();
-            continue;
-        };
-        let Some(node) = tree.nodes.get(id) else {
-            frame.pos += 1;
-            continue;
-        };
-        if frame.depth == 0 {
-            root_of_frame = Some(id);
-        }
-        let depth = frame.depth;
-        if node.hidden {
-            let start = frame.pos;
-            frame.pos = marker::hidden_run_end(tree, &frame.items, start);
-            let run = frame.items.get(start..frame.pos).unwrap_or(&[]);
-            marker_text.clear();
-            r.uids_hidden +=
-                marker::write_run(&mut marker_text, tree, run, 0, uid_of(frame.expand_uid));
-            write_marker_line(&mut r.text, depth, &marker_text);
-            r.markers += 1;
-            continue;
-        }
-        frame.pos += 1;
-        match node.kind {
-            NodeKind::Verbatim => {
-                r.text.push_str(node.raw.unwrap_or(""));
-                r.text.push('\n');
-            }
-            NodeKind::Marker => {
-                write_marker_line(&mut r.text, depth, node.name_str());
-                r.markers += 1;
-            }
-            NodeKind::Element if is_text(node) => {
-                push_indent(&mut r.text, depth);
-                r.text.push_str("- text: ");
-                write_value(&mut r.text, &text_of(node));
-                r.text.push('\n');
-            }
-            NodeKind::Element => {
-                scratch.clear();
-                let items = flatten(tree, &node.children, &mut scratch);
-                if !scratch.is_empty() {
-                    if let Some(root) = root_of_frame {
-                        dropped_by_root.entry(root).or_default().extend(&scratch);
-                    }
-                }
-                push_indent(&mut r.text, depth);
-                r.text.push_str("- ");
-                let mut key = String::new();
-                write_element_key(&mut key, node, style, &mut prev_ref);
-                write_key(&mut r.text, &key);
-                if !node.uid.is_empty() {
-                    r.uids_shown += 1;
-                }
-                let has_props = shown_props(node).next().is_some();
-                let inline = match items.as_slice() {
-                    [only] if !has_props => tree
-                        .nodes
-                        .get(*only)
-                        .filter(|c| is_text(c) && !c.hidden && c.children.is_empty()),
-                    _ => None,
-                };
-                if let Some(text) = inline {
-                    r.text.push_str(": ");
-                    write_value(&mut r.text, &text_of(text));
-                    r.text.push('\n');
-                } else if has_props || !items.is_empty() {
-                    r.text.push_str(":\n");
-                    for (k, v) in shown_props(node) {
-                        push_indent(&mut r.text, depth + 1);
-                        r.text.push_str("- ");
-                        r.text.push_str(k);
-                        r.text.push_str(": ");
-                        write_value(&mut r.text, v);
-                        r.text.push('\n');
-                    }
-                } else {
-                    r.text.push('\n');
-                }
-                let expand_uid = if node.uid.is_empty() {
-                    frame.expand_uid
-                } else {
-                    id
-                };
-                if inline.is_none() && !items.is_empty() {
-                    stack.push(Frame {
-                        items,
-                        pos: 0,
-                        depth: depth + 1,
-                        expand_uid,
-                        closes_root: (depth == 0).then_some(id),
-                    });
-                } else if depth == 0 {
-                    if let Some(dropped) = dropped_by_root.remove(&id) {
-                        marker_text.clear();
-                        r.uids_hidden +=
-                            marker::write_dropped(&mut marker_text, tree, &dropped, 0, node.uid);
-                        write_marker_line(&mut r.text, depth + 1, &marker_text);
-                        r.markers += 1;
-                    }
-                }
-            }
+impl YamlWriter {
+    fn new(style: RefStyle) -> Self {
+        YamlWriter {
+            style,
+            prev_ref: None,
         }
     }
-    for (root, dropped) in dropped_by_root {
-        marker_text.clear();
-        r.uids_hidden += marker::write_dropped(&mut marker_text, tree, &dropped, 0, uid_of(root));
-        write_marker_line(&mut r.text, 1, &marker_text);
-        r.markers += 1;
+}
+
+impl<'t> LineWriter<'t> for YamlWriter {
+    type Scope = ();
+
+    fn marker(&mut self, out: &mut String, depth: usize, text: &str) {
+        push_indent(out, depth);
+        out.push_str("- '");
+        // Playwright nodes without refs (options) leave the shared marker's ref list empty.
+        let text = text.replace(" ()", "");
+        out.push_str(&text.replace('\'', "''"));
+        out.push_str("'\n");
+    }
+
+    fn verbatim(&mut self, out: &mut String, raw: &str) {
+        out.push_str(raw);
+        out.push('\n');
+    }
+
+    /// A text node is one `- text:` line, whatever is under it.
+    fn opens_children(&self, node: &Node<'_>) -> bool {
+        !is_text(node)
+    }
+
+    fn element(
+        &mut self,
+        out: &mut String,
+        tree: &'t Tree<'_>,
+        items: &[usize],
+        depth: usize,
+        _scope: (),
+        children: &[usize],
+    ) -> Written<()> {
+        let mut written = Written {
+            siblings: 1,
+            uids_shown: 0,
+            children: None,
+        };
+        let Some(node) = items.first().and_then(|&i| tree.nodes.get(i)) else {
+            return written;
+        };
+        push_indent(out, depth);
+        if is_text(node) {
+            out.push_str("- text: ");
+            write_value(out, &text_of(node));
+            out.push('\n');
+            return written;
+        }
+        out.push_str("- ");
+        let mut key = String::new();
+        write_element_key(&mut key, node, self.style, &mut self.prev_ref);
+        write_key(out, &key);
+        if !node.uid.is_empty() {
+            written.uids_shown += 1;
+        }
+        let has_props = shown_props(node).next().is_some();
+        let inline = match children {
+            [only] if !has_props => tree
+                .nodes
+                .get(*only)
+                .filter(|c| is_text(c) && !c.hidden && c.children.is_empty()),
+            _ => None,
+        };
+        if let Some(text) = inline {
+            out.push_str(": ");
+            write_value(out, &text_of(text));
+            out.push('\n');
+            return written;
+        }
+        if has_props || !children.is_empty() {
+            out.push_str(":\n");
+            for (k, v) in shown_props(node) {
+                push_indent(out, depth + 1);
+                out.push_str("- ");
+                out.push_str(k);
+                out.push_str(": ");
+                write_value(out, v);
+                out.push('\n');
+            }
+        } else {
+            out.push('\n');
+        }
+        written.children = Some(());
+        written
     }
 }
 

@@ -1,0 +1,51 @@
+//! chrome-devtools-mcp's snapshot text (`## Latest page snapshot`) and our light notation of
+//! it: its parser (`parse`, `escape`), its line writer (`writer`) and the tokens both share
+//! (`syntax`).
+//!
+//! `light` (lossless): `uid=` dropped, names escaped, childless siblings (texts, links, …)
+//! written on one line one after the other, attribute values bare unless they hold a space,
+//! quote or backslash, urls relative to the page, capability words without state dropped; a
+//! one-line legend on top. Every uid, role, name and value reads back from the output.
+
+pub mod escape;
+pub mod parse;
+pub mod structured;
+pub mod syntax;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod trust_tests;
+mod url;
+pub mod writer;
+
+use crate::snapshot::render::Rendered;
+use crate::snapshot::tree::Tree;
+use crate::snapshot::Notation;
+
+/// The chrome-devtools-mcp notation (and our light notation of it, which its parser reads).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Cdp;
+
+impl Notation for Cdp {
+    fn parse<'a>(&self, text: &'a str, _implied: &'a mut Vec<String>) -> Tree<'a> {
+        parse::parse(text)
+    }
+
+    fn render(&self, tree: &Tree<'_>, lossy: bool) -> Rendered {
+        writer::render(tree, lossy)
+    }
+
+    fn render_siblings(&self, tree: &Tree<'_>, roots: &[usize], lossy: bool) -> String {
+        writer::render_siblings(tree, roots, lossy).text
+    }
+
+    fn hit_line(&self, tree: &Tree<'_>, id: usize) -> String {
+        let mut line = String::new();
+        writer::write_element_line(&mut line, tree, id);
+        line
+    }
+
+    fn quote_name(&self, out: &mut String, name: &str) {
+        escape::escape_into(out, name);
+    }
+}

@@ -1,0 +1,329 @@
+//! The light notation's line writer. `render_raw` gives the input back byte for byte (the
+//! `off` check of the parser); `render` writes the light notation through the core's one
+//! traversal (`snapshot::render`), with markers for what passes hid.
+
+use std::borrow::Cow;
+
+use super::escape::{escape_into, escape_link_text_into};
+use super::syntax::{CHILDREN_SEPARATOR, LEGEND_TAG, SIBLING_SEPARATOR};
+use super::url::relative_to;
+use crate::snapshot::render::{push_indent, render_with, LineWriter, Rendered, Written};
+use crate::snapshot::roles;
+use crate::snapshot::tree::{Node, NodeKind, Tree};
+
+const LEGEND_LIGHT: &str = "#snapshot-filter light: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page";
+const LEGEND_LOSSY: &str = "#snapshot-filter: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page; hidden: link/image urls, \"…\" lines, cut=N chars (expand_snapshot uid=U)";
+
+/// The raw lines of every node, in order: the parser's input, unchanged.
+pub fn render_raw(tree: &Tree<'_>) -> String {
+    let mut out = String::new();
+    let mut first = true;
+    for node in &tree.nodes {
+        if let Some(raw) = node.raw {
+            if !first {
+                out.push('\n');
+            }
+            first = false;
+            out.push_str(raw);
+        }
+    }
+    if tree.trailing_newline {
+        out.push('\n');
+    }
+    out
+}
+
+/// A node written on the line of its previous sibling: nothing under it, an id to start the
+/// segment, and no DevTools suffix (which only ends a line).
+fn is_inline_leaf(node: &Node<'_>) -> bool {
+    node.kind == NodeKind::Element
+        && !node.hidden
+        && !node.dropped
+        && node.children.is_empty()
+        && !node.uid.is_empty()
+        && !node.devtools_selected
+}
+
+/// Writes the leading run of inline leaves of `items` on the current line, split by `|`;
+/// returns how many it wrote.
+fn write_leaf_run(out: &mut String, tree: &Tree<'_>, items: &[usize], base: Option<&str>) -> usize {
+    let mut written = 0;
+    for node in items
+        .iter()
+        .map_while(|&i| tree.nodes.get(i).filter(|n| is_inline_leaf(n)))
+    {
+        if written > 0 {
+            out.push(SIBLING_SEPARATOR);
+        }
+        write_element(out, node, base);
+        written += 1;
+    }
+    written
+}
+
+/// Writes the tree in the light notation, honouring the passes' flags.
+pub fn render(tree: &Tree<'_>, lossy: bool) -> Rendered {
+    render_from(tree, &tree.roots, None, lossy, tree.trailing_newline)
+}
+
+/// Writes the subtree of `root` alone (as if it were the only root), in the light notation.
+pub fn render_subtree(tree: &Tree<'_>, root: usize, lossy: bool) -> Rendered {
+    render_siblings(tree, &[root], lossy)
+}
+
+/// Writes the subtrees of `roots` (siblings, in order) alone, in the light notation.
+pub fn render_siblings(tree: &Tree<'_>, roots: &[usize], lossy: bool) -> Rendered {
+    let Some(&root) = roots.first() else {
+        return Rendered::default();
+    };
+    // Urls stay relative to the page the subtree belongs to.
+    let base = std::iter::once(root)
+        .chain(tree.ancestors(root))
+        .filter_map(|a| tree.nodes.get(a))
+        .find(|n| n.role == "RootWebArea")
+        .and_then(|n| n.attr("url"))
+        .and_then(|a| a.value.as_deref());
+    render_from(tree, roots, base, lossy, false)
+}
+
+fn render_from<'t>(
+    tree: &'t Tree<'_>,
+    roots: &[usize],
+    base: Option<&'t str>,
+    lossy: bool,
+    trailing_newline: bool,
+) -> Rendered {
+    let mut r = Rendered::default();
+    // Room for a typical line per node (fewer lines are written when lossy): few regrowths.
+    r.text
+        .reserve(tree.nodes.len() * if lossy { 16 } else { 48 });
+    r.text
+        .push_str(if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT });
+    render_with(tree, roots, base, &mut LightWriter, &mut r);
+    if trailing_newline {
+        r.text.push('\n');
+    }
+    r
+}
+
+/// The light notation's lines, each after a newline (the legend is the first line). The
+/// scope is the page url (of the nearest `RootWebArea`) that urls are written relative to.
+struct LightWriter;
+
+impl<'t> LineWriter<'t> for LightWriter {
+    type Scope = Option<&'t str>;
+
+    fn marker(&mut self, out: &mut String, depth: usize, text: &str) {
+        out.push('\n');
+        push_indent(out, depth);
+        out.push_str(text);
+    }
+
+    fn verbatim(&mut self, out: &mut String, raw: &str) {
+        out.push('\n');
+        write_verbatim(out, raw);
+    }
+
+    fn element(
+        &mut self,
+        out: &mut String,
+        tree: &'t Tree<'_>,
+        items: &[usize],
+        depth: usize,
+        base: Option<&'t str>,
+        children: &[usize],
+    ) -> Written<Option<&'t str>> {
+        let mut written = Written {
+            siblings: 1,
+            uids_shown: 0,
+            children: None,
+        };
+        let Some(node) = items.first().and_then(|&i| tree.nodes.get(i)) else {
+            return written;
+        };
+        out.push('\n');
+        push_indent(out, depth);
+        if depth > 0 && is_inline_leaf(node) {
+            // Siblings without children share one line: a newline and an indent less each.
+            let n = write_leaf_run(out, tree, items, base);
+            written.siblings = n;
+            written.uids_shown = n;
+            return written;
+        }
+        write_element(out, node, base);
+        if !node.uid.is_empty() {
+            written.uids_shown += 1;
+        }
+        if node.children.is_empty() {
+            return written;
+        }
+        let base = if node.role == "RootWebArea" {
+            node.attr("url").and_then(|a| a.value.as_deref())
+        } else {
+            base
+        };
+        // Children that are all childless go on the node's own line: a line (newline and
+        // indent) less. Not for roots, whose frame writes the marker of their dropped nodes,
+        // nor after the DevTools suffix, which ends a line.
+        let leaves = depth > 0
+            && !node.devtools_selected
+            && !children.is_empty()
+            && children
+                .iter()
+                .all(|&i| tree.nodes.get(i).is_some_and(is_inline_leaf));
+        if leaves {
+            out.push_str(CHILDREN_SEPARATOR);
+            written.uids_shown += write_leaf_run(out, tree, children, base);
+        } else {
+            written.children = Some(base);
+        }
+        written
+    }
+}
+
+/// Unreadable lines stay as they are, behind a `\` when they could pass for structure.
+fn write_verbatim(out: &mut String, raw: &str) {
+    let rest = raw.trim_start_matches(' ');
+    let looks_structural = rest.starts_with(|c: char| c.is_ascii_digit() || c == '\\')
+        || rest.starts_with('…')
+        || raw.starts_with(LEGEND_TAG);
+    if looks_structural {
+        out.push('\\');
+    }
+    out.push_str(raw);
+}
+
+fn write_element(out: &mut String, node: &Node<'_>, base: Option<&str>) {
+    out.push_str(node.uid);
+    let link_url = link_url(node, base);
+    if let Some(url) = &link_url {
+        // A link as markdown writes it: `[name](url)`, what models read best, in fewer tokens
+        // than `link "name" url=…`.
+        if !node.uid.is_empty() {
+            out.push(' ');
+        }
+        out.push('[');
+        write_cut(out, node.name_str(), node.keep_chars, escape_link_text_into);
+        out.push_str("](");
+        out.push_str(url);
+        out.push(')');
+    } else if !node.role.is_empty() {
+        if !node.uid.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(node.role);
+    }
+    if let (Some(name), None) = (&node.name, &link_url) {
+        out.push_str(" \"");
+        write_cut(out, name, node.keep_chars, escape_into);
+        out.push('"');
+    }
+    let mut cut_total = node.keep_chars.map(|keep| {
+        node.name
+            .as_deref()
+            .map_or(0, |n| n.chars().count().saturating_sub(keep))
+    });
+    for attr in &node.attrs {
+        if roles::is_stateless_capability(node, attr.key)
+            || (attr.key == "url" && (node.drop_url || link_url.is_some()))
+        {
+            continue;
+        }
+        if attr.key == "cut" {
+            // An earlier cut: add its count to this one.
+            let earlier = attr
+                .value
+                .as_deref()
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(0);
+            if let Some(total) = cut_total.as_mut() {
+                *total += earlier;
+                continue;
+            }
+        }
+        out.push(' ');
+        out.push_str(attr.key);
+        if let Some(value) = &attr.value {
+            out.push('=');
+            let relative = match (attr.key, base) {
+                ("url", Some(base)) if node.role != "RootWebArea" => relative_to(value, base),
+                _ => None,
+            };
+            write_value(out, relative.as_deref().unwrap_or(value));
+        }
+    }
+    if let Some(total) = cut_total {
+        out.push_str(" cut=");
+        out.push_str(&total.to_string());
+    }
+    if node.devtools_selected {
+        out.push_str(super::parse::DEVTOOLS_SELECTED);
+    }
+}
+
+/// The name of a node, cut to `keep` characters (then `…`) when a pass said so.
+fn write_cut(out: &mut String, name: &str, keep: Option<usize>, escape: fn(&mut String, &str)) {
+    match keep {
+        Some(keep) => {
+            let cut_at = name.char_indices().nth(keep).map_or(name.len(), |(i, _)| i);
+            escape(out, name.get(..cut_at).unwrap_or(""));
+            out.push('…');
+        }
+        None => escape(out, name),
+    }
+}
+
+/// The url a link is written with as `[name](url)` (relative to the page when it can be), or
+/// `None` to write it as `link "name" url=…`: when it has no url, a pass hid it, it holds what
+/// would end it early or be misread (a space, a quote, a backslash, a `|`, unbalanced
+/// parentheses), or it has no name (`[]` would read back as an empty name).
+fn link_url<'n>(node: &'n Node<'_>, base: Option<&str>) -> Option<Cow<'n, str>> {
+    if node.role != "link" || node.drop_url || node.name.is_none() {
+        return None;
+    }
+    let value = node.attr("url")?.value.as_deref()?;
+    let url = match base.and_then(|base| relative_to(value, base)) {
+        Some(relative) => Cow::Owned(relative),
+        None => Cow::Borrowed(value),
+    };
+    let mut open = 0usize;
+    for b in url.bytes() {
+        match b {
+            b'(' => open += 1,
+            b')' => open = open.checked_sub(1)?,
+            b' ' | b'"' | b'\\' | b'|' | b'\n' | b'\r' | b'\t' => return None,
+            _ => {}
+        }
+    }
+    (open == 0 && !url.is_empty()).then_some(url)
+}
+
+/// An attribute value, bare when nothing in it could end it early or be misread (a space, a
+/// quote, a backslash, a line break, the sibling separator), else quoted and escaped.
+fn write_value(out: &mut String, value: &str) {
+    let bare = !value.is_empty()
+        && !value
+            .bytes()
+            .any(|b| matches!(b, b' ' | b'"' | b'\\' | b'\n' | b'\r' | b'|'));
+    if bare {
+        out.push_str(value);
+    } else {
+        out.push('"');
+        escape_into(out, value);
+        out.push('"');
+    }
+}
+
+/// The light line of one node (urls relative to its page), for search hits.
+pub fn write_element_line(out: &mut String, tree: &Tree<'_>, id: usize) {
+    let Some(node) = tree.nodes.get(id) else {
+        return;
+    };
+    let base = tree
+        .ancestors(id)
+        .filter_map(|a| tree.nodes.get(a))
+        .find(|n| n.role == "RootWebArea")
+        .and_then(|n| n.attr("url"))
+        .and_then(|a| a.value.as_deref());
+    write_element(out, node, base);
+}

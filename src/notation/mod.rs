@@ -1,0 +1,52 @@
+//! The upstream notations of an accessibility snapshot, each only its parser and its line
+//! writer (`cdp`: chrome-devtools-mcp's text; `playwright`: Playwright MCP's YAML), and the
+//! choice of one for a given text: the entry points below detect the notation and hand it to
+//! the format-neutral core (`crate::snapshot`), which names neither.
+
+pub mod cdp;
+pub mod playwright;
+
+use crate::error::FilterError;
+use crate::snapshot::retrieve::{self, SearchHits};
+use crate::snapshot::{filter_with, FilteredSnapshot, Notation, SnapshotOptions};
+
+/// The notation a snapshot body is in: Playwright YAML (or our YAML rendering of one), else
+/// chrome-devtools-mcp text (or our light notation of it).
+pub fn notation_of(text: &str) -> &'static dyn Notation {
+    if playwright::is_yaml_snapshot(text) {
+        &playwright::Playwright
+    } else {
+        &cdp::Cdp
+    }
+}
+
+/// Filters a snapshot body (the lines after `## Latest page snapshot`, or inside Playwright's
+/// fence), in whichever notation it is.
+pub fn filter_snapshot(text: &str, options: &SnapshotOptions) -> FilteredSnapshot {
+    filter_with(notation_of(text), text, options)
+}
+
+/// `snapshot::retrieve::expand_subtree` on a raw body in either notation.
+pub fn expand_subtree(raw: &str, uid: &str, depth: Option<usize>) -> Result<String, FilterError> {
+    retrieve::expand_subtree(notation_of(raw), raw, uid, depth)
+}
+
+/// `snapshot::retrieve::expand_range` on a raw body in either notation.
+pub fn expand_range(
+    raw: &str,
+    from_uid: &str,
+    until_uid: Option<&str>,
+    depth: Option<usize>,
+) -> Result<String, FilterError> {
+    retrieve::expand_range(notation_of(raw), raw, from_uid, until_uid, depth)
+}
+
+/// `snapshot::retrieve::search_snapshot` on a raw body in either notation.
+pub fn search_snapshot(
+    raw: &str,
+    query: &str,
+    regex: bool,
+    limit: usize,
+) -> Result<SearchHits, FilterError> {
+    retrieve::search_snapshot(notation_of(raw), raw, query, regex, limit)
+}
