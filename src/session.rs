@@ -33,6 +33,8 @@ pub struct SessionOptions {
     pub cache_bytes: usize,
     /// Also write each raw snapshot to a file here and name it in the result.
     pub raw_snapshots_dir: Option<PathBuf>,
+    /// Drop `structuredContent` from every `tools/call` result (the proxy asked upstream for it).
+    pub drop_structured_content: bool,
 }
 
 impl SessionOptions {
@@ -47,6 +49,7 @@ impl SessionOptions {
             proxy_tools: Self::proxy_tools_default(level),
             cache_bytes: DEFAULT_CACHE_BYTES,
             raw_snapshots_dir: None,
+            drop_structured_content: false,
         }
     }
 
@@ -147,7 +150,8 @@ impl Session {
     ) -> FilterResult<Option<String>> {
         let mut result_span = None;
         let filtered = self.filter_with(tool_name, arguments_json, |options, raw_snapshot| {
-            if options.level == Level::Off || !result::tools::is_content_heavy(tool_name) {
+            let heavy = result::tools::is_content_heavy(tool_name);
+            if options.level == Level::Off || !(heavy || options.drop_structured_content) {
                 return Ok(None);
             }
             let (span, result) = result_member(response_json)?;
@@ -181,6 +185,7 @@ impl Session {
             snapshot: self.options.snapshot.clone(),
             limits: self.options.limits.clone(),
             has_output_schema: self.tools_with_output_schema.contains(tool_name),
+            drop_structured_content: self.options.drop_structured_content,
             requested_resource_types: Vec::new(),
             requested_console_types: Vec::new(),
         }
@@ -206,6 +211,10 @@ impl Session {
         let Some(mut filtered) = filtered else {
             return Ok(None);
         };
+        if !filtered.text_changed {
+            // Only the structuredContent the proxy asked for went: nothing to report.
+            return Ok(Some(filtered));
+        }
         for note in &notes {
             filtered.append_line(note);
         }
