@@ -292,6 +292,12 @@ export interface SessionConfig {
   snapshotCacheBytes?: number
   /** Also write each raw snapshot to a file in this directory and name the file in the result. */
   rawSnapshotsDir?: string
+  /**
+   * Drop `structuredContent` from every `tools/call` result (after reading the snapshot tree
+   * from it): for an upstream the proxy itself asked for it, which the client did not.
+   * @default false
+   */
+  dropStructuredContent?: boolean
 }
 
 /** A filtered snapshot and what the filter did to it. */

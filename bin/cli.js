@@ -6,12 +6,14 @@ const { log } = require('./log.js')
 const { loadNative } = require('./native.js')
 
 /** The native session's configuration from the parsed options. */
-function sessionConfig(options) {
+function sessionConfig(options, { dropStructuredContent = false } = {}) {
   const config = {
     filter: { level: options['filter-level'], maxTokens: options['max-tokens'] },
     stats: options.stats,
     compactSchemas: options['compact-schemas'],
   }
+  // The proxy asked the default upstream for structuredContent; the client did not.
+  if (dropStructuredContent) config.dropStructuredContent = true
   if (options['describe-level'] !== undefined) config.describeLevel = options['describe-level']
   if (options['proxy-tools'] !== undefined) config.proxyTools = options['proxy-tools']
   if (options['filter-level'] === 'off' && options['proxy-tools']) {
@@ -75,7 +77,7 @@ async function main(argv) {
   let config
   let remote = null
   try {
-    config = sessionConfig(parsed.options)
+    config = sessionConfig(parsed.options, parsed)
     if (parsed.options['upstream-url'] !== undefined) remote = require('./upstream-http.js').fromOptions(parsed.options, UsageError)
   } catch (err) {
     if (!(err instanceof UsageError)) throw err
@@ -96,8 +98,9 @@ async function main(argv) {
       process.exit(code)
     },
     filtering: parsed.options['filter-level'] !== 'off' || session.describeLevel !== 'off',
-    // Results of other tools cross only when they may be over the token budget.
-    isFilteredTool: budgetedTools(native, parsed.options),
+    // Every result crosses when its structuredContent has to go, whatever the tool; results
+    // of other tools otherwise only when they may be over the token budget.
+    isFilteredTool: parsed.dropStructuredContent ? () => true : budgetedTools(native, parsed.options),
     // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.
     localTools: {
       has: (name) => session.isProxyTool(name),

@@ -452,6 +452,10 @@ pub struct SessionConfig {
     pub snapshot_cache_bytes: Option<u32>,
     /// Also write each raw snapshot to a file in this directory and name the file in the result.
     pub raw_snapshots_dir: Option<String>,
+    /// Drop `structuredContent` from every `tools/call` result (after reading the snapshot tree
+    /// from it): for an upstream the proxy itself asked for it, which the client did not.
+    /// @default false
+    pub drop_structured_content: Option<bool>,
 }
 
 /// The state one proxy keeps across an MCP session: options, the tools' output schemas and
@@ -483,6 +487,7 @@ impl FilterSession {
             options.cache_bytes = bytes as usize;
         }
         options.raw_snapshots_dir = config.raw_snapshots_dir.map(PathBuf::from);
+        options.drop_structured_content = config.drop_structured_content.unwrap_or(false);
         Ok(FilterSession {
             inner: Session::new(options),
         })

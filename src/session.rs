@@ -36,6 +36,8 @@ pub struct SessionOptions {
     pub raw_snapshots_dir: Option<PathBuf>,
     /// The token budget of every result the client receives (`crate::budget`); 0: none.
     pub max_tokens: usize,
+    /// Drop `structuredContent` from every `tools/call` result (the proxy asked upstream for it).
+    pub drop_structured_content: bool,
 }
 
 impl SessionOptions {
@@ -51,6 +53,7 @@ impl SessionOptions {
             cache_bytes: DEFAULT_CACHE_BYTES,
             raw_snapshots_dir: None,
             max_tokens: budget::DEFAULT_MAX_TOKENS,
+            drop_structured_content: false,
         }
     }
 
@@ -157,8 +160,9 @@ impl Session {
     ) -> FilterResult<Option<String>> {
         let mut result_span = None;
         let filtered = self.filter_with(tool_name, arguments_json, |options, raw_snapshot| {
+            let heavy = result::tools::is_content_heavy(tool_name);
             if options.level == Level::Off
-                || (!result::tools::is_content_heavy(tool_name) && options.max_tokens == 0)
+                || !(heavy || options.drop_structured_content || options.max_tokens > 0)
             {
                 return Ok(None);
             }
@@ -193,6 +197,7 @@ impl Session {
             snapshot: self.options.snapshot.clone(),
             limits: self.options.limits.clone(),
             has_output_schema: self.tools_with_output_schema.contains(tool_name),
+            drop_structured_content: self.options.drop_structured_content,
             requested_resource_types: Vec::new(),
             requested_console_types: Vec::new(),
             max_tokens: self.options.max_tokens,
@@ -213,6 +218,10 @@ impl Session {
         let Some(mut filtered) = filtered else {
             return Ok(None);
         };
+        if !filtered.text_changed {
+            // Only the structuredContent the proxy asked for went: nothing to report.
+            return Ok(Some(filtered));
+        }
         let budget_step = filtered.budget.as_mut().map(|note| {
             if let (Some(text), Some(id)) = (note.cut_text.take(), options.read_id.as_deref()) {
                 self.keep_cut_text(id, text);

@@ -169,6 +169,7 @@ fn unchanged(result: Map<String, Value>) -> FilteredValue {
     FilteredValue {
         result,
         changed_block: 0,
+        text_changed: true,
         figures,
         budget: None,
     }
@@ -241,6 +242,7 @@ fn cut(
         (false, Some(changed)) => changed,
         (_, None) => base.changed_block,
     };
+    base.text_changed = true;
     base.budget = Some(BudgetNote {
         step: "cut",
         cut_text: options.read_id.as_ref().map(|_| joined),

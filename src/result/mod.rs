@@ -102,6 +102,9 @@ pub struct ResultOptions {
     /// The tool declared an `outputSchema` in `tools/list`: `structuredContent` must stay valid
     /// against it.
     pub has_output_schema: bool,
+    /// Drop `structuredContent` from every result, filtered or not (the proxy asked upstream for
+    /// it to read the snapshot tree; the client did not).
+    pub drop_structured_content: bool,
     /// The call's `resourceTypes` argument (list_network_requests): kinds never hidden.
     pub requested_resource_types: Vec<String>,
     /// The call's `types` argument (list_console_messages): types never hidden.
@@ -120,6 +123,7 @@ impl ResultOptions {
             snapshot: SnapshotLimits::for_level(level),
             limits: ResultLimits::for_level(level),
             has_output_schema: false,
+            drop_structured_content: false,
             requested_resource_types: Vec::new(),
             requested_console_types: Vec::new(),
             max_tokens: 0,
@@ -225,6 +229,8 @@ pub struct FilteredValue {
     pub result: Map<String, Value>,
     /// Index in `content` of the first text block that changed: where a stats line goes.
     pub changed_block: usize,
+    /// A text block changed (false: only `structuredContent` was dropped).
+    pub text_changed: bool,
     pub figures: FilterFigures,
     /// What the token budget did, when it acted.
     pub budget: Option<budget::BudgetNote>,
@@ -286,7 +292,9 @@ pub fn filter_tool_result_capturing(
     raw_snapshot: &mut Option<String>,
 ) -> FilterResult<Option<FilteredValue>> {
     if options.level == Level::Off
-        || (!tools::is_content_heavy(tool_name) && options.max_tokens == 0)
+        || !(tools::is_content_heavy(tool_name)
+            || options.drop_structured_content
+            || options.max_tokens > 0)
     {
         return Ok(None);
     }
@@ -305,7 +313,7 @@ pub fn filter_tool_result_object(
     raw_snapshot: &mut Option<String>,
 ) -> FilterResult<Option<FilteredValue>> {
     let heavy = tools::is_content_heavy(tool_name);
-    if options.level == Level::Off || (!heavy && options.max_tokens == 0) {
+    if options.level == Level::Off {
         return Ok(None);
     }
     let Value::Object(result) = value else {
@@ -317,7 +325,7 @@ pub fn filter_tool_result_object(
         || budget::text_tokens(&result) <= crate::budget::content_budget(options.max_tokens)
     {
         if !heavy {
-            return Ok(None);
+            return Ok(drop_asked_structured_content(result, options));
         }
         return filter_result_map(tool_name, result, options, raw_snapshot);
     }
@@ -333,6 +341,13 @@ fn filter_result_map(
 ) -> FilterResult<Option<FilteredValue>> {
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     let structured_bytes = structured::structured_content_bytes(&result);
+    // The exact tree of the snapshot, when upstream gives it (taken out in place, put back
+    // below): the snapshot is read from it rather than from its ambiguous text.
+    let structured_snapshot = result
+        .get_mut("structuredContent")
+        .and_then(|s| s.get_mut("snapshot"))
+        .filter(|s| s.is_object())
+        .map(Value::take);
     let Some(content) = result.get_mut("content").and_then(Value::as_array_mut) else {
         return Ok(None);
     };
@@ -355,6 +370,7 @@ fn filter_result_map(
             options,
             &mut figures,
             raw_snapshot,
+            structured_snapshot.as_ref(),
         ) {
             *text = new_text;
             changed_block.get_or_insert(index);
@@ -364,19 +380,50 @@ fn filter_result_map(
         }
         figures.text_bytes_out += text.len();
     }
+    if let Some(snapshot) = structured_snapshot {
+        if let Some(slot) = result
+            .get_mut("structuredContent")
+            .and_then(|s| s.get_mut("snapshot"))
+        {
+            *slot = snapshot;
+        }
+    }
     let Some(changed_block) = changed_block else {
-        return Ok(None);
+        return Ok(drop_asked_structured_content(result, options));
     };
     let removed = structured::reconcile_structured_content(&mut result, options.has_output_schema);
     figures.structured_bytes_removed = removed.len();
     figures.structured_tokens_removed = tokens::estimate_tokens(&removed);
     debug_assert!(figures.structured_bytes_removed <= structured_bytes);
+    if options.drop_structured_content {
+        result.remove("structuredContent");
+    }
     Ok(Some(FilteredValue {
         result,
         changed_block,
+        text_changed: true,
         figures,
         budget: None,
     }))
+}
+
+/// A result whose text no filter changed: without its `structuredContent` when the proxy asked
+/// upstream for it (`None`, forward the original, otherwise or when it has none).
+fn drop_asked_structured_content(
+    mut result: Map<String, Value>,
+    options: &ResultOptions,
+) -> Option<FilteredValue> {
+    if !options.drop_structured_content {
+        return None;
+    }
+    result.remove("structuredContent")?;
+    Some(FilteredValue {
+        result,
+        changed_block: 0,
+        text_changed: false,
+        figures: FilterFigures::default(),
+        budget: None,
+    })
 }
 
 /// Filters one text block section by section; `None` when no section changed.
@@ -387,6 +434,7 @@ fn filter_text(
     options: &ResultOptions,
     figures: &mut FilterFigures,
     raw_snapshot: &mut Option<String>,
+    structured_snapshot: Option<&Value>,
 ) -> Option<String> {
     if crate::notation::playwright::is_playwright_tool(tool_name) {
         // Playwright results have their own sections: only the YAML snapshot is filtered.
@@ -404,9 +452,13 @@ fn filter_text(
     let mut changed = false;
     for section in &sections {
         let replacement = match section.kind {
-            SectionKind::Snapshot => {
-                filter_snapshot_section(section.text, options, figures, raw_snapshot)
-            }
+            SectionKind::Snapshot => filter_snapshot_section(
+                section.text,
+                options,
+                figures,
+                raw_snapshot,
+                structured_snapshot,
+            ),
             SectionKind::NetworkList => network::filter_network_list(
                 section.text,
                 &options.limits.network,
@@ -440,23 +492,38 @@ fn filter_text(
 }
 
 /// The snapshot section: its header line, then the filtered body. The body keeps its final
-/// newline, which separates it from the next section.
+/// newline, which separates it from the next section. With the structured tree of the snapshot
+/// (`structuredContent.snapshot`), the tree is read from it, and the raw snapshot kept for the
+/// proxy tools is that tree in the lossless light notation (which reads back exactly), not the
+/// text: its retrieval answers then show no more than the tree has either.
 fn filter_snapshot_section(
     section: &str,
     options: &ResultOptions,
     figures: &mut FilterFigures,
     raw_snapshot: &mut Option<String>,
+    structured_snapshot: Option<&Value>,
 ) -> Option<String> {
     let (header, body) = section.split_at(section.find('\n')? + 1);
     if body.is_empty() {
         return None;
     }
-    *raw_snapshot = Some(body.to_string());
     let snapshot_options = SnapshotOptions {
         level: options.level,
         limits: options.snapshot.clone(),
     };
-    let filtered = crate::notation::filter_snapshot(body, &snapshot_options);
+    let exact = structured_snapshot
+        .filter(|_| !crate::notation::playwright::is_yaml_snapshot(body))
+        .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body));
+    let filtered = match exact {
+        Some(tree) => {
+            *raw_snapshot = Some(crate::notation::cdp::writer::render(&tree, false).text);
+            crate::snapshot::filter_tree(&crate::notation::cdp::Cdp, body, tree, &snapshot_options)
+        }
+        None => {
+            *raw_snapshot = Some(body.to_string());
+            crate::notation::filter_snapshot(body, &snapshot_options)
+        }
+    };
     if filtered.text == body {
         return None;
     }
