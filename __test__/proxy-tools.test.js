@@ -139,8 +139,8 @@ test('the snapshot cache respects its byte cap, oldest page evicted first', asyn
   }
 })
 
-test('--no-proxy-tools and level light leave tools/list and calls to the upstream', async () => {
-  for (const args of [['--no-proxy-tools'], ['--filter-level=light']]) {
+test('--no-proxy-tools and level light without a budget leave tools/list and calls to the upstream', async () => {
+  for (const args of [['--no-proxy-tools'], ['--filter-level=light', '--max-tokens=0']]) {
     const p = start(args)
     try {
       const names = await p.listTools()

@@ -47,8 +47,8 @@ const OPTIONS = [
     env: 'MCP_SNAPSHOT_FILTER_PROXY_TOOLS',
     kind: 'flag',
     default: undefined,
-    defaultHelp: 'on at moderate and aggressive, off at light and off',
-    help: 'Add expand_snapshot and search_snapshot, answered by the proxy from the raw snapshots. --no-proxy-tools turns them off.',
+    defaultHelp: 'on at moderate and aggressive, and at light under a token budget (--max-tokens); off at off',
+    help: 'Add expand_snapshot, search_snapshot and read_result, answered by the proxy from the raw snapshots and cut results. --no-proxy-tools turns them off.',
   },
   {
     name: 'max-tokens',

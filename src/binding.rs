@@ -445,7 +445,7 @@ pub struct SessionConfig {
     pub describe_level: Option<String>,
     /// Add `expand_snapshot` and `search_snapshot` to `tools/list` and answer them from the
     /// cached raw snapshots (`isProxyTool`, `callProxyTool`).
-    /// @default true at moderate and aggressive, false at light and off
+    /// @default true at moderate and aggressive, and at light under a token budget; false at off
     pub proxy_tools: Option<bool>,
     /// Bytes of raw snapshots kept for the proxy tools (latest per page, oldest evicted first).
     /// @default 33554432 (32 MiB)
@@ -475,6 +475,7 @@ impl FilterSession {
         let mut options = SessionOptions::for_level(level);
         options.snapshot = filter.limits(level);
         options.max_tokens = filter.max_tokens();
+        options.proxy_tools = SessionOptions::proxy_tools_default(level, options.max_tokens);
         options.compact_schemas = config.compact_schemas.unwrap_or(false);
         options.stats = StatsMode::parse_opt(config.stats.as_deref()).map_err(to_napi)?;
         if let Some(describe) = config.describe_level.as_deref() {

@@ -49,7 +49,7 @@ impl SessionOptions {
             compact_schemas: false,
             stats: StatsMode::default(),
             describe_level: level,
-            proxy_tools: Self::proxy_tools_default(level),
+            proxy_tools: Self::proxy_tools_default(level, budget::DEFAULT_MAX_TOKENS),
             cache_bytes: DEFAULT_CACHE_BYTES,
             raw_snapshots_dir: None,
             max_tokens: budget::DEFAULT_MAX_TOKENS,
@@ -57,9 +57,11 @@ impl SessionOptions {
         }
     }
 
-    /// The proxy tools only pay where a level hides something.
-    pub fn proxy_tools_default(level: Level) -> bool {
-        level >= Level::Moderate
+    /// The proxy tools only pay where something may be hidden: at a lossy level, or at `light`
+    /// under a token budget (which gives way with the moderate passes and cuts that only the
+    /// proxy tools bring back).
+    pub fn proxy_tools_default(level: Level, max_tokens: usize) -> bool {
+        level >= Level::Moderate || (level == Level::Light && max_tokens > 0)
     }
 }
 
