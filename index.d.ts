@@ -282,7 +282,7 @@ export interface SessionConfig {
   /**
    * Add `expand_snapshot` and `search_snapshot` to `tools/list` and answer them from the
    * cached raw snapshots (`isProxyTool`, `callProxyTool`).
-   * @default true at moderate and aggressive, false at light and off
+   * @default true at moderate and aggressive, and at light under a token budget; false at off
    */
   proxyTools?: boolean
   /**
