@@ -129,7 +129,7 @@ pub fn filter_with<N: Notation + ?Sized>(
 ) -> FilteredSnapshot {
     let mut implied = Vec::new();
     let mut tree = notation.parse(text, &mut implied);
-    let uids_in = tree.distinct_uid_count();
+    let uids_in = tree.index_uids();
     let unchanged = |markers| FilteredSnapshot {
         text: text.to_string(),
         uids_in,

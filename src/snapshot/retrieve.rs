@@ -57,6 +57,8 @@ pub fn expand_range(
         },
     };
     if let Some(max) = depth {
+        // Markers will name what the depth hides: they need to know which uids repeat.
+        tree.index_uids();
         let mut below: Vec<(usize, usize)> = roots.iter().map(|&r| (r, 0)).collect();
         while let Some((id, d)) = below.pop() {
             let children = tree
