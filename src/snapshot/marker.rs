@@ -10,7 +10,7 @@
 //! to `until`: markers name the smallest such thing. The parser reads these lines back as
 //! `Marker` nodes, so filtering filtered output keeps them as they are.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use super::tree::{NodeKind, RecordRun, Tree};
 
@@ -42,35 +42,44 @@ impl<'a> ExpandTarget<'a> {
         let siblings = run
             .iter()
             .all(|&i| tree.nodes.get(i).is_some_and(|n| n.parent == parent));
-        if !siblings || !tree.uid_finds(first_id) {
+        if !siblings || first.kind != NodeKind::Element || first.uid.is_empty() {
             return ExpandTarget::subtree(fallback);
+        }
+        // When the ends' uids do not find them: the siblings' own parent, if its uid finds it.
+        let parent_or_fallback = match parent {
+            Some(p) if tree.uid_finds(p) => tree.nodes.get(p).map_or(fallback, |n| n.uid),
+            _ => fallback,
+        };
+        if !tree.uid_finds(first_id) {
+            return ExpandTarget::subtree(parent_or_fallback);
         }
         if run.len() == 1 {
             return ExpandTarget::subtree(first.uid);
         }
-        if last.kind != NodeKind::Element || last.uid.is_empty() || last.uid == first.uid {
-            return ExpandTarget::subtree(fallback);
-        }
-        // `until` ends the run at the first later sibling with its uid: it must be `last`.
+        // `until` ends the run at the first later sibling with its uid: `last`, or else the
+        // first sibling from `last` on whose uid no earlier sibling of the run repeats (one
+        // shown sibling more, far less than the parent).
         let all = match parent.and_then(|p| tree.nodes.get(p)) {
             Some(p) => p.children.as_slice(),
             None => tree.roots.as_slice(),
         };
-        let between = all
-            .iter()
-            .skip_while(|&&s| s != first_id)
-            .skip(1)
-            .take_while(|&&s| s != last_id);
-        if between
-            .filter_map(|&s| tree.nodes.get(s))
-            .any(|n| n.kind == NodeKind::Element && n.uid == last.uid)
-        {
-            return ExpandTarget::subtree(fallback);
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut reached_last = false;
+        for &s in all.iter().skip_while(|&&s| s != first_id) {
+            let Some(n) = tree.nodes.get(s) else { continue };
+            reached_last |= s == last_id;
+            let fresh = n.kind == NodeKind::Element && !n.uid.is_empty() && !seen.contains(n.uid);
+            if reached_last && fresh && s != first_id {
+                return ExpandTarget {
+                    uid: first.uid,
+                    until: Some(n.uid),
+                };
+            }
+            if n.kind == NodeKind::Element {
+                seen.insert(n.uid);
+            }
         }
-        ExpandTarget {
-            uid: first.uid,
-            until: Some(last.uid),
-        }
+        ExpandTarget::subtree(parent_or_fallback)
     }
 
     fn write(&self, out: &mut String) {
