@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use super::{expand_range, filter_snapshot, notation_of, playwright};
+use super::{expand_range, filter_snapshot, notation_of, playwright, search_snapshot};
 use crate::level::Level;
 use crate::snapshot::marker::read_marker;
 use crate::snapshot::tree::NodeKind;
@@ -150,8 +150,18 @@ pub(crate) fn marker_problems(body: &str, level: Level, expanded: &mut Expanded)
         if let Some((a, b)) = m.range {
             match (first_at.get(a), first_at.get(b)) {
                 (Some(&i), Some(&j)) if i <= j => {
-                    if document_of.get(a) != document_of.get(b) {
-                        problems.push(format!("range {a}…{b} spans two documents: {text}"));
+                    // It may end inside an iframe only if it hides that iframe too.
+                    let mut doc = document_of.get(b).copied();
+                    while doc != document_of.get(a).copied() {
+                        let iframe = doc.and_then(|d| raw.nodes.get(d)).map_or("", |n| n.uid);
+                        let is_iframe = doc
+                            .and_then(|d| raw.nodes.get(d))
+                            .is_some_and(|n| n.role.eq_ignore_ascii_case("iframe"));
+                        if !is_iframe || iframe.is_empty() || shown.contains(iframe) {
+                            problems.push(format!("range {a}…{b} spans two documents: {text}"));
+                            break;
+                        }
+                        doc = document_of.get(iframe).copied();
                     }
                     named.extend(raw_order.get(i..=j).unwrap_or(&[]).iter().copied())
                 }
@@ -338,4 +348,146 @@ fn the_reported_pages_name_every_hidden_uid() {
         let problems = marker_problems(&body, Level::Moderate, &mut expanded);
         assert!(problems.is_empty(), "{path}: {problems:#?}");
     }
+}
+
+/// A docs page after a search: every link's url carries `?search=BTreeMap` (issue 18 item 2;
+/// built from the corpus' rustdoc collections page). The hits that name BTreeMap come first,
+/// url-only hits after every other, each says where it matched, and the total counts them all.
+#[test]
+fn search_ranks_name_matches_before_url_only_matches() {
+    let Some(dir) = corpus_dir() else { return };
+    let path = dir.join("chrome-devtools-mcp/rust-std-collections/take_snapshot.json");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("corpus page")).expect("json");
+    let mut texts = Vec::new();
+    collect_texts(&json, &mut texts);
+    let page = texts
+        .iter()
+        .flat_map(|t| bodies_of(t))
+        .next()
+        .expect("a snapshot");
+    // Every url gets the search query the page was reached by.
+    let body = page.replace("\" url=\"", "\" url=\"?search=BTreeMap&u=");
+    assert!(
+        body.matches("?search=BTreeMap").count() > 200,
+        "links rewritten"
+    );
+    let mut implied = Vec::new();
+    let tree = notation_of(&body).parse(&body, &mut implied);
+    let has = |s: &str| s.to_lowercase().contains("btreemap");
+    let with_uid = || {
+        tree.nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::Element && !n.uid.is_empty())
+    };
+    let by_name: Vec<&str> = with_uid()
+        .filter(|n| n.name.as_deref().is_some_and(has))
+        .map(|n| n.uid)
+        .collect();
+    let anywhere = with_uid()
+        .filter(|n| {
+            n.name.as_deref().is_some_and(has)
+                || has(n.role)
+                || n.attrs
+                    .iter()
+                    .any(|a| has(a.key) || a.value.as_deref().is_some_and(has))
+        })
+        .count();
+    assert!(by_name.len() >= 5 && anywhere > by_name.len() + 100);
+
+    let hits = search_snapshot(&body, "BTreeMap", false, 10).expect("search");
+    assert_eq!(hits.total, anywhere, "the total counts every match");
+    assert_eq!(hits.hits.len(), 10);
+    let first: Vec<&str> = hits.hits.iter().map(|h| h.uid.as_str()).collect();
+    assert_eq!(
+        first,
+        by_name[..10.min(by_name.len())],
+        "name matches first, in document order"
+    );
+    for hit in &hits.hits {
+        assert!(hit.matched == "name" || hit.matched == "text", "{hit:?}");
+    }
+    let header = hits.text.lines().next().unwrap_or("");
+    assert!(
+        header.contains(&format!("{} by name or text", by_name.len()))
+            && header.contains("by url only")
+            && header.contains("best 10 shown"),
+        "{header}"
+    );
+    assert_eq!(
+        hits.text.matches("\n  matched name").count()
+            + hits.text.matches("\n  matched text").count(),
+        10,
+        "{}",
+        hits.text
+    );
+
+    // All of them: ranks never go back (name/text, role/attribute, url), and a url-only hit
+    // says so.
+    let all = search_snapshot(&body, "BTreeMap", false, 1000).expect("search");
+    assert_eq!(all.hits.len(), anywhere);
+    let ranks: Vec<usize> = all
+        .hits
+        .iter()
+        .map(|h| match h.matched.as_str() {
+            "name" | "text" => 0,
+            "url" => 2,
+            _ => 1,
+        })
+        .collect();
+    assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{ranks:?}");
+    assert_eq!(ranks.iter().filter(|&&r| r == 2).count(), all.by_rank[2]);
+    assert!(all.by_rank[2] > 100, "{:?}", all.by_rank);
+}
+
+/// Each field is matched alone: where a hit matched is the best field, and a regex's `^` is
+/// that field's start (the role and the name were one text before: `^Save` found no button).
+#[test]
+fn search_says_where_each_hit_matched() {
+    let body = concat!(
+        "uid=1_0 RootWebArea \"Save page\" url=\"http://x/save\"\n",
+        "  uid=1_1 button \"Save\"\n",
+        "  uid=1_2 \"Saved drafts\"\n",
+        "  uid=1_3 link \"Home\" url=\"http://x/save/home\"\n",
+        "  uid=1_4 textbox \"Title\" value=\"save me\"\n",
+        "  uid=1_5 heading \"Other\" level=\"2\"\n",
+    );
+    let hits = search_snapshot(body, "save", false, 20).expect("search");
+    let got: Vec<(&str, &str)> = hits
+        .hits
+        .iter()
+        .map(|h| (h.uid.as_str(), h.matched.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("1_0", "name"),
+            ("1_1", "name"),
+            ("1_2", "text"),
+            ("1_4", "attribute value"),
+            ("1_3", "url"),
+        ]
+    );
+    assert!(hits.text.starts_with(
+        "5 nodes match \"save\" (3 by name or text, 1 by role or attribute, 1 by url only):"
+    ));
+    let re = search_snapshot(body, "^save$", true, 20).expect("regex");
+    assert_eq!(
+        re.hits.iter().map(|h| h.uid.as_str()).collect::<Vec<_>>(),
+        ["1_1"]
+    );
+    let level = search_snapshot(body, "level=2", false, 20).expect("attribute");
+    assert_eq!(
+        level.hits.first().map(|h| h.matched.as_str()),
+        Some("attribute level")
+    );
+    // Playwright's `/url:` is a url too.
+    let yaml = "- generic [ref=e1]:\n  - link \"Home\" [ref=e2]:\n    - /url: /docs?search=BTreeMap\n  - link \"BTreeMap\" [ref=e3]:\n    - /url: /btree\n";
+    let pw = search_snapshot(yaml, "btreemap", false, 20).expect("yaml");
+    let got: Vec<(&str, &str)> = pw
+        .hits
+        .iter()
+        .map(|h| (h.uid.as_str(), h.matched.as_str()))
+        .collect();
+    assert_eq!(got, [("e3", "name"), ("e2", "url")]);
 }

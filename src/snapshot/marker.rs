@@ -35,7 +35,7 @@ impl<'a> ExpandTarget<'a> {
             return ExpandTarget::subtree(fallback);
         };
         let node = |i: usize| tree.nodes.get(i);
-        let (Some(first), Some(last)) = (node(first_id), node(last_id)) else {
+        let Some(first) = node(first_id) else {
             return ExpandTarget::subtree(fallback);
         };
         let parent = first.parent;
