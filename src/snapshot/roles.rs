@@ -123,6 +123,11 @@ pub fn is_stateless_capability(node: &Node<'_>, key: &str) -> bool {
             .any(|&(cap, state)| cap == key && !node.has_attr(state))
 }
 
+/// An attribute holding a url: `url=` in one notation, a `/url:` property in the other.
+pub fn is_url_attr(key: &str) -> bool {
+    key == "url" || key == "/url"
+}
+
 /// At the lossy levels a named link's or an image's `url` goes (search and expand show it):
 /// the agent acts on the uid, and urls are a fifth of a snapshot's tokens.
 pub fn url_is_droppable(node: &Node<'_>) -> bool {

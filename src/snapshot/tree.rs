@@ -3,7 +3,7 @@
 //! line(s) it came from. Passes only flip the per-node flags; renderers read them.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// What a line of the snapshot is.
@@ -101,6 +101,9 @@ pub struct Tree<'a> {
     /// Runs of repeated records hidden by a pass, keyed by the first hidden sibling: the
     /// renderer writes one marker per run saying what a record is.
     pub hidden_records: BTreeMap<usize, RecordRun<'a>>,
+    /// Per node, the first element with the same uid (filled by `index_uids`; empty before):
+    /// upstream repeats some uids, and a reader who looks one up finds its first node only.
+    pub first_with_uid: Vec<usize>,
 }
 
 /// Repeated records (rows of a grid flattened into siblings) hidden after the first few.
@@ -159,6 +162,35 @@ impl<'a> Tree<'a> {
         self.nodes
             .iter()
             .position(|n| n.kind == NodeKind::Element && n.uid == uid)
+    }
+
+    /// Fills `first_with_uid`; returns how many different uids the tree holds.
+    pub fn index_uids(&mut self) -> usize {
+        let mut first: HashMap<&str, usize, BuildHasherDefault<UidHasher>> =
+            HashMap::with_capacity_and_hasher(self.nodes.len(), Default::default());
+        let mut index = Vec::with_capacity(self.nodes.len());
+        for (id, node) in self.nodes.iter().enumerate() {
+            if node.kind == NodeKind::Element && !node.uid.is_empty() {
+                index.push(*first.entry(node.uid).or_insert(id));
+            } else {
+                index.push(id);
+            }
+        }
+        self.first_with_uid = index;
+        first.len()
+    }
+
+    /// The node a reader finds for `id`'s uid (`id` itself when the tree is not indexed).
+    pub fn first_with_uid(&self, id: usize) -> usize {
+        self.first_with_uid.get(id).copied().unwrap_or(id)
+    }
+
+    /// Whether looking up `id`'s uid finds `id`: it has a uid, and no earlier node has it.
+    pub fn uid_finds(&self, id: usize) -> bool {
+        self.nodes
+            .get(id)
+            .is_some_and(|n| n.kind == NodeKind::Element && !n.uid.is_empty())
+            && self.first_with_uid(id) == id
     }
 
     /// How many different uids the tree holds (upstream repeats a uid at times).
