@@ -236,9 +236,12 @@ pub fn show_short_hidden_runs(tree: &mut Tree<'_>) {
     while let Some((_, items)) = containers.next(tree) {
         let mut k = 0;
         while k < items.len() {
+            // A condensed record's hidden nodes stay hidden: their run's marker is written
+            // anyway.
             let hidden_at = |k: usize| {
                 items
                     .get(k)
+                    .filter(|&&c| !tree.is_condensed_cell(c))
                     .and_then(|&c| tree.nodes.get(c))
                     .is_some_and(|n| n.hidden)
             };
@@ -283,6 +286,7 @@ pub fn coalesce_hidden_runs(tree: &mut Tree<'_>, max_gap: usize) {
         let hidden = |tree: &Tree<'_>, k: usize| {
             items
                 .get(k)
+                .filter(|&&c| !tree.is_condensed_cell(c))
                 .and_then(|&c| tree.nodes.get(c))
                 .is_some_and(|n| n.hidden)
         };

@@ -4,7 +4,8 @@
 //! periodic runs and hides the records after the first few behind one marker (`hidden_records`).
 //! Also: the options of a collapsed combobox or listbox beyond the selected one.
 
-use super::tree::{NodeKind, RecordRun, Tree};
+use super::roles;
+use super::tree::{CondensedRun, NodeKind, RecordRun, Tree};
 use super::walk::{visible_children, Containers};
 
 /// Longest record looked for (siblings per record).
@@ -79,14 +80,9 @@ fn record_len(
     None
 }
 
-/// The run of records starting at `start` with period `p`: the number of records, where
-/// record `keep` starts (if there are that many) and where the run ends.
-fn records_at(
-    shapes: &[Shape<'_>],
-    start: usize,
-    p: usize,
-    keep: usize,
-) -> Option<(usize, Option<usize>, usize)> {
+/// The run of records starting at `start` with period `p`: where each record starts, and
+/// where the run ends (at least `MIN_RECORDS` records).
+fn records_at(shapes: &[Shape<'_>], start: usize, p: usize) -> Option<(Vec<usize>, usize)> {
     let template = shapes.get(start..start + p)?;
     let head = template.first().copied().flatten()?;
     if template
@@ -97,8 +93,7 @@ fn records_at(
     {
         return None;
     }
-    let mut count = 1;
-    let mut keep_start = (keep == 0).then_some(start);
+    let mut starts = vec![start];
     let mut pos = start + p;
     loop {
         let len = record_len(shapes, pos, template, true);
@@ -106,23 +101,112 @@ fn records_at(
         let Some(len) = len.or_else(|| record_len(shapes, pos, template, false)) else {
             break;
         };
-        if count == keep {
-            keep_start = Some(pos);
-        }
-        count += 1;
+        starts.push(pos);
         pos += len;
         if last {
             break;
         }
     }
-    (count >= MIN_RECORDS).then_some((count, keep_start, pos))
+    (starts.len() >= MIN_RECORDS).then_some((starts, pos))
+}
+
+/// Moves a run back to where its first record really starts. The search needs a head that
+/// occurs once per record, and that is not always a record's first node: a product card opens
+/// with its image link and its name link, so the run was found from the card's checkbox, and
+/// each record held one card's controls and the next card's name and prices (the last card's
+/// controls shown, its name hidden). When the siblings before the run repeat the end of its
+/// first record (from `floor` on), every record starts that much earlier; the last one ends
+/// where the siblings after the run still follow the first record's start.
+fn align_start(shapes: &[Shape<'_>], floor: usize, starts: &mut [usize], end: &mut usize) {
+    let (Some(&start), Some(&second)) = (starts.first(), starts.get(1)) else {
+        return;
+    };
+    let p = second - start;
+    let matches = |a: usize, b: usize, k: usize| {
+        let (Some(x), Some(y)) = (shapes.get(a..a + k), shapes.get(b..b + k)) else {
+            return false;
+        };
+        x == y && x.iter().all(Option::is_some)
+    };
+    let Some(back) = (1..p)
+        .rev()
+        .find(|&k| start >= floor + k && matches(start - k, start + p - k, k))
+    else {
+        return;
+    };
+    for s in starts.iter_mut() {
+        *s -= back;
+    }
+    // The last record's end moved into the next record's place: does a record follow there?
+    *end = if matches(*end, start, p - back) {
+        *end - back + p
+    } else {
+        *end - back
+    };
+}
+
+/// What one run of records found under a container does (item indices).
+struct FoundRun {
+    starts: Vec<usize>,
+    end: usize,
+    period: usize,
+}
+
+/// Whether `id` or a node under it is something to act on.
+fn holds_control(tree: &Tree<'_>, id: usize) -> bool {
+    tree.subtree(id)
+        .into_iter()
+        .any(|d| tree.nodes.get(d).is_some_and(roles::is_interactive))
+}
+
+/// The siblings of one condensed record (`record`, item ids) that hide: every node that is
+/// not a control, holds none and is not a label (the text right before a control other than
+/// a link), and not the record's first text when no named link names the record.
+fn condensed_cells(tree: &Tree<'_>, record: &[usize], out: &mut Vec<usize>) {
+    let node = |id: usize| tree.nodes.get(id);
+    let named_link = record.iter().any(|&c| {
+        node(c).is_some_and(|n| n.role == "link" && !n.name_str().trim().is_empty())
+    });
+    let mut first_text = !named_link;
+    for (k, &c) in record.iter().enumerate() {
+        let Some(n) = node(c) else { continue };
+        if holds_control(tree, c) {
+            continue;
+        }
+        let text = n.kind == NodeKind::Element && n.role.is_empty();
+        let label = text
+            && record
+                .get(k + 1)
+                .and_then(|&next| node(next))
+                .is_some_and(roles::is_labelled_control);
+        if label || (text && std::mem::take(&mut first_text)) {
+            continue;
+        }
+        out.push(c);
+    }
+}
+
+/// Characters a marker line costs, about: condensing that hides less than this shows it all.
+const MARKER_CHARS: usize = 80;
+
+fn chars_of(tree: &Tree<'_>, ids: &[usize]) -> usize {
+    ids.iter()
+        .flat_map(|&id| tree.subtree(id))
+        .filter_map(|d| tree.nodes.get(d))
+        .map(|n| n.uid.len() + n.role.len() + n.name.as_deref().map_or(0, str::len) + 4)
+        .sum()
 }
 
 /// Under every container, runs of at least three records of 2..=24 siblings repeating the same
-/// shape keep their first `keep` records; the others hide behind one marker.
-pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize) {
+/// shape keep their first `keep` records whole. The next `condense` records show their
+/// controls and labels only (an agent on a 40-row grid acts on any row without a round trip;
+/// it does not need every row's email and date): their other nodes go behind one marker for
+/// the run (`condensed_records`). The records after those hide whole behind one marker.
+pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize, condense: usize) {
     let mut runs: Vec<(usize, RecordRun<'a>, Vec<usize>)> = Vec::new();
+    let mut condensed: Vec<(usize, CondensedRun)> = Vec::new();
     let mut shapes = Vec::new();
+    let mut cells = Vec::new();
     let mut containers = Containers::new()
         .skip_hidden()
         .min_children(MIN_PERIOD * MIN_RECORDS);
@@ -133,9 +217,10 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize) {
         shapes.clear();
         shapes.extend(items.iter().map(|&c| shape_of(tree, c)));
         let mut i = 0;
+        let mut floor = 0;
         while i + MIN_PERIOD * MIN_RECORDS <= shapes.len() {
             // The period covering most siblings from here (the shortest on ties).
-            let mut best: Option<(usize, Option<usize>, usize, usize)> = None;
+            let mut best: Option<FoundRun> = None;
             if shapes.get(i).copied().flatten().is_some() {
                 for p in MIN_PERIOD..=MAX_PERIOD {
                     if i + p * MIN_RECORDS > shapes.len() {
@@ -144,22 +229,53 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize) {
                     if shapes.get(i + p) != shapes.get(i) {
                         continue;
                     }
-                    if let Some((count, keep_start, end)) = records_at(&shapes, i, p, keep) {
-                        if best.is_none_or(|b| end > b.2) {
-                            best = Some((count, keep_start, end, p));
+                    if let Some((starts, end)) = records_at(&shapes, i, p) {
+                        if best.as_ref().is_none_or(|b| end > b.end) {
+                            best = Some(FoundRun {
+                                starts,
+                                end,
+                                period: p,
+                            });
                         }
                     }
                 }
             }
-            let Some((count, keep_start, end, p)) = best else {
+            let Some(mut found) = best else {
                 i += 1;
                 continue;
             };
-            if let Some(from) = keep_start {
+            align_start(&shapes, floor, &mut found.starts, &mut found.end);
+            let (starts, end) = (&found.starts, found.end.min(items.len()));
+            let count = starts.len();
+            let record = |r: usize| {
+                let from = starts.get(r).copied().unwrap_or(end);
+                let to = starts.get(r + 1).copied().unwrap_or(end);
+                items.get(from..to).unwrap_or(&[])
+            };
+            let condensed_end = keep.saturating_add(condense).min(count);
+            if keep < condensed_end {
+                cells.clear();
+                for r in keep..condensed_end {
+                    condensed_cells(tree, record(r), &mut cells);
+                }
+                let last = record(condensed_end - 1).last().copied();
+                if let (Some(&first), Some(last)) = (record(keep).first(), last) {
+                    if chars_of(tree, &cells) > MARKER_CHARS {
+                        let run = CondensedRun {
+                            first_record: keep + 1,
+                            records: condensed_end - keep,
+                            last,
+                            cells: cells.clone(),
+                        };
+                        condensed.push((first, run));
+                    }
+                }
+            }
+            if let Some(&from) = starts.get(condensed_end) {
                 let hidden: Vec<usize> = items.get(from..end).unwrap_or(&[]).to_vec();
                 if hidden.len() >= MIN_HIDDEN_SIBLINGS {
                     let shape = shapes
-                        .get(i..i + p)
+                        .get(starts[0]..starts[0] + found.period)
                         .unwrap_or(&[])
                         .iter()
                         .flatten()
@@ -167,13 +283,14 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize) {
                         .collect();
                     let run = RecordRun {
                         siblings: hidden.len(),
-                        records: count - keep,
+                        records: count - condensed_end,
                         shape,
                     };
                     runs.push((hidden.first().copied().unwrap_or(0), run, hidden));
                 }
             }
-            i = end;
+            i = end.max(i + 1);
+            floor = i;
         }
     }
     for (first, run, hidden) in runs {
@@ -183,6 +300,15 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize) {
             }
         }
         tree.hidden_records.insert(first, run);
+    }
+    for (first, run) in condensed {
+        for &id in &run.cells {
+            if let Some(node) = tree.nodes.get_mut(id) {
+                node.hidden = true;
+            }
+            tree.condensed_cells.insert(id);
+        }
+        tree.condensed_records.insert(first, run);
     }
 }
 
@@ -262,13 +388,16 @@ mod tests {
         }
         shapes.push(Some("text"));
         // Six records (the third with an extra image), the fourth starting at 14.
-        assert_eq!(records_at(&shapes, 1, 4, 3), Some((6, Some(14), 26)));
+        assert_eq!(
+            records_at(&shapes, 1, 4),
+            Some((vec![1, 5, 9, 14, 18, 22], 26))
+        );
         // Two records are not a run; a break (None) ends one.
         let two: Vec<Shape<'_>> = row.iter().chain(&row).copied().collect();
-        assert!(records_at(&two, 0, 4, 1).is_none());
+        assert!(records_at(&two, 0, 4).is_none());
         let mut broken = two.clone();
         broken.push(None);
         broken.extend(row);
-        assert!(records_at(&broken, 0, 4, 1).is_none());
+        assert!(records_at(&broken, 0, 4).is_none());
     }
 }
