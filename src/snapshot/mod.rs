@@ -106,7 +106,12 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
         prune::focus_main(tree, &facts);
     }
     prune::summarise_landmarks(tree, &facts, aggressive);
-    records::collapse_records(tree, limits.max_records, limits.max_condensed_records);
+    records::collapse_records(
+        tree,
+        &facts,
+        limits.max_records,
+        limits.max_condensed_records,
+    );
     records::summarise_options(tree, limits.max_options);
     collapse::cut_long_names(tree, limits.max_text_length);
     collapse::budget_text(tree, limits.max_text_per_container);

@@ -47,7 +47,7 @@ impl SnapshotLimits {
                 max_text_length: 80,
                 max_text_per_container: 200,
                 max_records: 5,
-                max_condensed_records: usize::MAX,
+                max_condensed_records: 0,
                 max_options: 4,
             },
             Level::Aggressive => SnapshotLimits {

@@ -4,6 +4,7 @@
 //! periodic runs and hides the records after the first few behind one marker (`hidden_records`).
 //! Also: the options of a collapsed combobox or listbox beyond the selected one.
 
+use super::prune::Facts;
 use super::roles;
 use super::tree::{CondensedRun, NodeKind, RecordRun, Tree};
 use super::walk::{visible_children, Containers};
@@ -171,19 +172,45 @@ fn condensed_cells(tree: &Tree<'_>, record: &[usize], out: &mut Vec<usize>) {
     for (k, &c) in record.iter().enumerate() {
         let Some(n) = node(c) else { continue };
         if holds_control(tree, c) {
+            inner_cells(tree, c, out);
             continue;
         }
         let text = n.kind == NodeKind::Element && n.role.is_empty();
-        let label = text
-            && record
-                .get(k + 1)
-                .and_then(|&next| node(next))
-                .is_some_and(roles::is_labelled_control);
-        if label || (text && std::mem::take(&mut first_text)) {
+        if is_label(tree, c, record.get(k + 1).copied())
+            || (text && std::mem::take(&mut first_text))
+        {
             continue;
         }
         out.push(c);
     }
+}
+
+/// Inside a kept node of a condensed record: what holds no control and labels none hides too
+/// (the image of a product link, which repeats the link's name).
+fn inner_cells(tree: &Tree<'_>, id: usize, out: &mut Vec<usize>) {
+    let mut stack = vec![id];
+    while let Some(parent) = stack.pop() {
+        let Some(node) = tree.nodes.get(parent) else {
+            continue;
+        };
+        for (k, &c) in node.children.iter().enumerate() {
+            if holds_control(tree, c) {
+                stack.push(c);
+            } else if !is_label(tree, c, node.children.get(k + 1).copied()) {
+                out.push(c);
+            }
+        }
+    }
+}
+
+/// A text whose next sibling is a control other than a link: that control's label.
+fn is_label(tree: &Tree<'_>, id: usize, next: Option<usize>) -> bool {
+    tree.nodes
+        .get(id)
+        .is_some_and(|n| n.kind == NodeKind::Element && n.role.is_empty())
+        && next
+            .and_then(|c| tree.nodes.get(c))
+            .is_some_and(roles::is_labelled_control)
 }
 
 /// Characters a marker line costs, about: condensing that hides less than this shows it all.
@@ -202,7 +229,7 @@ fn chars_of(tree: &Tree<'_>, ids: &[usize]) -> usize {
 /// controls and labels only (an agent on a 40-row grid acts on any row without a round trip;
 /// it does not need every row's email and date): their other nodes go behind one marker for
 /// the run (`condensed_records`). The records after those hide whole behind one marker.
-pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize, condense: usize) {
+pub fn collapse_records<'a>(tree: &mut Tree<'a>, facts: &Facts, keep: usize, condense: usize) {
     let mut runs: Vec<(usize, RecordRun<'a>, Vec<usize>)> = Vec::new();
     let mut condensed: Vec<(usize, CondensedRun)> = Vec::new();
     let mut shapes = Vec::new();
@@ -210,10 +237,12 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize, condense: usize) {
     let mut containers = Containers::new()
         .skip_hidden()
         .min_children(MIN_PERIOD * MIN_RECORDS);
-    while let Some((_, items)) = containers.next(tree) {
+    while let Some((parent, items)) = containers.next(tree) {
         if items.len() < MIN_PERIOD * MIN_RECORDS {
             continue;
         }
+        // Inside `main` only, where the agent acts (as `collapse_similar` keeps main's controls).
+        let condense = if facts.in_main(parent) { condense } else { 0 };
         shapes.clear();
         shapes.extend(items.iter().map(|&c| shape_of(tree, c)));
         let mut i = 0;
