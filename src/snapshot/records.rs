@@ -133,6 +133,15 @@ fn align_start(shapes: &[Shape<'_>], floor: usize, starts: &mut [usize], end: &m
         .rev()
         .find(|&k| start >= floor + k && matches(start - k, start + p - k, k))
     else {
+        // Nothing before it repeats a record's end; does the start of a record dangle after
+        // it (an inbox's toolbar button taken as the first row's head, the last row's Reply
+        // left over)? Then every record starts that much later.
+        if let Some(fwd) = (1..p).rev().find(|&f| matches(*end, start, f)) {
+            for s in starts.iter_mut() {
+                *s += fwd;
+            }
+            *end += fwd;
+        }
         return;
     };
     for s in starts.iter_mut() {
