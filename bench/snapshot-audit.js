@@ -4,9 +4,10 @@
 // shown whose label (the text right before it in the raw snapshot) is not shown, with both raw
 // lines and the marker line that hides the label.
 //
-//   node bench/snapshot-audit.js [--level moderate|aggressive] [--set SUBSTRING] [--all]
+//   node bench/snapshot-audit.js [--level moderate|aggressive] [--set SUBSTRING] [--all] [--condensed]
 //   (needs `npx napi build --platform` first; MCP_CORPUS_DIR, MCP_CAPTURED_DIR as for snapshot-levels.js)
-//   --all lists every snapshot, not only those with a control hidden in main or a label hidden.
+//   --all lists every snapshot, not only those with a control hidden in main or a label hidden;
+//   --condensed sets maxCondensedRecords (every record inside main shows its controls and labels).
 'use strict'
 const path = require('node:path')
 const { filterSnapshot } = require('../index.js')
@@ -21,6 +22,7 @@ const opt = (name, fallback) => {
 const level = opt('--level', 'moderate')
 const only = opt('--set', '')
 const all = args.includes('--all')
+const options = { level, ...(args.includes('--condensed') ? { maxCondensedRecords: 100000 } : {}) }
 const corpusDir = process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus')
 
 function rawLines(body) {
@@ -55,7 +57,7 @@ for (const [setName, bodies] of pageSets(corpusDir, path.join(__dirname, '..')))
   let labelled = 0
   let missingLabels = 0
   for (const { name, body } of bodies) {
-    const r = filterSnapshot(body, { level })
+    const r = filterSnapshot(body, options)
     const saved = 1 - encode(r.text).length / encode(body).length
     const shown = new Set(shownUids(r.text))
     const { byUid, roleOf } = rawLines(body)

@@ -115,9 +115,7 @@ fn tighter(caller: &SnapshotLimits, step: &SnapshotLimits) -> SnapshotLimits {
             .max_text_per_container
             .min(step.max_text_per_container),
         max_records: caller.max_records.min(step.max_records),
-        max_condensed_records: caller
-            .max_condensed_records
-            .min(step.max_condensed_records),
+        max_condensed_records: caller.max_condensed_records.min(step.max_condensed_records),
         max_options: caller.max_options.min(step.max_options),
     }
 }

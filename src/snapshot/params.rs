@@ -19,9 +19,11 @@ pub struct SnapshotLimits {
     pub max_text_per_container: usize,
     /// Records shown whole of a run of repeated records (grid rows flattened into siblings).
     pub max_records: usize,
-    /// Records after those that show only their controls and their labels (every row stays
-    /// actionable in place; their other nodes go behind one marker for the run); the records
-    /// after these hide whole behind one marker.
+    /// Records inside `main` after those that show only their controls and their labels
+    /// (every row stays actionable in place; their other nodes go behind one marker for the
+    /// run); the records after these hide whole behind one marker. 0 at both lossy levels:
+    /// on the corpus' grid and shop pages it costs more than the savings targets allow
+    /// (README, "What a lossy level keeps when it must choose").
     pub max_condensed_records: usize,
     /// Options of a collapsed combobox or listbox shown; beyond, only the selected one.
     pub max_options: usize,

@@ -319,13 +319,15 @@ pub fn coalesce_hidden_runs(tree: &mut Tree<'_>, max_gap: usize) {
             }
             let gap = items.get(gap_start..k).unwrap_or(&[]);
             let closes = k < items.len() && hidden(tree, k) && !gap.is_empty();
+            // (Not a record shown: its row stays whole.)
             let plain = gap.iter().all(|&c| {
-                tree.nodes.get(c).is_some_and(|n| {
-                    n.kind == NodeKind::Element
-                        && n.children.is_empty()
-                        && !n.dropped
-                        && n.role != "heading"
-                })
+                !tree.record_members.contains(&c)
+                    && tree.nodes.get(c).is_some_and(|n| {
+                        n.kind == NodeKind::Element
+                            && n.children.is_empty()
+                            && !n.dropped
+                            && n.role != "heading"
+                    })
             });
             if closes && plain {
                 for &c in gap {

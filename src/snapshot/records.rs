@@ -174,9 +174,9 @@ fn holds_control(tree: &Tree<'_>, id: usize) -> bool {
 /// a link), and not the record's first text when no named link names the record.
 fn condensed_cells(tree: &Tree<'_>, record: &[usize], out: &mut Vec<usize>) {
     let node = |id: usize| tree.nodes.get(id);
-    let named_link = record.iter().any(|&c| {
-        node(c).is_some_and(|n| n.role == "link" && !n.name_str().trim().is_empty())
-    });
+    let named_link = record
+        .iter()
+        .any(|&c| node(c).is_some_and(|n| n.role == "link" && !n.name_str().trim().is_empty()));
     let mut first_text = !named_link;
     for (k, &c) in record.iter().enumerate() {
         let Some(n) = node(c) else { continue };
@@ -243,6 +243,7 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, facts: &Facts, keep: usize, con
     let mut condensed: Vec<(usize, CondensedRun)> = Vec::new();
     let mut shapes = Vec::new();
     let mut cells = Vec::new();
+    let mut members = Vec::new();
     let mut containers = Containers::new()
         .skip_hidden()
         .min_children(MIN_PERIOD * MIN_RECORDS);
@@ -291,6 +292,9 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, facts: &Facts, keep: usize, con
                 items.get(from..to).unwrap_or(&[])
             };
             let condensed_end = keep.saturating_add(condense).min(count);
+            for r in 0..condensed_end {
+                members.extend(record(r).iter().copied());
+            }
             if keep < condensed_end {
                 cells.clear();
                 for r in keep..condensed_end {
@@ -339,6 +343,7 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, facts: &Facts, keep: usize, con
         }
         tree.hidden_records.insert(first, run);
     }
+    tree.record_members.extend(members);
     for (first, run) in condensed {
         for &id in &run.cells {
             if let Some(node) = tree.nodes.get_mut(id) {

@@ -107,6 +107,10 @@ pub struct Tree<'a> {
     pub condensed_records: BTreeMap<usize, CondensedRun>,
     /// The nodes hidden inside condensed records: named by their run's marker, not one each.
     pub condensed_cells: HashSet<usize>,
+    /// The siblings of the records a run shows (whole, or condensed to their controls and
+    /// labels): later passes leave them, so a row shows as a whole, never its buttons without
+    /// the cells that name it.
+    pub record_members: HashSet<usize>,
     /// Per node, the first element with the same uid (filled by `index_uids`; empty before):
     /// upstream repeats some uids, and a reader who looks one up finds its first node only.
     pub first_with_uid: Vec<usize>,
