@@ -244,6 +244,8 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, facts: &Facts, keep: usize, con
     let mut shapes = Vec::new();
     let mut cells = Vec::new();
     let mut members = Vec::new();
+    let mut labels = Vec::new();
+    let mut scratch = Vec::new();
     let mut containers = Containers::new()
         .skip_hidden()
         .min_children(MIN_PERIOD * MIN_RECORDS);
@@ -293,7 +295,13 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, facts: &Facts, keep: usize, con
             };
             let condensed_end = keep.saturating_add(condense).min(count);
             for r in 0..condensed_end {
-                members.extend(record(r).iter().copied());
+                let items = record(r);
+                members.extend(items.iter().copied());
+                scratch.clear();
+                condensed_cells(tree, items, &mut scratch);
+                labels.extend(items.iter().copied().filter(|c| {
+                    !scratch.contains(c) && tree.nodes.get(*c).is_some_and(|n| n.is_text())
+                }));
             }
             if keep < condensed_end {
                 cells.clear();
@@ -344,6 +352,7 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, facts: &Facts, keep: usize, con
         tree.hidden_records.insert(first, run);
     }
     tree.record_members.extend(members);
+    tree.record_labels.extend(labels);
     for (first, run) in condensed {
         for &id in &run.cells {
             if let Some(node) = tree.nodes.get_mut(id) {

@@ -111,6 +111,9 @@ pub struct Tree<'a> {
     /// labels): later passes leave them, so a row shows as a whole, never its buttons without
     /// the cells that name it.
     pub record_members: HashSet<usize>,
+    /// The texts that name a record shown (its labels, its first text when no link names it):
+    /// the text budget leaves them.
+    pub record_labels: HashSet<usize>,
     /// Per node, the first element with the same uid (filled by `index_uids`; empty before):
     /// upstream repeats some uids, and a reader who looks one up finds its first node only.
     pub first_with_uid: Vec<usize>,
