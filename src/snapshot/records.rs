@@ -1,8 +1,12 @@
 //! Repeated records: chrome-devtools-mcp's non-verbose snapshots drop table, row, cell, list and
 //! listitem nodes, so a 40-row grid arrives as one long run of siblings repeating a pattern of
 //! roles (checkbox, text, link, …, button "Edit …", button "Delete …"). This pass finds such
-//! periodic runs and hides the records after the first few behind one marker (`hidden_records`).
-//! Also: the options of a collapsed combobox or listbox beyond the selected one.
+//! periodic runs (from where the repetition really starts) and hides the records after the first
+//! few behind one marker (`hidden_records`); the records it shows stay whole for later passes
+//! (`record_members`, `record_labels`). With `max_condensed_records`, records inside `main`
+//! after those show their controls and labels only, their other nodes behind one marker for the
+//! run (`condensed_records`). Also: the options of a collapsed combobox or listbox beyond the
+//! selected one.
 
 use super::prune::Facts;
 use super::roles;
@@ -324,8 +328,9 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, facts: &Facts, keep: usize, con
             if let Some(&from) = starts.get(condensed_end) {
                 let hidden: Vec<usize> = items.get(from..end).unwrap_or(&[]).to_vec();
                 if hidden.len() >= MIN_HIDDEN_SIBLINGS {
+                    let first = starts.first().copied().unwrap_or(0);
                     let shape = shapes
-                        .get(starts[0]..starts[0] + found.period)
+                        .get(first..first + found.period)
                         .unwrap_or(&[])
                         .iter()
                         .flatten()
