@@ -434,6 +434,36 @@ mod tests {
     }
 
     #[test]
+    fn a_run_starts_where_its_records_start() {
+        let v =
+            |x: &[&'static str]| -> Vec<Shape<'static>> { x.iter().map(|s| Some(*s)).collect() };
+        // Cards: link, link, text, checkbox, button; found from the checkbox (the first role
+        // that occurs once per card), three cards before a heading.
+        let card = ["link", "link", "text", "checkbox", "button"];
+        let mut shapes: Vec<Shape<'_>> = vec![None];
+        for _ in 0..3 {
+            shapes.extend(v(&card));
+        }
+        shapes.push(None);
+        let (mut starts, mut end) = (vec![4, 9], 14);
+        align_start(&shapes, 0, &mut starts, &mut end);
+        assert_eq!((starts, end), (vec![1, 6], 16));
+        // Nothing before the run may be taken from an earlier run (`floor`).
+        let (mut starts, mut end) = (vec![4, 9], 14);
+        align_start(&shapes, 4, &mut starts, &mut end);
+        assert_eq!((starts, end), (vec![4, 9], 14));
+        // An inbox: a toolbar button taken as the first row's head, the last row's button
+        // left over after the run: every row starts one later.
+        let mut shapes = v(&["button", "button"]);
+        for _ in 0..3 {
+            shapes.extend(v(&["checkbox", "text", "text", "button"]));
+        }
+        let (mut starts, mut end) = (vec![1, 5, 9], 13);
+        align_start(&shapes, 0, &mut starts, &mut end);
+        assert_eq!((starts, end), (vec![2, 6, 10], 14));
+    }
+
+    #[test]
     fn finds_records_with_an_optional_node() {
         let row = [Some("checkbox"), Some("text"), Some("link"), Some("button")];
         let mut shapes: Vec<Shape<'_>> = vec![None];
