@@ -396,6 +396,11 @@ pub struct SessionConfig {
     pub snapshot_cache_bytes: Option<u32>,
     /// Also write each raw snapshot to a file in this directory and name the file in the result.
     pub raw_snapshots_dir: Option<String>,
+    /// Send a later snapshot of a page the agent already holds as a delta (what changed, in
+    /// the same notation; unchanged runs as one line each). Only at moderate and aggressive,
+    /// and only with the proxy tools.
+    /// @default true at moderate and aggressive
+    pub snapshot_deltas: Option<bool>,
 }
 
 /// The state one proxy keeps across an MCP session: options, the tools' output schemas and
@@ -426,6 +431,9 @@ impl FilterSession {
             options.cache_bytes = bytes as usize;
         }
         options.raw_snapshots_dir = config.raw_snapshots_dir.map(PathBuf::from);
+        if let Some(deltas) = config.snapshot_deltas {
+            options.snapshot_deltas = deltas;
+        }
         Ok(FilterSession {
             inner: Session::new(options),
         })
@@ -520,7 +528,7 @@ impl FilterSession {
     /// result when there is no snapshot or the uid is unknown).
     #[napi(catch_unwind)]
     pub fn call_proxy_tool(
-        &self,
+        &mut self,
         tool_name: String,
         arguments_json: Option<String>,
     ) -> Result<String> {

@@ -19,6 +19,8 @@ pub mod stats;
 mod test_support;
 
 #[cfg(test)]
+mod delta_tests;
+#[cfg(test)]
 mod fuzz_regressions;
 
 pub mod binding;

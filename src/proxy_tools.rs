@@ -6,6 +6,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::notation;
+use crate::snapshot::SnapshotOptions;
 use crate::snapshot_cache::{CacheMiss, SnapshotCache};
 
 pub const EXPAND_SNAPSHOT: &str = "expand_snapshot";
@@ -27,16 +28,15 @@ pub fn definitions() -> Vec<Value> {
         json!({
             "name": EXPAND_SNAPSHOT,
             "title": "Expand snapshot (mcp-snapshot-filter)",
-            "description": "Answered by the mcp-snapshot-filter proxy, not the browser. Returns the unfiltered subtree under a uid of the last snapshot, or with until the siblings from uid to until. Use when a snapshot line says content was hidden (\"expand_snapshot uid=… until=…\"), with the same arguments; its uids work with click/fill as usual.",
+            "description": "Answered by the mcp-snapshot-filter proxy, not the browser. Returns the unfiltered subtree under a uid of the last snapshot, or with until the siblings from uid to until; without uid, the latest snapshot of the page whole, filtered as usual (no delta). Use when a snapshot line says content was hidden or unchanged (\"expand_snapshot uid=… until=…\"), with the same arguments; its uids work with click/fill as usual.",
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "uid": {"type": "string", "description": "uid from the snapshot (e.g. 7_118, or a Playwright ref such as e39)."},
+                    "uid": {"type": "string", "description": "uid from the snapshot (e.g. 7_118, or a Playwright ref such as e39); omit for the whole page."},
                     "until": {"type": "string", "description": "uid of a later sibling: returns the siblings from uid to until, each with its subtree (default: uid's subtree alone)."},
                     "depth": {"type": "integer", "minimum": 0, "description": "Levels below the node(s) to include (default: all)."},
                     "pageId": {"type": ["number", "string"], "description": PAGE_ID_DOC}
                 },
-                "required": ["uid"],
                 "additionalProperties": false
             },
             "annotations": {"readOnlyHint": true, "openWorldHint": false},
@@ -93,8 +93,14 @@ pub fn page_key(arguments: &Map<String, Value>) -> Option<String> {
     }
 }
 
-/// Answers a call of one of the proxy's tools with a `CallToolResult`.
-pub fn call(name: &str, arguments: &Value, cache: &SnapshotCache) -> Value {
+/// Answers a call of one of the proxy's tools with a `CallToolResult`; `whole_page` is how the
+/// session filters a whole page (`expand_snapshot` without uid).
+pub fn call(
+    name: &str,
+    arguments: &Value,
+    cache: &SnapshotCache,
+    whole_page: &SnapshotOptions,
+) -> Value {
     let empty = Map::new();
     let args = arguments.as_object().unwrap_or(&empty);
     let page = page_key(args);
@@ -104,10 +110,17 @@ pub fn call(name: &str, arguments: &Value, cache: &SnapshotCache) -> Value {
     };
     let answer = match name {
         EXPAND_SNAPSHOT => {
-            let Some(uid) = args.get("uid").and_then(Value::as_str) else {
-                return error_result(
-                    "expand_snapshot needs a \"uid\" argument (a string such as \"7_118\").",
-                );
+            let uid = match args.get("uid") {
+                None | Some(Value::Null) => {
+                    let text = notation::filter_snapshot(&snapshot.raw, whole_page).text;
+                    return json!({"content": [{"type": "text", "text": text}]});
+                }
+                Some(Value::String(uid)) => uid.as_str(),
+                Some(_) => {
+                    return error_result(
+                        "expand_snapshot's \"uid\" must be a string such as \"7_118\" (omit it for the whole page).",
+                    )
+                }
             };
             let depth = match optional_count(args, "depth") {
                 Ok(d) => d,
@@ -198,7 +211,7 @@ mod tests {
     #[test]
     fn calls_without_a_snapshot_or_with_bad_arguments_are_error_results() {
         let mut cache = SnapshotCache::new(1024);
-        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_1"}), &cache);
+        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_1"}), &cache, &whole());
         assert_eq!(res["isError"], true);
         assert!(res["content"][0]["text"]
             .as_str()
@@ -206,36 +219,57 @@ mod tests {
             .contains("take_snapshot"));
 
         cache
-            .put("3", "uid=1_0 RootWebArea \"x\"\n".to_string())
+            .put("3", "uid=1_0 RootWebArea \"x\"\n".to_string(), None)
             .unwrap_or_default();
-        let res = call(EXPAND_SNAPSHOT, &json!({}), &cache);
+        let res = call(EXPAND_SNAPSHOT, &json!({"uid": 7}), &cache, &whole());
+        assert_eq!(res["isError"], true);
         assert!(res["content"][0]["text"]
             .as_str()
             .unwrap_or_default()
             .contains("uid"));
-        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_0", "depth": -1}), &cache);
+        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_0", "depth": -1}), &cache, &whole());
         assert_eq!(res["isError"], true);
-        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_0", "until": 3}), &cache);
+        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_0", "until": 3}), &cache, &whole());
         assert_eq!(res["isError"], true);
-        let res = call(SEARCH_SNAPSHOT, &json!({"query": ""}), &cache);
+        let res = call(SEARCH_SNAPSHOT, &json!({"query": ""}), &cache, &whole());
         assert_eq!(res["isError"], true);
-        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_0", "pageId": 9}), &cache);
+        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_0", "pageId": 9}), &cache, &whole());
         assert!(res["content"][0]["text"]
             .as_str()
             .unwrap_or_default()
             .contains("page 9"));
     }
 
+    fn whole() -> SnapshotOptions {
+        SnapshotOptions::for_level(crate::level::Level::Moderate)
+    }
+
+    #[test]
+    fn expand_without_uid_returns_the_whole_page_filtered_at_the_level() {
+        let mut cache = SnapshotCache::new(1 << 20);
+        let links: String = (0..30)
+            .map(|i| format!("  uid=1_{} link \"item {i}\" url=\"https://x.test/{i}\"\n", i + 1))
+            .collect();
+        let raw = format!("uid=1_0 RootWebArea \"x\" url=\"https://x.test/\"\n{links}");
+        cache.put("1", raw.clone(), None).unwrap_or_default();
+        let res = call(EXPAND_SNAPSHOT, &json!({}), &cache, &whole());
+        let got = res["content"][0]["text"].as_str().unwrap_or("").to_string();
+        assert!(res["isError"].is_null(), "{got}");
+        assert_eq!(got, notation::filter_snapshot(&raw, &whole()).text);
+        assert!(got.contains("1_0 RootWebArea") && got.len() < raw.len(), "{got}");
+    }
+
     #[test]
     fn expand_with_until_returns_the_run_of_siblings() {
         let mut cache = SnapshotCache::new(1 << 20);
         let raw = "uid=1_0 RootWebArea \"x\"\n  uid=1_1 link \"a\"\n  uid=1_2 button \"b\"\n    uid=1_3 \"in b\"\n  uid=1_4 link \"c\"\n";
-        cache.put("1", raw.to_string()).unwrap_or_default();
+        cache.put("1", raw.to_string(), None).unwrap_or_default();
         let text = |res: &Value| res["content"][0]["text"].as_str().unwrap_or("").to_string();
         let res = call(
             EXPAND_SNAPSHOT,
             &json!({"uid": "1_2", "until": "1_4"}),
             &cache,
+            &whole(),
         );
         let got = text(&res);
         assert!(res["isError"].is_null(), "{got}");
@@ -247,6 +281,7 @@ mod tests {
             EXPAND_SNAPSHOT,
             &json!({"uid": "1_4", "until": "1_1"}),
             &cache,
+            &whole(),
         );
         assert_eq!(res["isError"], true, "{}", text(&res));
     }

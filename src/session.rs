@@ -1,7 +1,7 @@
 //! State the proxy keeps across one MCP session: the options, which tools declared an
 //! `outputSchema`, and running totals for the stats (`crate::stats`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -10,7 +10,8 @@ use crate::describe::{self, CompressOptions};
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
 use crate::proxy_tools;
-use crate::result::{self, FilterFigures, ResultLimits, ResultOptions};
+use crate::result::{self, FilterFigures, ResultLimits, ResultOptions, SnapshotCapture};
+use crate::snapshot::delta::{DeltaInput, Sent, SentPage};
 use crate::snapshot::SnapshotLimits;
 use crate::snapshot_cache::{SnapshotCache, DEFAULT_CACHE_BYTES};
 use crate::stats::{self, SavingsTotals, StatsMode};
@@ -32,6 +33,10 @@ pub struct SessionOptions {
     pub cache_bytes: usize,
     /// Also write each raw snapshot to a file here and name it in the result.
     pub raw_snapshots_dir: Option<PathBuf>,
+    /// Send a later snapshot of a page the agent holds as a delta (`snapshot::delta`); only at
+    /// `moderate` and `aggressive`, and only with the proxy tools (a delta's unchanged lines
+    /// are expanded through them).
+    pub snapshot_deltas: bool,
 }
 
 impl SessionOptions {
@@ -46,7 +51,13 @@ impl SessionOptions {
             proxy_tools: Self::proxy_tools_default(level),
             cache_bytes: DEFAULT_CACHE_BYTES,
             raw_snapshots_dir: None,
+            snapshot_deltas: Self::snapshot_deltas_default(level),
         }
+    }
+
+    /// Deltas pay where a level already sends a thinned page; `light` stays lossless.
+    pub fn snapshot_deltas_default(level: Level) -> bool {
+        level >= Level::Moderate
     }
 
     /// The proxy tools only pay where a level hides something.
@@ -74,6 +85,10 @@ pub struct Session {
     raw_snapshot_files: u64,
     /// What the filters did to the last `tools/call` result (`None` when it was unchanged).
     last_figures: Option<FilterFigures>,
+    /// Snapshots taken of each page so far (numbers the next one in a delta's header).
+    snapshot_numbers: HashMap<String, u64>,
+    /// How the last snapshot was sent, with deltas on.
+    last_sent: Option<Sent>,
 }
 
 impl Session {
@@ -86,6 +101,8 @@ impl Session {
             shadowed_proxy_tools: HashSet::new(),
             raw_snapshot_files: 0,
             last_figures: None,
+            snapshot_numbers: HashMap::new(),
+            last_sent: None,
             options,
         }
     }
@@ -108,8 +125,8 @@ impl Session {
         result_json: &str,
         arguments_json: Option<&str>,
     ) -> FilterResult<Option<String>> {
-        let filtered = self.filter_with(tool_name, arguments_json, |options, raw_snapshot| {
-            result::filter_tool_result_capturing(tool_name, result_json, options, raw_snapshot)
+        let filtered = self.filter_with(tool_name, arguments_json, |options, capture| {
+            result::filter_tool_result_capturing(tool_name, result_json, options, capture)
         })?;
         Ok(filtered.map(|f| f.into_filtered_result().json))
     }
@@ -124,7 +141,7 @@ impl Session {
         arguments_json: Option<&str>,
     ) -> FilterResult<Option<String>> {
         let mut envelope = None;
-        let filtered = self.filter_with(tool_name, arguments_json, |options, raw_snapshot| {
+        let filtered = self.filter_with(tool_name, arguments_json, |options, capture| {
             if options.level == Level::Off || !result::tools::is_content_heavy(tool_name) {
                 return Ok(None);
             }
@@ -141,7 +158,7 @@ impl Session {
                 .map(Value::take)
                 .ok_or_else(|| FilterError::InvalidArgument("response has no result".into()))?;
             envelope = Some(response);
-            result::filter_tool_result_object(tool_name, result, options, raw_snapshot)
+            result::filter_tool_result_object(tool_name, result, options, capture)
         })?;
         let (Some(filtered), Some(mut response)) = (filtered, envelope) else {
             return Ok(None);
@@ -160,7 +177,7 @@ impl Session {
         arguments_json: Option<&str>,
         filter: impl FnOnce(
             &ResultOptions,
-            &mut Option<String>,
+            &mut SnapshotCapture<'_>,
         ) -> FilterResult<Option<result::FilteredValue>>,
     ) -> FilterResult<Option<result::FilteredValue>> {
         let options = ResultOptions {
@@ -174,15 +191,41 @@ impl Session {
         .with_arguments(arguments_json);
         self.totals.results += 1;
         self.last_figures = None;
-        let mut raw_snapshot = None;
-        let filtered = filter(&options, &mut raw_snapshot)?;
+        self.last_sent = None;
+        let page = arguments_json
+            .and_then(|a| serde_json::from_str::<Value>(a).ok())
+            .and_then(|a| a.as_object().and_then(proxy_tools::page_key))
+            .unwrap_or_default();
+        let number = self.snapshot_numbers.get(&page).copied().unwrap_or(0) + 1;
+        let mut capture = SnapshotCapture {
+            deltas: self.deltas_on().then(|| DeltaInput {
+                sent: self.cache.sent(&page),
+                number,
+            }),
+            ..SnapshotCapture::default()
+        };
+        let filtered = filter(&options, &mut capture);
+        let SnapshotCapture {
+            raw,
+            holds,
+            sent,
+            full_bytes,
+            sent_bytes,
+            ..
+        } = capture;
+        let filtered = filtered?;
         let mut notes = Vec::new();
-        if let Some(raw) = raw_snapshot {
-            notes.extend(self.keep_raw_snapshot(arguments_json, raw));
+        if let Some(raw) = raw {
+            self.snapshot_numbers.insert(page.clone(), number);
+            notes.extend(self.keep_raw_snapshot(&page, raw, holds));
         }
         let Some(mut filtered) = filtered else {
             return Ok(None);
         };
+        if let Some(Sent::Delta { .. }) = sent {
+            self.totals.record_delta(full_bytes, sent_bytes);
+        }
+        self.last_sent = sent;
         for note in &notes {
             filtered.append_line(note);
         }
@@ -200,16 +243,19 @@ impl Session {
 
     /// Caches a raw snapshot for the proxy tools and writes it to the raw snapshots directory;
     /// returns the lines to add to the result (the file written, or why it was not).
-    fn keep_raw_snapshot(&mut self, arguments_json: Option<&str>, raw: String) -> Vec<String> {
-        let page = arguments_json
-            .and_then(|a| serde_json::from_str::<Value>(a).ok())
-            .and_then(|a| a.as_object().and_then(proxy_tools::page_key));
+    fn keep_raw_snapshot(
+        &mut self,
+        page: &str,
+        raw: String,
+        holds: Option<SentPage>,
+    ) -> Vec<String> {
+        let page = Some(page).filter(|p| !p.is_empty());
         let mut notes = Vec::new();
         if let Some(dir) = self.options.raw_snapshots_dir.clone() {
             self.raw_snapshot_files += 1;
             let path = dir.join(raw_snapshot_file_name(
                 self.raw_snapshot_files,
-                page.as_deref(),
+                page,
             ));
             notes.push(match std::fs::write(&path, &raw) {
                 Ok(()) => format!("[raw snapshot: {}]", path.display()),
@@ -218,9 +264,22 @@ impl Session {
         }
         if self.options.proxy_tools {
             // A snapshot larger than the whole cache is not kept: the tools then say so.
-            let _ = self.cache.put(page.as_deref().unwrap_or(""), raw);
+            let _ = self.cache.put(page.unwrap_or(""), raw, holds);
         }
         notes
+    }
+
+    /// Deltas need the level, the option, and `expand_snapshot` answered by the proxy (an
+    /// unchanged line is expanded through it).
+    fn deltas_on(&self) -> bool {
+        self.options.snapshot_deltas
+            && self.options.level >= Level::Moderate
+            && self.is_proxy_tool(proxy_tools::EXPAND_SNAPSHOT)
+    }
+
+    /// How the last snapshot was sent with deltas on (`None`: deltas off, or no snapshot).
+    pub fn last_sent(&self) -> Option<Sent> {
+        self.last_sent
     }
 
     /// True when `tool_name` is one of the proxy's own tools, answered by `call_proxy_tool`.
@@ -232,7 +291,7 @@ impl Session {
 
     /// Answers a call of one of the proxy's tools: a `CallToolResult` as JSON.
     pub fn call_proxy_tool(
-        &self,
+        &mut self,
         tool_name: &str,
         arguments_json: Option<&str>,
     ) -> FilterResult<String> {
@@ -247,7 +306,24 @@ impl Session {
             })?,
             None => Value::Null,
         };
-        Ok(proxy_tools::call(tool_name, &arguments, &self.cache).to_string())
+        let whole_page = crate::snapshot::SnapshotOptions {
+            level: self.options.level,
+            limits: self.options.snapshot.clone(),
+        };
+        let answer = proxy_tools::call(tool_name, &arguments, &self.cache, &whole_page);
+        let whole = tool_name == proxy_tools::EXPAND_SNAPSHOT
+            && arguments.get("uid").is_none_or(Value::is_null)
+            && answer.get("isError").is_none();
+        if whole {
+            // The agent now holds the whole page: deltas in a row count from here.
+            let page = arguments
+                .as_object()
+                .and_then(proxy_tools::page_key)
+                .or_else(|| self.cache.get(None).ok().map(|s| s.page.clone()))
+                .unwrap_or_default();
+            self.cache.reset_deltas_in_row(&page);
+        }
+        Ok(answer.to_string())
     }
 
     /// What the filters did to the last `tools/call` result, `None` when it passed unchanged.

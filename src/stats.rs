@@ -71,6 +71,9 @@ pub struct SavingsTotals {
     /// Bytes of the changed results before and after.
     pub bytes_in: u64,
     pub bytes_out: u64,
+    /// Snapshots sent as deltas, and the bytes they saved against the full filtered snapshot.
+    pub deltas: u64,
+    pub delta_bytes_saved: u64,
 }
 
 impl SavingsTotals {
@@ -78,6 +81,11 @@ impl SavingsTotals {
         self.calls += 1;
         self.bytes_in += bytes_in as u64;
         self.bytes_out += bytes_out as u64;
+    }
+
+    pub fn record_delta(&mut self, full_bytes: usize, delta_bytes: usize) {
+        self.deltas += 1;
+        self.delta_bytes_saved += full_bytes.saturating_sub(delta_bytes) as u64;
     }
 
     pub fn bytes_saved(&self) -> u64 {
@@ -136,7 +144,7 @@ pub fn format_reduction(bytes_in: u64, bytes_out: u64) -> String {
 pub fn stats_line(bytes_in: usize, bytes_out: usize, totals: &SavingsTotals) -> String {
     let (bytes_in, bytes_out) = (bytes_in as u64, bytes_out as u64);
     format!(
-        "[mcp-snapshot-filter: {} → {} ({}), ~{} tokens saved | session: {} saved over {} call{} ({})]",
+        "[mcp-snapshot-filter: {} → {} ({}), ~{} tokens saved | session: {} saved over {} call{} ({}){}]",
         format_bytes(bytes_in),
         format_bytes(bytes_out),
         format_reduction(bytes_in, bytes_out),
@@ -145,19 +153,35 @@ pub fn stats_line(bytes_in: usize, bytes_out: usize, totals: &SavingsTotals) -> 
         totals.calls,
         if totals.calls == 1 { "" } else { "s" },
         format_reduction(totals.bytes_in, totals.bytes_out),
+        delta_part(totals),
+    )
+}
+
+/// `, 3 snapshot deltas saved 85 KB` once a delta was sent (nothing before: the line stays as
+/// it was with deltas off).
+fn delta_part(totals: &SavingsTotals) -> String {
+    if totals.deltas == 0 {
+        return String::new();
+    }
+    format!(
+        ", {} snapshot delta{} saved {}",
+        totals.deltas,
+        if totals.deltas == 1 { "" } else { "s" },
+        format_bytes(totals.delta_bytes_saved)
     )
 }
 
 /// The summary printed on stderr when the proxy exits.
 pub fn summary_line(totals: &SavingsTotals) -> String {
     format!(
-        "session saved {} of {} ({}), ~{} tokens, in {} of {} tool results",
+        "session saved {} of {} ({}), ~{} tokens, in {} of {} tool results{}",
         format_bytes(totals.bytes_saved()),
         format_bytes(totals.bytes_in),
         format_reduction(totals.bytes_in, totals.bytes_out),
         format_count(estimate_tokens(totals.bytes_saved())),
         totals.calls,
         totals.results,
+        delta_part(totals),
     )
 }
 

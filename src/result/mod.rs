@@ -24,7 +24,8 @@ use serde_json::{Map, Value};
 
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
-use crate::snapshot::{SnapshotLimits, SnapshotOptions};
+use crate::snapshot::delta::{filter_with_deltas, DeltaInput, Sent, SentPage};
+use crate::snapshot::{FilteredSnapshot, SnapshotLimits, SnapshotOptions};
 
 use console::ConsoleLimits;
 use evaluate::EvaluateLimits;
@@ -159,6 +160,36 @@ impl ResultOptions {
     }
 }
 
+/// The session's side of filtering a result's snapshot: in, what the agent holds of the page
+/// (deltas on when given); out, the raw body (for the proxy's cache) and, with deltas, what the
+/// agent holds once this result is sent.
+#[derive(Debug, Default)]
+pub struct SnapshotCapture<'p> {
+    pub deltas: Option<DeltaInput<'p>>,
+    pub raw: Option<String>,
+    pub holds: Option<SentPage>,
+    pub sent: Option<Sent>,
+    /// Bytes of the full filtered snapshot and of what was sent instead (a delta).
+    pub full_bytes: usize,
+    pub sent_bytes: usize,
+}
+
+impl SnapshotCapture<'_> {
+    /// Filters a snapshot body in whichever notation, as a delta where the rules allow.
+    pub fn filter(&mut self, body: &str, options: &SnapshotOptions) -> FilteredSnapshot {
+        self.raw = Some(body.to_string());
+        let Some(input) = self.deltas else {
+            return crate::notation::filter_snapshot(body, options);
+        };
+        let out = filter_with_deltas(crate::notation::notation_of(body), body, options, input);
+        self.holds = out.holds;
+        self.sent = out.sent;
+        self.full_bytes = out.full_bytes;
+        self.sent_bytes = out.filtered.text.len();
+        out.filtered
+    }
+}
+
 /// What the filters removed, for the stats line and `measure`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct FilterFigures {
@@ -246,7 +277,7 @@ pub fn filter_tool_result_value(
     result_json: &str,
     options: &ResultOptions,
 ) -> FilterResult<Option<FilteredValue>> {
-    filter_tool_result_capturing(tool_name, result_json, options, &mut None)
+    filter_tool_result_capturing(tool_name, result_json, options, &mut SnapshotCapture::default())
 }
 
 /// `filter_tool_result_value` that also hands back the raw body of the result's accessibility
@@ -256,14 +287,14 @@ pub fn filter_tool_result_capturing(
     tool_name: &str,
     result_json: &str,
     options: &ResultOptions,
-    raw_snapshot: &mut Option<String>,
+    capture: &mut SnapshotCapture<'_>,
 ) -> FilterResult<Option<FilteredValue>> {
     if options.level == Level::Off || !tools::is_content_heavy(tool_name) {
         return Ok(None);
     }
     let value: Value = serde_json::from_str(result_json)
         .map_err(|e| FilterError::InvalidArgument(format!("result is not JSON: {e}")))?;
-    filter_tool_result_object(tool_name, value, options, raw_snapshot)
+    filter_tool_result_object(tool_name, value, options, capture)
 }
 
 /// `filter_tool_result_capturing` on a result already parsed (taken out of a whole JSON-RPC
@@ -272,7 +303,7 @@ pub fn filter_tool_result_object(
     tool_name: &str,
     value: Value,
     options: &ResultOptions,
-    raw_snapshot: &mut Option<String>,
+    capture: &mut SnapshotCapture<'_>,
 ) -> FilterResult<Option<FilteredValue>> {
     if options.level == Level::Off || !tools::is_content_heavy(tool_name) {
         return Ok(None);
@@ -303,7 +334,7 @@ pub fn filter_tool_result_object(
             is_error,
             options,
             &mut figures,
-            raw_snapshot,
+            capture,
         ) {
             *text = new_text;
             changed_block.get_or_insert(index);
@@ -330,7 +361,7 @@ fn filter_text(
     is_error: bool,
     options: &ResultOptions,
     figures: &mut FilterFigures,
-    raw_snapshot: &mut Option<String>,
+    capture: &mut SnapshotCapture<'_>,
 ) -> Option<String> {
     if crate::notation::playwright::is_playwright_tool(tool_name) {
         // Playwright results have their own sections: only the YAML snapshot is filtered.
@@ -339,7 +370,9 @@ fn filter_text(
             limits: options.snapshot.clone(),
         };
         let (new_text, hidden) =
-            crate::notation::playwright::filter_result_text(text, &snapshot_options, raw_snapshot)?;
+            crate::notation::playwright::filter_result_text(text, |body| {
+                capture.filter(body, &snapshot_options)
+            })?;
         figures.uids_hidden += hidden;
         return Some(new_text);
     }
@@ -349,7 +382,7 @@ fn filter_text(
     for section in &sections {
         let replacement = match section.kind {
             SectionKind::Snapshot => {
-                filter_snapshot_section(section.text, options, figures, raw_snapshot)
+                filter_snapshot_section(section.text, options, figures, capture)
             }
             SectionKind::NetworkList => network::filter_network_list(
                 section.text,
@@ -389,18 +422,17 @@ fn filter_snapshot_section(
     section: &str,
     options: &ResultOptions,
     figures: &mut FilterFigures,
-    raw_snapshot: &mut Option<String>,
+    capture: &mut SnapshotCapture<'_>,
 ) -> Option<String> {
     let (header, body) = section.split_at(section.find('\n')? + 1);
     if body.is_empty() {
         return None;
     }
-    *raw_snapshot = Some(body.to_string());
     let snapshot_options = SnapshotOptions {
         level: options.level,
         limits: options.snapshot.clone(),
     };
-    let filtered = crate::notation::filter_snapshot(body, &snapshot_options);
+    let filtered = capture.filter(body, &snapshot_options);
     if filtered.text == body {
         return None;
     }

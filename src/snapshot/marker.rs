@@ -48,7 +48,7 @@ impl<'a> ExpandTarget<'a> {
         }
     }
 
-    fn write(&self, out: &mut String) {
+    pub(crate) fn write(&self, out: &mut String) {
         if self.uid.is_empty() {
             return;
         }

@@ -24,6 +24,7 @@
 //! siblings in the raw tree.
 
 mod collapse;
+pub mod delta;
 pub mod marker;
 pub mod params;
 mod prune;
@@ -56,6 +57,13 @@ pub trait Notation {
 
     /// An ancestor's name, quoted in a search hit's path (the part between the quotes).
     fn quote_name(&self, out: &mut String, name: &str);
+
+    /// A line of ours in the notation's comment form (the legend's tag, then `text`).
+    fn comment(&self, text: &str) -> String;
+
+    /// The whole tree as a delta (`delta::mark` set its lines): `first_line` in place of the
+    /// legend.
+    fn render_delta(&self, tree: &tree::Tree<'_>, first_line: &str) -> render::Rendered;
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

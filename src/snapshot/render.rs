@@ -78,6 +78,8 @@ struct Frame<'t, S> {
     expand_uid: &'t str,
     /// The root whose subtree this frame closes (to write its dropped-nodes marker).
     closes_root: Option<usize>,
+    /// The node whose children the frame holds (`None`: the roots).
+    owner: Option<usize>,
 }
 
 /// `children` with dropped nodes replaced by their own (visible) children; the dropped ones
@@ -108,10 +110,16 @@ pub fn render_with<'t, W: LineWriter<'t>>(
         scope,
         expand_uid: "",
         closes_root: None,
+        owner: None,
     }];
+    let delta = tree.delta.as_deref();
     let mut root_of_frame: Option<usize> = None;
     while let Some(frame) = stack.last_mut() {
         let Some(&id) = frame.items.get(frame.pos) else {
+            if let Some(line) = delta.and_then(|d| d.removed.get(&frame.owner)) {
+                writer.marker(&mut r.text, frame.depth, line);
+                r.markers += 1;
+            }
             if let Some(root) = frame.closes_root {
                 if let Some(dropped) = dropped_by_root.remove(&root) {
                     marker_text.clear();
@@ -132,6 +140,13 @@ pub fn render_with<'t, W: LineWriter<'t>>(
             root_of_frame = Some(id);
         }
         let depth = frame.depth;
+        if let Some((len, line)) = delta.and_then(|d| d.runs.get(&id)) {
+            // A delta's run of siblings unchanged since the snapshot it is against.
+            writer.marker(&mut r.text, depth, line);
+            r.markers += 1;
+            frame.pos += (*len).max(1);
+            continue;
+        }
         if node.hidden {
             // One marker per run of hidden siblings; a run of hidden records gets its own.
             let start = frame.pos;
@@ -155,10 +170,16 @@ pub fn render_with<'t, W: LineWriter<'t>>(
             }
             NodeKind::Element => {
                 let rest = frame.items.get(frame.pos..).unwrap_or(&[]);
+                // A delta's removed line for a node whose children get no frame of their own.
+                let removed_here = delta.and_then(|d| d.removed.get(&Some(id)));
                 if !writer.opens_children(node) {
                     let w = writer.element(&mut r.text, tree, rest, depth, frame.scope, &[]);
                     r.uids_shown += w.uids_shown;
                     frame.pos += w.siblings.max(1);
+                    if let Some(line) = removed_here {
+                        writer.marker(&mut r.text, depth + 1, line);
+                        r.markers += 1;
+                    }
                     continue;
                 }
                 let items = if node.children.is_empty() {
@@ -190,9 +211,14 @@ pub fn render_with<'t, W: LineWriter<'t>>(
                             scope,
                             expand_uid,
                             closes_root: (depth == 0).then_some(id),
+                            owner: Some(id),
                         });
                     }
-                    _ if depth == 0 => {
+                    _ if removed_here.is_some() || depth == 0 => {
+                        if let Some(line) = removed_here {
+                            writer.marker(&mut r.text, depth + 1, line);
+                            r.markers += 1;
+                        }
                         // A root with no frame of children closes here.
                         if let Some(dropped) = dropped_by_root.remove(&id) {
                             marker_text.clear();

@@ -3,7 +3,7 @@
 //! line(s) it came from. Passes only flip the per-node flags; renderers read them.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// What a line of the snapshot is.
@@ -48,6 +48,8 @@ pub struct Node<'a> {
     pub keep_chars: Option<usize>,
     /// Set by passes: the `url` attribute is not written.
     pub drop_url: bool,
+    /// Set by a delta: the node is part of a run written as one unchanged line.
+    pub unchanged: bool,
 }
 
 impl<'a> Node<'a> {
@@ -66,6 +68,7 @@ impl<'a> Node<'a> {
             dropped: false,
             keep_chars: None,
             drop_url: false,
+            unchanged: false,
         }
     }
 
@@ -101,6 +104,19 @@ pub struct Tree<'a> {
     /// Runs of repeated records hidden by a pass, keyed by the first hidden sibling: the
     /// renderer writes one marker per run saying what a record is.
     pub hidden_records: BTreeMap<usize, RecordRun<'a>>,
+    /// Set when the tree is written as a delta (`snapshot::delta`): the lines it adds.
+    pub delta: Option<Box<DeltaMarks>>,
+}
+
+/// The lines a delta adds to a render (`render::render_with` writes them).
+#[derive(Debug, Clone, Default)]
+pub struct DeltaMarks {
+    /// By the first item of a run of unchanged siblings: the run's length in its frame and its
+    /// line.
+    pub runs: HashMap<usize, (usize, String)>,
+    /// By the node whose frame ends with it (`None`: the roots): the line of the nodes removed
+    /// there.
+    pub removed: HashMap<Option<usize>, String>,
 }
 
 /// Repeated records (rows of a grid flattened into siblings) hidden after the first few.

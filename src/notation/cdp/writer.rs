@@ -39,6 +39,7 @@ fn is_inline_leaf(node: &Node<'_>) -> bool {
     node.kind == NodeKind::Element
         && !node.hidden
         && !node.dropped
+        && !node.unchanged
         && node.children.is_empty()
         && !node.uid.is_empty()
         && !node.devtools_selected
@@ -86,6 +87,12 @@ pub fn render_siblings(tree: &Tree<'_>, roots: &[usize], lossy: bool) -> Rendere
     render_from(tree, roots, base, lossy, false)
 }
 
+/// Writes the tree as a delta: `first_line` (the delta's header) instead of the legend, which
+/// the full snapshot before it carried.
+pub fn render_delta(tree: &Tree<'_>, first_line: &str) -> Rendered {
+    render_lines(tree, &tree.roots, None, first_line, 16, tree.trailing_newline)
+}
+
 fn render_from<'t>(
     tree: &'t Tree<'_>,
     roots: &[usize],
@@ -93,12 +100,29 @@ fn render_from<'t>(
     lossy: bool,
     trailing_newline: bool,
 ) -> Rendered {
+    let legend = if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT };
+    render_lines(
+        tree,
+        roots,
+        base,
+        legend,
+        if lossy { 16 } else { 48 },
+        trailing_newline,
+    )
+}
+
+fn render_lines<'t>(
+    tree: &'t Tree<'_>,
+    roots: &[usize],
+    base: Option<&'t str>,
+    first_line: &str,
+    bytes_per_node: usize,
+    trailing_newline: bool,
+) -> Rendered {
     let mut r = Rendered::default();
     // Room for a typical line per node (fewer lines are written when lossy): few regrowths.
-    r.text
-        .reserve(tree.nodes.len() * if lossy { 16 } else { 48 });
-    r.text
-        .push_str(if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT });
+    r.text.reserve(tree.nodes.len() * bytes_per_node);
+    r.text.push_str(first_line);
     render_with(tree, roots, base, &mut LightWriter, &mut r);
     if trailing_newline {
         r.text.push('\n');
