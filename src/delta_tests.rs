@@ -315,7 +315,7 @@ fn an_unchanged_page_is_the_short_form_and_deltas_are_deterministic() {
     );
     let body = body_of(&again).unwrap_or("");
     assert_eq!(body.lines().count(), 1, "{again}");
-    assert!(body.contains("unchanged since snapshot 1"), "{body}");
+    assert!(body.contains("snapshot 2: unchanged since snapshot 1"), "{body}");
     assert!(crate::stats::estimate_tokens(body.len() as u64) <= 60, "{body}");
     // The same inputs give the same outputs.
     let mut t = session(Level::Moderate, true);

@@ -232,7 +232,10 @@ impl Session {
         self.last_figures = Some(filtered.figures);
         let (bytes_in, bytes_out) = (filtered.figures.bytes_in(), filtered.figures.bytes_out());
         self.totals.record(bytes_in, bytes_out);
-        let line = stats::stats_line(bytes_in, bytes_out, &self.totals);
+        let line = match sent {
+            Some(Sent::Delta { .. }) => stats::delta_stats_line(bytes_in, bytes_out, &self.totals),
+            _ => stats::stats_line(bytes_in, bytes_out, &self.totals),
+        };
         match self.options.stats {
             StatsMode::Inline => filtered.append_line(&line),
             StatsMode::Stderr => self.pending_stats_line = Some(line),

@@ -157,6 +157,21 @@ pub fn stats_line(bytes_in: usize, bytes_out: usize, totals: &SavingsTotals) -> 
     )
 }
 
+/// The stats line of a result sent as a snapshot delta, shorter than `stats_line` (a delta of
+/// an unchanged page is a line or two; the session's totals are in every other stats line and
+/// the summary): `[mcp-snapshot-filter: 30.0 KB → 138 B (−100%) | deltas: 5, 20.8 KB saved]`.
+pub fn delta_stats_line(bytes_in: usize, bytes_out: usize, totals: &SavingsTotals) -> String {
+    let (bytes_in, bytes_out) = (bytes_in as u64, bytes_out as u64);
+    format!(
+        "[mcp-snapshot-filter: {} → {} ({}) | deltas: {}, {} saved]",
+        format_bytes(bytes_in),
+        format_bytes(bytes_out),
+        format_reduction(bytes_in, bytes_out),
+        totals.deltas,
+        format_bytes(totals.delta_bytes_saved),
+    )
+}
+
 /// `, 3 snapshot deltas saved 85 KB` once a delta was sent (nothing before: the line stays as
 /// it was with deltas off).
 fn delta_part(totals: &SavingsTotals) -> String {

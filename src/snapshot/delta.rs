@@ -101,7 +101,7 @@ impl FullReason {
             FullReason::First => "first snapshot of this page",
             FullReason::Navigated => "the page navigated or reloaded",
             FullReason::NotSmaller => "a delta would not be much smaller",
-            FullReason::InRow => "after deltas in a row",
+            FullReason::InRow => "after 8 deltas in a row",
         }
     }
 }
@@ -713,17 +713,17 @@ fn write_uid_list(out: &mut String, uids: &[&str]) {
 pub fn delta_header(number: u64, against: u64, counts: &DeltaCounts) -> String {
     if counts.is_empty() {
         return format!(
-            "snapshot {number} of this page: unchanged since snapshot {against} (expand_snapshot without uid shows it whole)"
+            "snapshot {number}: unchanged since snapshot {against} (whole page: expand_snapshot without uid)"
         );
     }
     format!(
-        "snapshot {number} of this page, delta against snapshot {against}: {} added, {} changed, {} removed; \"… unchanged\" lines stand for what snapshot {against} showed there (expand_snapshot without uid shows the whole page)",
+        "snapshot {number}: delta against snapshot {against}, {} added, {} changed, {} removed; \"… unchanged\" lines: as in snapshot {against} (whole page: expand_snapshot without uid)",
         counts.added, counts.changed, counts.removed
     )
 }
 
 /// The header line of a full snapshot sent while deltas are on.
 pub fn full_header(number: u64, reason: FullReason) -> String {
-    format!("snapshot {number} of this page, full: {}", reason.text())
+    format!("snapshot {number}, full: {}", reason.text())
 }
 
