@@ -231,8 +231,9 @@ async function runSessions({ dirs, write = (s) => process.stdout.write(s) }) {
 
 function defaultDirs(corpusDir) {
   const dirs = [{ set: 'shared', dir: corpusDir ? path.join(corpusDir, 'sessions') : null }]
-  dirs.push({ set: 'captured (pages the corpus does not hold)', dir: '/work/captured' })
-  dirs.push({ set: 'bench/sessions recordings', dir: path.join(ROOT, 'bench', 'sessions', 'recorded') })
+  // Sessions recorded with bench/record-session.js on pages the corpus does not hold (Python,
+  // PostgreSQL and Rust docs served locally): MCP_SESSIONS_DIR, else /work/captured.
+  dirs.push({ set: 'captured (pages the corpus does not hold)', dir: process.env.MCP_SESSIONS_DIR ?? '/work/captured' })
   return dirs
 }
 

@@ -9,7 +9,9 @@ use serde_json::Value;
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = args.next().expect("usage: delta_dump SESSION.jsonl [LEVEL]");
+    let path = args
+        .next()
+        .expect("usage: delta_dump SESSION.jsonl [LEVEL]");
     let level = args
         .next()
         .map_or(Ok(Default::default()), |l| l.parse())
@@ -36,7 +38,9 @@ fn main() {
         let body = sent["content"][0]["text"].as_str().unwrap_or("");
         println!(
             "===== step {} {tool} {} ({} bytes)\n{body}",
-            step["step"], step["args"], body.len()
+            step["step"],
+            step["args"],
+            body.len()
         );
     }
 }

@@ -15,6 +15,10 @@ use crate::snapshot::marker::read_marker;
 use crate::stats::StatsMode;
 use crate::test_support::{corpus_dir, XorShift};
 
+static UID_SPOT: once_cell::sync::Lazy<regex::Regex> = once_cell::sync::Lazy::new(|| {
+    regex::Regex::new(r"(?m)(?:^ *|\||> |uid[ =]|until=|, |…)(\d+_\d+)\b").expect("regex")
+});
+
 /// One recorded call: tool, arguments, result.
 struct Step {
     tool: String,
@@ -62,12 +66,15 @@ fn session(level: Level, deltas: bool) -> Session {
 
 /// The text of a result's first text block.
 fn text_of(result_json: &str) -> String {
-    serde_json::from_str::<Value>(result_json).ok().and_then(|v| {
-        v["content"]
-            .as_array()
-            .and_then(|c| c.iter().find_map(|b| b["text"].as_str().map(str::to_string)))
-    })
-    .unwrap_or_default()
+    serde_json::from_str::<Value>(result_json)
+        .ok()
+        .and_then(|v| {
+            v["content"].as_array().and_then(|c| {
+                c.iter()
+                    .find_map(|b| b["text"].as_str().map(str::to_string))
+            })
+        })
+        .unwrap_or_default()
 }
 
 /// What a session sends for one step: the result's text (filtered or as it came).
@@ -129,7 +136,10 @@ fn replayed_sessions_keep_every_uid_shown_or_named_and_expandable() {
                 let tree_uids: HashSet<String> = {
                     let mut implied = Vec::new();
                     let n = notation::notation_of(raw);
-                    n.parse(raw, &mut implied).uids().map(str::to_string).collect()
+                    n.parse(raw, &mut implied)
+                        .uids()
+                        .map(str::to_string)
+                        .collect()
                 };
                 // Every uid shown is in the snapshot; every uid of the snapshot is shown, or
                 // returned by the expand call of a line naming it.
@@ -159,6 +169,21 @@ fn replayed_sessions_keep_every_uid_shown_or_named_and_expandable() {
                         covered.insert(uid.clone());
                     }
                 }
+                // No uid that is not in the snapshot: every uid where the notation writes one
+                // (a line's start, after `|` or ` > `, in a marker's list or expand call).
+                let shown: String = body
+                    .lines()
+                    .filter(|l| !l.trim_start().starts_with("… removed"))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                for m in UID_SPOT.captures_iter(&shown) {
+                    let uid = m.get(1).map_or("", |g| g.as_str());
+                    assert!(
+                        tree_uids.contains(uid),
+                        "{}: {uid} is not in the snapshot\n{body}",
+                        file.display()
+                    );
+                }
                 let missing: Vec<_> = tree_uids.difference(&covered).collect();
                 assert!(
                     missing.is_empty(),
@@ -168,7 +193,11 @@ fn replayed_sessions_keep_every_uid_shown_or_named_and_expandable() {
             }
         }
     }
-    assert!(deltas > 10, "only {deltas} deltas over {} sessions", files.len());
+    assert!(
+        deltas > 10,
+        "only {deltas} deltas over {} sessions",
+        files.len()
+    );
 }
 
 /// `uid` appears in `text` as a whole token (not inside a longer uid).
@@ -183,8 +212,9 @@ fn contains_uid(text: &str, uid: &str) -> bool {
 
 #[test]
 fn navigation_rule_matches_the_recorded_navigations() {
-    // A snapshot right after navigate_page (to another url, or a reload) is a new document;
-    // every other snapshot of the same page in the recorded sessions is not.
+    // The rule (a new root uid) against what a new document is: one that renumbered every
+    // node, so that no uid of the page's previous snapshot is left. And every snapshot after
+    // navigate_page, or after a link click to another path, is one.
     let files = session_files();
     if files.is_empty() {
         return;
@@ -193,54 +223,61 @@ fn navigation_rule_matches_the_recorded_navigations() {
     for file in &files {
         let mut s = session(Level::Moderate, true);
         let mut navigated: HashSet<String> = HashSet::new();
-        let mut seen: HashSet<String> = HashSet::new();
         let mut urls: std::collections::HashMap<String, String> = Default::default();
+        let mut uids: std::collections::HashMap<String, HashSet<String>> = Default::default();
         for step in read_session(file).iter().skip(1) {
             let page = step.args["pageId"].to_string();
             if step.tool == "navigate_page" || step.tool == "new_page" {
                 navigated.insert(page.clone());
             }
-            // A click on a link navigates too: the path of the page's url (on its first line)
-            // changed. A query or fragment set by the page's script (`pushState`: search
-            // boxes, anchors) keeps the document.
             let raw = step.result["content"][0]["text"].as_str().unwrap_or("");
-            if let Some(first) = body_of(raw).and_then(|b| b.lines().next()) {
-                let url = first.split(" url=").nth(1).unwrap_or("");
-                let url = url.split(['?', '#']).next().unwrap_or("").to_string();
-                if urls.insert(page.clone(), url.clone()).is_some_and(|old| old != url) {
-                    navigated.insert(page.clone());
-                }
-            }
-            send(&mut s, step);
-            let Some(sent) = s.last_sent() else {
+            let Some(body) = body_of(raw) else {
+                send(&mut s, step);
                 continue;
             };
-            if !seen.insert(page.clone()) {
-                if navigated.remove(&page) {
+            // A link to another path navigates too (a query or fragment set by the page's
+            // script, `pushState`, may keep the document).
+            let first = body.lines().next().unwrap_or("");
+            let url = first.split(" url=").nth(1).unwrap_or("").trim_matches('"');
+            let path = url.split(['?', '#']).next().unwrap_or("").to_string();
+            if urls
+                .insert(page.clone(), path.clone())
+                .is_some_and(|old| old != path)
+            {
+                navigated.insert(page.clone());
+            }
+            let now: HashSet<String> = {
+                let mut implied = Vec::new();
+                let n = notation::notation_of(body);
+                n.parse(body, &mut implied)
+                    .uids()
+                    .map(str::to_string)
+                    .collect()
+            };
+            send(&mut s, step);
+            let sent = s.last_sent();
+            let after_navigation = navigated.remove(&page);
+            if let Some(before) = uids.insert(page.clone(), now.clone()) {
+                let kept = now.intersection(&before).count();
+                let what = format!("{} step {}", file.display(), step.tool);
+                if sent == Some(Sent::Full(FullReason::Navigated)) {
                     navigations += 1;
-                    assert_eq!(
-                        sent,
-                        Sent::Full(FullReason::Navigated),
-                        "{}: {} after a navigation",
-                        file.display(),
-                        step.tool
-                    );
+                    assert_eq!(kept, 0, "{what}: taken as new, yet {kept} uids kept");
                 } else {
                     others += 1;
-                    assert_ne!(
-                        sent,
-                        Sent::Full(FullReason::Navigated),
-                        "{}: {} without a navigation",
-                        file.display(),
-                        step.tool
+                    assert!(
+                        kept > 0,
+                        "{what}: no uid kept, yet not taken as new ({sent:?})"
+                    );
+                    assert!(
+                        !after_navigation,
+                        "{what}: after a navigation, yet {sent:?}"
                     );
                 }
-            } else {
-                navigated.remove(&page);
             }
         }
     }
-    assert!(navigations > 0 && others > 10, "{navigations} {others}");
+    assert!(navigations > 3 && others > 10, "{navigations} {others}");
 }
 
 /// Totals of one replay: bytes of every result's text, and of the snapshots that had a
@@ -315,8 +352,14 @@ fn an_unchanged_page_is_the_short_form_and_deltas_are_deterministic() {
     );
     let body = body_of(&again).unwrap_or("");
     assert_eq!(body.lines().count(), 1, "{again}");
-    assert!(body.contains("snapshot 2: unchanged since snapshot 1"), "{body}");
-    assert!(crate::stats::estimate_tokens(body.len() as u64) <= 60, "{body}");
+    assert!(
+        body.contains("snapshot 2: unchanged since snapshot 1"),
+        "{body}"
+    );
+    assert!(
+        crate::stats::estimate_tokens(body.len() as u64) <= 60,
+        "{body}"
+    );
     // The same inputs give the same outputs.
     let mut t = session(Level::Moderate, true);
     assert_eq!(send(&mut t, snap), first);
@@ -353,15 +396,25 @@ fn two_pages_never_mix_and_an_evicted_page_starts_full() {
     send(&mut s, &on_page(b, 2));
     assert_eq!(s.last_sent(), Some(Sent::Full(FullReason::First)));
     send(&mut s, &on_page(a, 1));
-    assert!(matches!(s.last_sent(), Some(Sent::Delta { against: 1, counts, .. }) if counts.is_empty()));
+    assert!(
+        matches!(s.last_sent(), Some(Sent::Delta { against: 1, counts, .. }) if counts.is_empty())
+    );
     send(&mut s, &on_page(b, 2));
-    assert!(matches!(s.last_sent(), Some(Sent::Delta { against: 1, counts, .. }) if counts.is_empty()));
+    assert!(
+        matches!(s.last_sent(), Some(Sent::Delta { against: 1, counts, .. }) if counts.is_empty())
+    );
     // Page 2's document on page 1 (recorded in another browser, with the same root uid): no
     // delta against page 1's.
     send(&mut s, &on_page(b, 1));
-    assert!(matches!(s.last_sent(), Some(Sent::Full(_))), "{:?}", s.last_sent());
+    assert!(
+        matches!(s.last_sent(), Some(Sent::Full(_))),
+        "{:?}",
+        s.last_sent()
+    );
     send(&mut s, &on_page(b, 2));
-    assert!(matches!(s.last_sent(), Some(Sent::Delta { against: 2, counts, .. }) if counts.is_empty()));
+    assert!(
+        matches!(s.last_sent(), Some(Sent::Delta { against: 2, counts, .. }) if counts.is_empty())
+    );
 
     // A cache too small for two pages: the evicted one's next snapshot is full.
     let mut probe = session(Level::Moderate, true);
@@ -440,7 +493,12 @@ fn edit(raw: &str, rng: &mut XorShift, next_uid: &mut u32) -> String {
             }
             3 => {
                 *next_uid += 1;
-                let line = format!("{}uid=99_{} button \"new {}\"", " ".repeat(indent), next_uid, next_uid);
+                let line = format!(
+                    "{}uid=99_{} button \"new {}\"",
+                    " ".repeat(indent),
+                    next_uid,
+                    next_uid
+                );
                 lines.insert(i, line);
             }
             _ => {
@@ -484,7 +542,10 @@ fn deltas_of_random_edits_rebuild_the_full_snapshot() {
     let mut bodies = Vec::new();
     for file in session_files().iter().take(5) {
         for step in read_session(file) {
-            let text = step.result["content"][0]["text"].as_str().unwrap_or("").to_string();
+            let text = step.result["content"][0]["text"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
             if let Some(body) = body_of(&text) {
                 if body.len() > 2000 {
                     bodies.push(body.to_string());
@@ -503,8 +564,18 @@ fn deltas_of_random_edits_rebuild_the_full_snapshot() {
         let cdp = crate::notation::cdp::Cdp;
         for body in &bodies {
             let mut prev_text = body.clone();
-            let first = delta::filter_with_deltas(&cdp, &prev_text, &options, DeltaInput { sent: None, number: 1 });
-            let Some(mut holds) = first.holds else { continue };
+            let first = delta::filter_with_deltas(
+                &cdp,
+                &prev_text,
+                &options,
+                DeltaInput {
+                    sent: None,
+                    number: 1,
+                },
+            );
+            let Some(mut holds) = first.holds else {
+                continue;
+            };
             let mut held = rebuild::Held::of(&cdp, &prev_text, &options);
             for round in 0..6u64 {
                 let next_text = edit(&prev_text, &mut rng, &mut next_uid);
@@ -512,12 +583,19 @@ fn deltas_of_random_edits_rebuild_the_full_snapshot() {
                     &cdp,
                     &next_text,
                     &options,
-                    DeltaInput { sent: Some(&holds), number: 2 + round },
+                    DeltaInput {
+                        sent: Some(&holds),
+                        number: 2 + round,
+                    },
                 );
                 let expected = rebuild::Held::of(&cdp, &next_text, &options);
                 if let Some(Sent::Delta { .. }) = out.sent {
                     let got = held.apply(&cdp, &next_text, &options, &holds);
-                    assert_eq!(got, expected, "level {level} round {round}\n{}", out.filtered.text);
+                    assert_eq!(
+                        got, expected,
+                        "level {level} round {round}\n{}",
+                        out.filtered.text
+                    );
                     checked += 1;
                 }
                 held = expected;
@@ -607,8 +685,15 @@ mod rebuild {
             let (text, children) = match node.kind {
                 NodeKind::Element => {
                     let visible = flatten(tree, &node.children, &mut Vec::new());
-                    let fb = if node.uid.is_empty() { fallback } else { node.uid };
-                    (n.hit_line(tree, id), frame_lines(n, tree, &visible, fb, held))
+                    let fb = if node.uid.is_empty() {
+                        fallback
+                    } else {
+                        node.uid
+                    };
+                    (
+                        n.hit_line(tree, id),
+                        frame_lines(n, tree, &visible, fb, held),
+                    )
                 }
                 NodeKind::Verbatim => (node.raw.unwrap_or("").to_string(), Vec::new()),
                 NodeKind::Marker => (node.name_str().to_string(), Vec::new()),
@@ -658,7 +743,115 @@ mod rebuild {
             let fp = delta::Fingerprint::of(&tree);
             delta::mark(&mut tree, &fp, sent);
             let lookup = |a: &str, b: &str| find(&self.0, a, b);
-            Held(frame_lines(n, &tree, &tree.roots.clone(), "", Some(&lookup)))
+            Held(frame_lines(
+                n,
+                &tree,
+                &tree.roots.clone(),
+                "",
+                Some(&lookup),
+            ))
         }
     }
+}
+
+#[test]
+fn playwright_snapshots_get_deltas_in_yaml_too() {
+    let Some(corpus) = corpus_dir() else {
+        return;
+    };
+    let file = corpus.join("playwright-mcp/pages/app-grid/browser_snapshot.json");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap_or_default())
+        .unwrap_or_default();
+    let result = doc["result"].clone();
+    let text = result["content"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(text.contains("```yaml"), "{}", file.display());
+    let step = |text: &str| Step {
+        tool: "browser_snapshot".into(),
+        args: json!({}),
+        result: json!({"content": [{"type": "text", "text": text}]}),
+    };
+    let mut s = session(Level::Moderate, true);
+    let first = send(&mut s, &step(&text));
+    assert_eq!(s.last_sent(), Some(Sent::Full(FullReason::First)));
+    assert!(
+        first.contains("# snapshot-filter snapshot 1, full: first snapshot of this page\n"),
+        "{first}"
+    );
+    let again = send(&mut s, &step(&text));
+    assert!(
+        again.contains("# snapshot-filter snapshot 2: unchanged since snapshot 1"),
+        "{again}"
+    );
+    // A checkbox ticked: the delta is YAML (every other section as it was), with the change.
+    let Some(at) = text.find("- checkbox \"Select ") else {
+        panic!("no row checkbox in {}", file.display());
+    };
+    let line_end = at + text.get(at..).and_then(|t| t.find('\n')).unwrap_or(0);
+    let mut edited = text.clone();
+    let Some(ref_at) = edited.get(at..line_end).and_then(|l| l.find(" [ref=")) else {
+        panic!("no ref on the checkbox line");
+    };
+    edited.insert_str(at + ref_at, " [checked]");
+    let delta = send(&mut s, &step(&edited));
+    assert!(
+        matches!(s.last_sent(), Some(Sent::Delta { against: 2, .. })),
+        "{delta}"
+    );
+    assert!(
+        delta.contains(
+            "# snapshot-filter snapshot 3: delta against snapshot 2, 0 added, 1 changed, 0 removed"
+        ),
+        "{delta}"
+    );
+    assert!(delta.contains("[checked]"), "{delta}");
+    assert!(delta.contains(" unchanged (uid "), "{delta}");
+    assert!(delta.len() * 3 < first.len(), "{delta}");
+    // Still YAML where it was: every line of the fenced body is a list item or a comment.
+    let body = delta
+        .split("```yaml\n")
+        .nth(1)
+        .and_then(|b| b.split("\n```").next())
+        .unwrap_or("");
+    for line in body.lines() {
+        let t = line.trim_start();
+        assert!(
+            t.starts_with("- ") || t.starts_with('#'),
+            "not YAML: {line}\n{delta}"
+        );
+    }
+}
+
+#[test]
+fn a_whole_page_follows_deltas_in_a_row_and_expand_without_uid_counts_as_one() {
+    use crate::snapshot::delta::MAX_DELTAS_IN_ROW;
+    let Some(corpus) = corpus_dir() else {
+        return;
+    };
+    let steps = read_session(&corpus.join("sessions/megamenu-shop.jsonl"));
+    let Some(snap) = steps.iter().find(|s| s.tool == "take_snapshot") else {
+        panic!("no take_snapshot");
+    };
+    let mut s = session(Level::Moderate, true);
+    send(&mut s, snap);
+    for _ in 0..MAX_DELTAS_IN_ROW {
+        send(&mut s, snap);
+        assert!(matches!(s.last_sent(), Some(Sent::Delta { .. })));
+    }
+    let full = send(&mut s, snap);
+    assert_eq!(s.last_sent(), Some(Sent::Full(FullReason::InRow)));
+    assert!(
+        full.contains(&format!("full: after {MAX_DELTAS_IN_ROW} deltas in a row")),
+        "{full}"
+    );
+    for _ in 0..MAX_DELTAS_IN_ROW - 1 {
+        send(&mut s, snap);
+    }
+    // The agent asked for the whole page: the count starts again.
+    let whole = expand(&mut s, json!({"pageId": snap.args["pageId"]}));
+    assert!(whole.contains("RootWebArea"), "{whole}");
+    send(&mut s, snap);
+    assert!(matches!(s.last_sent(), Some(Sent::Delta { .. })));
 }

@@ -227,13 +227,28 @@ mod tests {
             .as_str()
             .unwrap_or_default()
             .contains("uid"));
-        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_0", "depth": -1}), &cache, &whole());
+        let res = call(
+            EXPAND_SNAPSHOT,
+            &json!({"uid": "1_0", "depth": -1}),
+            &cache,
+            &whole(),
+        );
         assert_eq!(res["isError"], true);
-        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_0", "until": 3}), &cache, &whole());
+        let res = call(
+            EXPAND_SNAPSHOT,
+            &json!({"uid": "1_0", "until": 3}),
+            &cache,
+            &whole(),
+        );
         assert_eq!(res["isError"], true);
         let res = call(SEARCH_SNAPSHOT, &json!({"query": ""}), &cache, &whole());
         assert_eq!(res["isError"], true);
-        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_0", "pageId": 9}), &cache, &whole());
+        let res = call(
+            EXPAND_SNAPSHOT,
+            &json!({"uid": "1_0", "pageId": 9}),
+            &cache,
+            &whole(),
+        );
         assert!(res["content"][0]["text"]
             .as_str()
             .unwrap_or_default()
@@ -248,7 +263,12 @@ mod tests {
     fn expand_without_uid_returns_the_whole_page_filtered_at_the_level() {
         let mut cache = SnapshotCache::new(1 << 20);
         let links: String = (0..30)
-            .map(|i| format!("  uid=1_{} link \"item {i}\" url=\"https://x.test/{i}\"\n", i + 1))
+            .map(|i| {
+                format!(
+                    "  uid=1_{} link \"item {i}\" url=\"https://x.test/{i}\"\n",
+                    i + 1
+                )
+            })
             .collect();
         let raw = format!("uid=1_0 RootWebArea \"x\" url=\"https://x.test/\"\n{links}");
         cache.put("1", raw.clone(), None).unwrap_or_default();
@@ -256,7 +276,10 @@ mod tests {
         let got = res["content"][0]["text"].as_str().unwrap_or("").to_string();
         assert!(res["isError"].is_null(), "{got}");
         assert_eq!(got, notation::filter_snapshot(&raw, &whole()).text);
-        assert!(got.contains("1_0 RootWebArea") && got.len() < raw.len(), "{got}");
+        assert!(
+            got.contains("1_0 RootWebArea") && got.len() < raw.len(),
+            "{got}"
+        );
     }
 
     #[test]

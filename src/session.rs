@@ -256,10 +256,7 @@ impl Session {
         let mut notes = Vec::new();
         if let Some(dir) = self.options.raw_snapshots_dir.clone() {
             self.raw_snapshot_files += 1;
-            let path = dir.join(raw_snapshot_file_name(
-                self.raw_snapshot_files,
-                page,
-            ));
+            let path = dir.join(raw_snapshot_file_name(self.raw_snapshot_files, page));
             notes.push(match std::fs::write(&path, &raw) {
                 Ok(()) => format!("[raw snapshot: {}]", path.display()),
                 Err(e) => format!("[raw snapshot not written to {}: {e}]", path.display()),

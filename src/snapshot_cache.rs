@@ -77,7 +77,12 @@ impl SnapshotCache {
 
     /// Stores the latest snapshot of `page`, replacing its previous one and evicting the oldest
     /// pages until the cap holds. A snapshot larger than the cap is not stored.
-    pub fn put(&mut self, page: &str, raw: String, sent: Option<SentPage>) -> Result<(), CacheMiss> {
+    pub fn put(
+        &mut self,
+        page: &str,
+        raw: String,
+        sent: Option<SentPage>,
+    ) -> Result<(), CacheMiss> {
         self.remove(page);
         let bytes = raw.len() + sent.as_ref().map_or(0, SentPage::approx_bytes);
         if bytes > self.cap_bytes {

@@ -159,15 +159,14 @@ pub fn stats_line(bytes_in: usize, bytes_out: usize, totals: &SavingsTotals) -> 
 
 /// The stats line of a result sent as a snapshot delta, shorter than `stats_line` (a delta of
 /// an unchanged page is a line or two; the session's totals are in every other stats line and
-/// the summary): `[mcp-snapshot-filter: 30.0 KB → 138 B (−100%) | deltas: 5, 20.8 KB saved]`.
+/// the summary): `[mcp-snapshot-filter: 30.0 KB → 138 B | 5 deltas saved 20.8 KB]`.
 pub fn delta_stats_line(bytes_in: usize, bytes_out: usize, totals: &SavingsTotals) -> String {
-    let (bytes_in, bytes_out) = (bytes_in as u64, bytes_out as u64);
     format!(
-        "[mcp-snapshot-filter: {} → {} ({}) | deltas: {}, {} saved]",
-        format_bytes(bytes_in),
-        format_bytes(bytes_out),
-        format_reduction(bytes_in, bytes_out),
+        "[mcp-snapshot-filter: {} → {} | {} delta{} saved {}]",
+        format_bytes(bytes_in as u64),
+        format_bytes(bytes_out as u64),
         totals.deltas,
+        if totals.deltas == 1 { "" } else { "s" },
         format_bytes(totals.delta_bytes_saved),
     )
 }
@@ -228,6 +227,16 @@ mod tests {
             "[mcp-snapshot-filter: 38.5 KB → 12.1 KB (−69%), ~7.8k tokens saved | session: 438 KB saved over 2 calls (−39%)]"
         );
         assert!(summary_line(&totals).contains("in 2 of 0 tool results"));
+        // Deltas add their part once one was sent, and have a short line of their own.
+        assert!(!line.contains("delta"));
+        totals.record(30_000, 138);
+        totals.record_delta(4_600, 138);
+        assert_eq!(
+            delta_stats_line(30_000, 138, &totals),
+            "[mcp-snapshot-filter: 30.0 KB → 138 B | 1 delta saved 4.5 KB]"
+        );
+        assert!(stats_line(38_500, 12_100, &totals).ends_with("), 1 snapshot delta saved 4.5 KB]"));
+        assert!(summary_line(&totals).ends_with("tool results, 1 snapshot delta saved 4.5 KB"));
     }
 
     #[test]

@@ -277,7 +277,12 @@ pub fn filter_tool_result_value(
     result_json: &str,
     options: &ResultOptions,
 ) -> FilterResult<Option<FilteredValue>> {
-    filter_tool_result_capturing(tool_name, result_json, options, &mut SnapshotCapture::default())
+    filter_tool_result_capturing(
+        tool_name,
+        result_json,
+        options,
+        &mut SnapshotCapture::default(),
+    )
 }
 
 /// `filter_tool_result_value` that also hands back the raw body of the result's accessibility
@@ -328,14 +333,9 @@ pub fn filter_tool_result_object(
             continue;
         };
         figures.text_bytes_in += text.len();
-        if let Some(new_text) = filter_text(
-            tool_name,
-            text,
-            is_error,
-            options,
-            &mut figures,
-            capture,
-        ) {
+        if let Some(new_text) =
+            filter_text(tool_name, text, is_error, options, &mut figures, capture)
+        {
             *text = new_text;
             changed_block.get_or_insert(index);
         }
@@ -369,10 +369,9 @@ fn filter_text(
             level: options.level,
             limits: options.snapshot.clone(),
         };
-        let (new_text, hidden) =
-            crate::notation::playwright::filter_result_text(text, |body| {
-                capture.filter(body, &snapshot_options)
-            })?;
+        let (new_text, hidden) = crate::notation::playwright::filter_result_text(text, |body| {
+            capture.filter(body, &snapshot_options)
+        })?;
         figures.uids_hidden += hidden;
         return Some(new_text);
     }

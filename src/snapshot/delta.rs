@@ -135,10 +135,11 @@ struct Unit {
 
 /// The first root that is an element (the page's root node).
 fn first_root(tree: &Tree<'_>) -> Option<usize> {
-    tree.roots
-        .iter()
-        .copied()
-        .find(|&r| tree.nodes.get(r).is_some_and(|n| n.kind == NodeKind::Element))
+    tree.roots.iter().copied().find(|&r| {
+        tree.nodes
+            .get(r)
+            .is_some_and(|n| n.kind == NodeKind::Element)
+    })
 }
 
 fn hash_of<T: Hash>(value: T) -> u64 {
@@ -207,7 +208,10 @@ impl Fingerprint {
                     format!("{}#{}", node.uid, count)
                 }
             } else {
-                let parent = node.parent.and_then(|p| keys.get(p)).map_or("", String::as_str);
+                let parent = node
+                    .parent
+                    .and_then(|p| keys.get(p))
+                    .map_or("", String::as_str);
                 let siblings = match node.parent.and_then(|p| tree.nodes.get(p)) {
                     Some(p) => &p.children[..],
                     None => &tree.roots[..],
@@ -288,7 +292,9 @@ impl Fingerprint {
                 key: key.clone(),
                 uid: node.map_or("", |n| n.uid).to_string(),
                 own: self.own[id],
-                parent: self.frame_parent[id].and_then(|p| self.keys.get(p)).cloned(),
+                parent: self.frame_parent[id]
+                    .and_then(|p| self.keys.get(p))
+                    .cloned(),
             });
         }
         let mut units = HashMap::new();
@@ -399,7 +405,11 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
     let mut by_key: HashMap<&str, usize> = HashMap::with_capacity(fp.keys.len());
     for (id, key) in fp.keys.iter().enumerate() {
         by_key.insert(key.as_str(), id);
-        match sent.index.get(key).and_then(|&i| sent.nodes.get(i as usize)) {
+        match sent
+            .index
+            .get(key)
+            .and_then(|&i| sent.nodes.get(i as usize))
+        {
             None => counts.added += 1,
             Some(old) if old.own != fp.own[id] => counts.changed += 1,
             Some(_) => {}
@@ -466,7 +476,10 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
                 i = end;
                 continue;
             }
-            let nodes: usize = items.iter().map(|&id| fp.sizes.get(id).copied().unwrap_or(1)).sum();
+            let nodes: usize = items
+                .iter()
+                .map(|&id| fp.sizes.get(id).copied().unwrap_or(1))
+                .sum();
             let text = unchanged_line(tree, items, nodes, &expand_uid);
             counts.unchanged_runs += 1;
             counts.unchanged_nodes += nodes;
@@ -545,10 +558,7 @@ pub struct DeltaInput<'p> {
 /// How a snapshot was sent with deltas on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sent {
-    Delta {
-        against: u64,
-        counts: DeltaCounts,
-    },
+    Delta { against: u64, counts: DeltaCounts },
     Full(FullReason),
 }
 
@@ -561,6 +571,8 @@ pub struct DeltaFiltered {
     pub holds: Option<SentPage>,
     pub sent: Option<Sent>,
     pub full_bytes: usize,
+    /// Bytes of the delta when one was written, sent or not (what `MAX_DELTA_SHARE` judged).
+    pub delta_bytes: Option<usize>,
 }
 
 /// `filter_with`, sending a delta against what the agent holds when the rules allow (see the
@@ -577,6 +589,7 @@ pub fn filter_with_deltas<N: Notation + ?Sized>(
         filtered,
         holds: None,
         sent: None,
+        delta_bytes: None,
     };
     if options.level < Level::Moderate {
         return passthrough(filter_with(notation, text, options));
@@ -601,6 +614,7 @@ pub fn filter_with_deltas<N: Notation + ?Sized>(
         (out, deltas_in_row)
     };
     let sent_as;
+    let mut delta_bytes = None;
     let (text_out, deltas_in_row) = match input.sent {
         None => {
             sent_as = Some(Sent::Full(FullReason::First));
@@ -626,6 +640,7 @@ pub fn filter_with_deltas<N: Notation + ?Sized>(
             } else {
                 notation.render_delta(&tree, &header).text
             };
+            delta_bytes = Some(delta.len());
             if delta.len() as f64 > MAX_DELTA_SHARE * full.text.len() as f64 {
                 sent_as = Some(Sent::Full(FullReason::NotSmaller));
                 full_of(FullReason::NotSmaller, 0)
@@ -650,6 +665,7 @@ pub fn filter_with_deltas<N: Notation + ?Sized>(
         holds: Some(holds),
         sent: sent_as,
         full_bytes: full.text.len(),
+        delta_bytes,
     }
 }
 
@@ -664,7 +680,10 @@ fn is_short(tree: &Tree<'_>, items: &[usize]) -> bool {
             return false;
         }
         chars += node.uid.len() + node.role.len() + 4;
-        chars += node.keep_chars.unwrap_or(node.name_str().len()).min(node.name_str().len());
+        chars += node
+            .keep_chars
+            .unwrap_or(node.name_str().len())
+            .min(node.name_str().len());
         chars += node
             .attrs
             .iter()
@@ -726,4 +745,3 @@ pub fn delta_header(number: u64, against: u64, counts: &DeltaCounts) -> String {
 pub fn full_header(number: u64, reason: FullReason) -> String {
     format!("snapshot {number}, full: {}", reason.text())
 }
-

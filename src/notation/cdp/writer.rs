@@ -90,7 +90,14 @@ pub fn render_siblings(tree: &Tree<'_>, roots: &[usize], lossy: bool) -> Rendere
 /// Writes the tree as a delta: `first_line` (the delta's header) instead of the legend, which
 /// the full snapshot before it carried.
 pub fn render_delta(tree: &Tree<'_>, first_line: &str) -> Rendered {
-    render_lines(tree, &tree.roots, None, first_line, 16, tree.trailing_newline)
+    render_lines(
+        tree,
+        &tree.roots,
+        None,
+        first_line,
+        16,
+        tree.trailing_newline,
+    )
 }
 
 fn render_from<'t>(
