@@ -93,7 +93,7 @@ fn send(s: &mut Session, step: &Step) -> String {
 fn body_of(text: &str) -> Option<&str> {
     let start = text.find("## Latest page snapshot\n")? + "## Latest page snapshot\n".len();
     let rest = text.get(start..)?;
-    Some(rest.get(..rest.find("\n## ").map_or(rest.len(), |i| i + 1))?)
+    rest.get(..rest.find("\n## ").map_or(rest.len(), |i| i + 1))
 }
 
 fn expand(s: &mut Session, args: Value) -> String {

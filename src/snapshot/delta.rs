@@ -457,7 +457,7 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
             // The run: units unchanged and consecutive in the sent frame too.
             let mut end = i + 1;
             let mut last_index = first.index;
-            while let Some(next) = frame.units.get(end).and_then(|u| prev_of(u)) {
+            while let Some(next) = frame.units.get(end).and_then(&prev_of) {
                 if next.index != last_index + 1 {
                     break;
                 }
