@@ -233,7 +233,7 @@ impl Session {
         let (bytes_in, bytes_out) = (filtered.figures.bytes_in(), filtered.figures.bytes_out());
         self.totals.record(bytes_in, bytes_out);
         let line = match sent {
-            Some(Sent::Delta { .. }) => stats::delta_stats_line(bytes_in, bytes_out, &self.totals),
+            Some(Sent::Delta { .. }) => stats::delta_stats_line(bytes_in, bytes_out),
             _ => stats::stats_line(bytes_in, bytes_out, &self.totals),
         };
         match self.options.stats {

@@ -158,16 +158,13 @@ pub fn stats_line(bytes_in: usize, bytes_out: usize, totals: &SavingsTotals) -> 
 }
 
 /// The stats line of a result sent as a snapshot delta, shorter than `stats_line` (a delta of
-/// an unchanged page is a line or two; the session's totals are in every other stats line and
-/// the summary): `[mcp-snapshot-filter: 30.0 KB → 138 B | 5 deltas saved 20.8 KB]`.
-pub fn delta_stats_line(bytes_in: usize, bytes_out: usize, totals: &SavingsTotals) -> String {
+/// an unchanged page is one line; what deltas saved is in every other stats line and in the
+/// summary): `[mcp-snapshot-filter: 30.0 KB → 138 B as a delta]`.
+pub fn delta_stats_line(bytes_in: usize, bytes_out: usize) -> String {
     format!(
-        "[mcp-snapshot-filter: {} → {} | {} delta{} saved {}]",
+        "[mcp-snapshot-filter: {} → {} as a delta]",
         format_bytes(bytes_in as u64),
         format_bytes(bytes_out as u64),
-        totals.deltas,
-        if totals.deltas == 1 { "" } else { "s" },
-        format_bytes(totals.delta_bytes_saved),
     )
 }
 
@@ -232,8 +229,8 @@ mod tests {
         totals.record(30_000, 138);
         totals.record_delta(4_600, 138);
         assert_eq!(
-            delta_stats_line(30_000, 138, &totals),
-            "[mcp-snapshot-filter: 30.0 KB → 138 B | 1 delta saved 4.5 KB]"
+            delta_stats_line(30_000, 138),
+            "[mcp-snapshot-filter: 30.0 KB → 138 B as a delta]"
         );
         assert!(stats_line(38_500, 12_100, &totals).ends_with("), 1 snapshot delta saved 4.5 KB]"));
         assert!(summary_line(&totals).ends_with("tool results, 1 snapshot delta saved 4.5 KB"));

@@ -732,7 +732,7 @@ fn write_uid_list(out: &mut String, uids: &[&str]) {
 pub fn delta_header(number: u64, against: u64, counts: &DeltaCounts) -> String {
     if counts.is_empty() {
         return format!(
-            "snapshot {number}: unchanged since snapshot {against} (whole page: expand_snapshot without uid)"
+            "snapshot {number}: unchanged since snapshot {against}; expand_snapshot without uid shows it"
         );
     }
     format!(
