@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.FilterSession = nativeBinding.FilterSession
 module.exports.compressListResult = nativeBinding.compressListResult
 module.exports.compressText = nativeBinding.compressText
+module.exports.estimateTokens = nativeBinding.estimateTokens
 module.exports.expandSnapshot = nativeBinding.expandSnapshot
 module.exports.filterSnapshot = nativeBinding.filterSnapshot
 module.exports.filterToolResult = nativeBinding.filterToolResult

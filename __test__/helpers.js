@@ -11,6 +11,10 @@ const BIN = path.join(ROOT, 'bin', 'cli.js')
 const EVERYTHING = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
 const FIXTURES = path.join(__dirname, 'fixtures')
 
+// The bins these tests start must not append to the user's own savings ledger (`stats`);
+// the ledger's own test aims it at a scratch XDG_STATE_HOME.
+process.env.MCP_SNAPSHOT_FILTER_LEDGER ??= 'off'
+
 /** The upstream command for server-everything over stdio. */
 function everythingCommand() {
   return [process.execPath, EVERYTHING, 'stdio']

@@ -99,23 +99,33 @@ test('--level off reports 0% saved on every result', () => {
   assert.equal(report.totals[0].savedPercent, 0)
 })
 
-test('a file it cannot read or parse is reported on stderr and skipped; the others are measured; exit 1', () => {
+test('a file it cannot parse is reported on stderr and skipped; the others are measured; exit 1', () => {
   const dir = tmpDir()
   const good = path.join(dir, 'good.json')
   fs.copyFileSync(path.join(SAMPLES, 'app-noisy.list_network_requests.json'), good)
   const broken = path.join(dir, 'broken.json')
   fs.writeFileSync(broken, '{"result": {"content": [')
-  const missing = path.join(dir, 'missing.json')
-  const r = measure([good, missing, broken, '--json'])
+  const r = measure([good, broken, '--json'])
   assert.equal(r.code, 1)
   const errLines = r.stderr.trim().split('\n')
-  assert.equal(errLines.length, 2, r.stderr)
-  assert.match(r.stderr, /missing\.json: cannot read: ENOENT/)
+  assert.equal(errLines.length, 1, r.stderr)
   assert.match(r.stderr, /broken\.json: not valid JSON/)
   const report = JSON.parse(r.stdout)
   assert.equal(report.rows.length, 1)
   assert.equal(report.rows[0].tool, 'list_network_requests')
-  assert.equal(report.errors.length, 2)
+  assert.equal(report.errors.length, 1)
+})
+
+test('a path that does not exist is an error with exit 2 and no table', () => {
+  const dir = tmpDir()
+  const good = path.join(dir, 'good.json')
+  fs.copyFileSync(path.join(SAMPLES, 'app-noisy.list_network_requests.json'), good)
+  for (const args of [[path.join(dir, 'my-results/')], [good, path.join(dir, 'missing.json')]]) {
+    const r = measure(args)
+    assert.equal(r.code, 2, args.join(' '))
+    assert.equal(r.stdout, '')
+    assert.match(r.stderr, /error: no such file or directory: .*(my-results\/|missing\.json)$/m)
+  }
 })
 
 test('usage errors exit 2', () => {
@@ -136,13 +146,17 @@ test('measure --help prints its usage; the proxy keeps its own --help', () => {
   assert.match(proxy.stdout, /-- <upstream command>/)
 })
 
-test('without gpt-tokenizer the documented bytes estimate is used and named in the header', () => {
+test('MCP_SNAPSHOT_FILTER_TOKENS=estimate uses the native estimate and says why, not "not installed"', () => {
   const r = measure([path.join(SAMPLES, 'app-grid.take_snapshot.json')], { MCP_SNAPSHOT_FILTER_TOKENS: 'estimate' })
   assert.equal(r.code, 0, r.stderr)
-  assert.match(r.stdout, /estimated tokens: UTF-8 bytes \/ 3/)
+  assert.match(r.stdout, /the proxy's own estimate .*MCP_SNAPSHOT_FILTER_TOKENS=estimate\)/)
+  assert.doesNotMatch(r.stdout, /not installed/)
   const json = JSON.parse(measure([path.join(SAMPLES, 'app-grid.take_snapshot.json'), '--json'], { MCP_SNAPSHOT_FILTER_TOKENS: 'estimate' }).stdout)
   assert.equal(json.tokenizer.exact, false)
-  assert.equal(json.rows[0].tokensBefore, Math.ceil(json.rows[0].bytesBefore / 3))
+  const { estimateTokens } = require('../index.js')
+  const { modelText } = require('../bin/measure.js')
+  const doc = JSON.parse(fs.readFileSync(path.join(SAMPLES, 'app-grid.take_snapshot.json'), 'utf8'))
+  assert.equal(json.rows[0].tokensBefore, estimateTokens(modelText(doc.result)))
 })
 
 test('a JSON-RPC log: responses are paired with requests by id to know the tool', () => {

@@ -8,152 +8,8 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 
-const {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  CreateTaskResultSchema,
-  GetTaskResultSchema,
-  CallToolResultSchema,
-  EmptyResultSchema,
-} = require('@modelcontextprotocol/sdk/types.js')
-
-const { connect, everythingCommand, proxyCommand } = require('./helpers.js')
-
-const CAPABILITIES = { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } }
-const ROOTS = [{ uri: 'file:///work/project', name: 'project' }]
-
-/** Runs the whole scenario against one server command; returns everything observed. */
-async function scenario(command) {
-  const seen = { sampling: [], elicitation: [], rootsAsked: 0, logs: [], updated: [] }
-  const { client, stderr } = await connect(command, {
-    capabilities: CAPABILITIES,
-    handlers: {
-      requests: [
-        [CreateMessageRequestSchema, (req) => {
-          seen.sampling.push(req.params)
-          return { role: 'assistant', content: { type: 'text', text: 'sampled reply' }, model: 'test-model', stopReason: 'endTurn' }
-        }],
-        [ElicitRequestSchema, (req) => {
-          seen.elicitation.push(req.params.message)
-          return { action: 'accept', content: { color: 'blue', name: 'Ada', check: true, email: 'ada@example.com', homepage: 'https://example.com', birthdate: '1815-12-10', integer: 3, number: 1.5, enum: 'value1', untitledSingleSelectEnum: 'value1', untitledMultipleSelectEnum: ['value1'], titledSingleSelectEnum: 'value1', titledMultipleSelectEnum: ['value1'], legacyTitledEnum: 'value1' } }
-        }],
-        [ListRootsRequestSchema, () => {
-          seen.rootsAsked++
-          return { roots: ROOTS }
-        }],
-      ],
-      notifications: [
-        [LoggingMessageNotificationSchema, (n) => seen.logs.push(n.params.level)],
-        [ResourceUpdatedNotificationSchema, (n) => seen.updated.push(n.params.uri)],
-      ],
-    },
-  })
-  const out = { seen }
-  try {
-    out.serverVersion = client.getServerVersion()
-    out.capabilities = client.getServerCapabilities()
-    out.instructions = client.getInstructions()
-    out.tools = await client.listTools()
-    out.prompts = await client.listPrompts()
-    out.resources = await client.listResources()
-    out.templates = await client.listResourceTemplates()
-
-    // Progress notifications relayed with the client's own token.
-    const progress = []
-    out.longRunning = await client.callTool(
-      { name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 4 } },
-      undefined,
-      { onprogress: (p) => progress.push(p.progress) },
-    )
-    out.progress = progress
-
-    out.sampling = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 10 } })
-    out.elicitation = await client.callTool({ name: 'trigger-elicitation-request', arguments: {} })
-    out.roots = await client.callTool({ name: 'get-roots-list', arguments: {} })
-    out.structured = await client.callTool({ name: 'get-structured-content', arguments: { location: 'New York' } })
-    out.sum = await client.callTool({ name: 'get-sum', arguments: { a: 2, b: 40 } })
-    out.image = await client.callTool({ name: 'get-tiny-image', arguments: {} })
-
-    out.prompt = await client.getPrompt({ name: 'args-prompt', arguments: { city: 'Paris', state: 'TX' } })
-    out.completion = await client.complete({ ref: { type: 'ref/prompt', name: 'completable-prompt' }, argument: { name: 'department', value: 'E' } })
-    const firstResource = out.resources.resources[0]
-    out.read = await client.readResource({ uri: firstResource.uri })
-
-    // logging/setLevel must reach the upstream. At 'emergency' the upstream may only send
-    // emergency messages (its simulated logger picks a random level every 5 s, sending one at
-    // once); back at 'debug' every message passes, so one arrives within 5 s.
-    out.setLevel = await client.setLoggingLevel('emergency')
-    seen.logs.length = 0
-    await client.callTool({ name: 'toggle-simulated-logging', arguments: {} })
-    out.subscribe = await client.subscribeResource({ uri: firstResource.uri })
-    await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} })
-    await new Promise((r) => setTimeout(r, 5600))
-    seen.logsAtEmergency = [...seen.logs]
-    await client.setLoggingLevel('debug')
-    seen.logs.length = 0
-    const deadline = Date.now() + 12000
-    while (Date.now() < deadline && (seen.updated.length === 0 || seen.logs.length === 0)) await new Promise((r) => setTimeout(r, 100))
-    await client.callTool({ name: 'toggle-simulated-logging', arguments: {} })
-    await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} })
-
-    // Cancellation reaches the upstream: the long operation stops sending progress.
-    const controller = new AbortController()
-    const cancelledProgress = []
-    const cancelled = client
-      .callTool({ name: 'trigger-long-running-operation', arguments: { duration: 4, steps: 8 } }, undefined, {
-        signal: controller.signal,
-        onprogress: (p) => {
-          cancelledProgress.push(p.progress)
-          if (cancelledProgress.length === 1) controller.abort('test cancels')
-        },
-      })
-      .then(() => 'completed', (err) => `rejected: ${err.name}`)
-    out.cancelled = await cancelled
-    await new Promise((r) => setTimeout(r, 1200))
-    out.cancelledProgressCount = cancelledProgress.length
-
-    // A task-augmented call: CreateTaskResult, poll tasks/get, then tasks/result.
-    const created = await client.request(
-      { method: 'tools/call', params: { name: 'simulate-research-query', arguments: { topic: 'proxies' }, task: { ttl: 60000 } } },
-      CreateTaskResultSchema,
-    )
-    const taskId = created.task.taskId
-    let status = created.task.status
-    const taskDeadline = Date.now() + 15000
-    while (status !== 'completed' && status !== 'failed' && Date.now() < taskDeadline) {
-      await new Promise((r) => setTimeout(r, 300))
-      status = (await client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema)).status
-    }
-    out.taskStatus = status
-    const taskResult = await client.request({ method: 'tasks/result', params: { taskId } }, CallToolResultSchema)
-    out.taskResult = JSON.parse(JSON.stringify(taskResult).split(taskId).join('<task>'))
-    out.ping = await client.request({ method: 'ping' }, EmptyResultSchema)
-  } finally {
-    await client.close()
-  }
-  out.stderr = stderr()
-  return out
-}
-
-/** Deletes every `description` of a list result (the one thing the proxy may change there). */
-function withoutDescriptions(value) {
-  if (Array.isArray(value)) return value.map(withoutDescriptions)
-  if (value && typeof value === 'object') {
-    const copy = {}
-    for (const [k, v] of Object.entries(value)) if (k !== 'description') copy[k] = withoutDescriptions(v)
-    return copy
-  }
-  return value
-}
-
-// Fields that differ between any two runs of server-everything (random log levels, timing).
-function stable(out) {
-  const { seen, stderr, progress, cancelledProgressCount, ...rest } = out
-  return rest
-}
+const { everythingCommand, proxyCommand } = require('./helpers.js')
+const { scenario, withoutDescriptions, stable, checkFeatures } = require('./everything-scenario.js')
 
 let direct
 let proxiedOff
@@ -172,8 +28,8 @@ test('tools/list includes the tools a sampling/elicitation/roots client unlocks'
   for (const name of ['trigger-sampling-request', 'trigger-elicitation-request', 'get-roots-list', 'simulate-research-query']) {
     assert.ok(names.includes(name), `${name} missing from ${names.join(', ')}`)
   }
-  // The proxy adds its own two tools at the end of the list (moderate turns them on).
-  assert.deepEqual(names, [...direct.tools.tools.map((t) => t.name), 'expand_snapshot', 'search_snapshot'])
+  // No tool of server-everything returns a snapshot, so the proxy adds none of its own.
+  assert.deepEqual(names, direct.tools.tools.map((t) => t.name))
   assert.deepEqual(proxiedOff.tools.tools.map((t) => t.name), direct.tools.tools.map((t) => t.name))
 })
 
@@ -185,31 +41,13 @@ test('at moderate only descriptions of list results may differ', () => {
   const { tools, prompts, resources, templates, ...rest } = stable(proxiedModerate)
   const { tools: dTools, prompts: dPrompts, resources: dResources, templates: dTemplates, ...dRest } = stable(direct)
   assert.deepEqual(rest, dRest)
-  const upstreamTools = { ...tools, tools: tools.tools.filter((t) => !t._meta?.['mcp-snapshot-filter/proxyTool']) }
-  assert.deepEqual(withoutDescriptions(upstreamTools), withoutDescriptions(dTools))
+  assert.ok(!tools.tools.some((t) => t._meta?.['mcp-snapshot-filter/proxyTool']))
+  assert.deepEqual(withoutDescriptions(tools), withoutDescriptions(dTools))
   assert.deepEqual(withoutDescriptions(prompts), withoutDescriptions(dPrompts))
   assert.deepEqual(withoutDescriptions(resources), withoutDescriptions(dResources))
   assert.deepEqual(withoutDescriptions(templates), withoutDescriptions(dTemplates))
 })
 
 test('progress, sampling, elicitation, roots, logging and subscriptions work through the proxy', () => {
-  for (const out of [proxiedOff, proxiedModerate]) {
-    assert.ok(out.progress.length >= 2, `progress relayed: ${out.progress}`)
-    assert.deepEqual(out.progress, [...out.progress].sort((a, b) => a - b))
-    assert.equal(out.seen.sampling.length, 1)
-    assert.match(JSON.stringify(out.sampling), /sampled reply/)
-    assert.equal(out.seen.elicitation.length, 1)
-    assert.match(JSON.stringify(out.elicitation), /accept/)
-    assert.ok(out.seen.rootsAsked >= 1)
-    assert.match(JSON.stringify(out.roots), /file:\/\/\/work\/project/)
-    // setLevel reached the upstream: only emergency messages at 'emergency', some at 'debug'.
-    for (const level of out.seen.logsAtEmergency) assert.equal(level, 'emergency', `got ${level} after setLevel(emergency)`)
-    assert.ok(out.seen.logs.length >= 1, 'no log notification came back after setLevel(debug)')
-    assert.ok(out.seen.updated.length >= 1, 'no resources/updated notification came back')
-    assert.ok(out.structured.structuredContent, 'structured result validated against its outputSchema')
-    assert.match(out.cancelled, /rejected/)
-    assert.ok(out.cancelledProgressCount <= 2, `upstream kept sending progress after cancel: ${out.cancelledProgressCount}`)
-    assert.equal(out.taskStatus, 'completed')
-    assert.match(JSON.stringify(out.taskResult), /proxies/)
-  }
+  for (const out of [proxiedOff, proxiedModerate]) checkFeatures(out)
 })

@@ -21,12 +21,18 @@ function snapshotBody(name) {
   return text.slice(text.indexOf('## Latest page snapshot\n') + '## Latest page snapshot\n'.length)
 }
 
-function start(proxyArgs = []) {
+const LISTS = path.join(FIXTURES, 'lists')
+// chrome-devtools-mcp's own tools/list: it has take_snapshot, so the proxy adds its tools.
+const CHROME_LIST = path.join(LISTS, 'chrome-devtools-mcp.tools-list.json')
+
+/** The proxy in front of the fixture upstream; `toolsList` is the list file it answers with (null: one `echo` tool). */
+function start(proxyArgs = [], toolsList = CHROME_LIST) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msf-tools-'))
   const record = path.join(dir, 'received.jsonl')
-  const proxy = spawnRaw(proxyCommand([process.execPath, FIXTURE], proxyArgs), {
-    env: { ...process.env, FIXTURE_RECORD: record, FIXTURE_REPLAY_DIR: SNAPSHOTS },
-  })
+  const env = { ...process.env, FIXTURE_RECORD: record, FIXTURE_REPLAY_DIR: SNAPSHOTS }
+  if (toolsList) env.FIXTURE_TOOLS_LIST = toolsList
+  else delete env.FIXTURE_TOOLS_LIST
+  const proxy = spawnRaw(proxyCommand([process.execPath, FIXTURE], proxyArgs), { env })
   proxy.send(INIT)
   const received = () => (fs.existsSync(record) ? fs.readFileSync(record, 'utf8') : '')
   let nextId = 1
@@ -35,16 +41,17 @@ function start(proxyArgs = []) {
     proxy.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
     return (await proxy.waitFor((m) => m.id === id)).result
   }
-  const listTools = async () => {
+  const listResult = async () => {
     const id = nextId++
     proxy.send({ jsonrpc: '2.0', id, method: 'tools/list' })
-    return (await proxy.waitFor((m) => m.id === id)).result.tools.map((t) => t.name)
+    return (await proxy.waitFor((m) => m.id === id)).result
   }
+  const listTools = async () => (await listResult()).tools.map((t) => t.name)
   const stop = async () => {
     proxy.child.stdin.end()
     await proxy.exited
   }
-  return { proxy, call, listTools, received, stop, dir }
+  return { proxy, call, listTools, listResult, received, stop, dir }
 }
 
 const text = (result) => result.content.map((c) => c.text).join('\n')
@@ -102,7 +109,8 @@ test('the tools stay listed after the upstream says its tool list changed', asyn
     p.proxy.send({ jsonrpc: '2.0', id: 'lc', method: 'fixture/list-changed' })
     await p.proxy.waitFor((m) => m.method === 'notifications/tools/list_changed')
     const names = await p.listTools()
-    assert.deepEqual(names.filter((n) => n.endsWith('_snapshot')), ['expand_snapshot', 'search_snapshot'])
+    assert.deepEqual(names.slice(-2), ['expand_snapshot', 'search_snapshot'])
+    assert.equal(names.filter((n) => n === 'expand_snapshot').length, 1)
   } finally {
     await p.stop()
   }
@@ -146,6 +154,52 @@ test('--no-proxy-tools and level light leave tools/list and calls to the upstrea
   }
 })
 
+test('an upstream without a tool that returns snapshots gets no proxy tools, and their names go upstream', async () => {
+  const p = start([], null)
+  try {
+    assert.deepEqual(await p.listTools(), ['echo'])
+    const res = await p.call('search_snapshot', { query: 'a' })
+    assert.deepEqual(JSON.parse(text(res)), { tool: 'search_snapshot', arguments: { query: 'a' } })
+  } finally {
+    await p.stop()
+  }
+})
+
+test('a string pageId is an error naming the type, not page 1', async () => {
+  const p = start()
+  try {
+    await p.listTools()
+    await p.call('take_snapshot', { pageId: 1, fixture: 'grid' })
+    const res = await p.call('search_snapshot', { query: 'Customers', pageId: '1' })
+    assert.equal(res.isError, true)
+    assert.match(text(res), /"pageId" must be an integer, not a string "1"/)
+    assert.ok(!(await p.call('search_snapshot', { query: 'Customers', pageId: 1 })).isError)
+  } finally {
+    await p.stop()
+  }
+})
+
+// Issue 18: through the proxy at moderate, the whole tools/list (the proxy's two tools
+// included) costs at least 5% fewer o200k tokens than the upstream's own list.
+test('tools/list through the proxy is smaller than direct, proxy tools included', async () => {
+  const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
+  for (const file of ['chrome-devtools-mcp.tools-list.json', 'playwright-mcp.tools-list.json']) {
+    const p = start([], path.join(LISTS, file))
+    try {
+      const direct = JSON.parse(fs.readFileSync(path.join(LISTS, file), 'utf8')).result
+      const proxied = await p.listResult()
+      assert.deepEqual(proxied.tools.slice(-2).map((t) => t.name), ['expand_snapshot', 'search_snapshot'])
+      const before = encode(JSON.stringify(direct)).length
+      const after = encode(JSON.stringify(proxied)).length
+      const saved = (before - after) / before
+      process.stderr.write(`  ${file}: ${before} -> ${after} o200k tokens through the proxy (${(saved * 100).toFixed(1)}% smaller)\n`)
+      assert.ok(saved >= 0.05, `${file}: ${before} -> ${after} tokens, ${(saved * 100).toFixed(1)}% smaller`)
+    } finally {
+      await p.stop()
+    }
+  }
+})
+
 test('--raw-snapshots-dir writes each raw snapshot and names the file in the result', async () => {
   const p = start()
   const dir = path.join(p.dir, 'raw')
@@ -155,9 +209,136 @@ test('--raw-snapshots-dir writes each raw snapshot and names the file in the res
     const result = text(await q.call('take_snapshot', { pageId: '../../etc/passwd', fixture: 'grid' }))
     const [, file] = /\[raw snapshot: ([^\]]+)\]/.exec(result)
     assert.equal(path.dirname(file), dir)
-    assert.match(path.basename(file), /^snapshot-000001-page-etcpasswd\.txt$/)
+    assert.match(path.basename(file), /^snapshot-[0-9a-z]+-[0-9a-z]+-[0-9a-z]+-000001-page-etcpasswd\.txt$/)
     assert.equal(fs.readFileSync(file, 'utf8'), GRID_RAW)
   } finally {
     await q.stop()
+  }
+})
+
+test('expand_snapshot and search_snapshot sent while a take_snapshot of that page is in flight wait for it', async () => {
+  const p = start()
+  try {
+    const { proxy } = p
+    proxy.send({ jsonrpc: '2.0', id: 'snap', method: 'tools/call', params: { name: 'take_snapshot', arguments: { pageId: 1, fixture: 'grid', delayMs: 600 } } })
+    proxy.send({ jsonrpc: '2.0', id: 'expand', method: 'tools/call', params: { name: 'expand_snapshot', arguments: { uid: '72_1', pageId: 1 } } })
+    proxy.send({ jsonrpc: '2.0', id: 'search', method: 'tools/call', params: { name: 'search_snapshot', arguments: { query: 'Acme Admin' } } })
+    const expand = await proxy.waitFor((m) => m.id === 'expand')
+    const search = await proxy.waitFor((m) => m.id === 'search')
+    assert.notEqual(expand.result.isError, true, text(expand.result))
+    assert.match(text(expand.result), /72_1 banner/)
+    assert.notEqual(search.result.isError, true, text(search.result))
+    assert.match(text(search.result), /Acme Admin/)
+    const order = proxy.messages.map((m) => m.id)
+    assert.ok(order.indexOf('snap') < order.indexOf('expand'), 'answered before the snapshot it reads')
+    // Another page's snapshot in flight holds up nothing: this one answers at once.
+    proxy.send({ jsonrpc: '2.0', id: 'other', method: 'tools/call', params: { name: 'take_snapshot', arguments: { pageId: 2, fixture: 'grid', delayMs: 3000 } } })
+    const started = Date.now()
+    assert.notEqual((await p.call('expand_snapshot', { uid: '72_1', pageId: 1 })).isError, true)
+    assert.ok(Date.now() - started < 2000, 'waited for a snapshot of another page')
+  } finally {
+    await p.stop()
+  }
+})
+
+test('a late answer after notifications/cancelled is filtered and cached like any other', async () => {
+  const p = start()
+  try {
+    const { proxy } = p
+    proxy.send({ jsonrpc: '2.0', id: 'snap', method: 'tools/call', params: { name: 'take_snapshot', arguments: { pageId: 1, fixture: 'grid', delayMs: 300 } } })
+    proxy.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'snap', reason: 'test' } })
+    const late = await proxy.waitFor((m) => m.id === 'snap')
+    assert.notEqual(text(late.result), GRID_RAW)
+    assert.match(text(late.result), /expand_snapshot uid=/, 'the late answer was filtered')
+    const expanded = await p.call('expand_snapshot', { uid: '72_1', pageId: 1 })
+    assert.notEqual(expanded.isError, true, text(expanded))
+    assert.match(text(expanded), /72_1 banner/)
+  } finally {
+    await p.stop()
+  }
+})
+
+test('--raw-snapshots-dir refuses a directory others can write to or own, accepts a sticky one of ours', { skip: process.platform === 'win32' && 'POSIX modes' }, async () => {
+  const { spawnSync } = require('node:child_process')
+  const { BIN } = require('./helpers.js')
+  const { dirProblem } = require('../bin/raw-dir.js')
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'msf-rawdir-'))
+  try {
+    const open = path.join(base, 'open')
+    fs.mkdirSync(open)
+    fs.chmodSync(open, 0o777)
+    const run = spawnSync(process.execPath, [BIN, `--raw-snapshots-dir=${open}`, '--', process.execPath, FIXTURE], { input: '', encoding: 'utf8' })
+    assert.equal(run.status, 2, run.stderr)
+    assert.match(run.stderr, /--raw-snapshots-dir: ".*open" is writable by other users \(mode 777\)/)
+    // Sticky and ours (like a private /tmp): others cannot remove or replace our files.
+    const sticky = path.join(base, 'sticky')
+    fs.mkdirSync(sticky)
+    fs.chmodSync(sticky, 0o1777)
+    assert.equal(dirProblem(fs.statSync(sticky)), null)
+    // Created when missing, private.
+    const fresh = path.join(base, 'fresh', 'raw')
+    const p = start([`--raw-snapshots-dir=${fresh}`])
+    try {
+      const result = text(await p.call('take_snapshot', { pageId: 1, fixture: 'grid' }))
+      assert.match(result, /\[raw snapshot: /)
+      assert.equal(fs.statSync(fresh).mode & 0o077, 0)
+    } finally {
+      await p.stop()
+    }
+    // Owned by someone else: refused, whatever its mode.
+    const mine = fs.statSync(sticky)
+    const theirs = Object.assign(Object.create(Object.getPrototypeOf(mine)), mine, { uid: mine.uid + 1, mode: 0o40700 })
+    assert.match(dirProblem(theirs), /belongs to another user/)
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true })
+  }
+})
+
+test('the wait for an in-flight snapshot is bounded', async () => {
+  const { PassThrough } = require('node:stream')
+  const native = require('../index.js')
+  const { Proxy } = require('../bin/proxy.js')
+  const stdin = new PassThrough()
+  const stdout = new PassThrough()
+  const session = new native.FilterSession({ filter: { level: 'moderate' }, stats: 'off' })
+  const saved = process.env.FIXTURE_REPLAY_DIR
+  process.env.FIXTURE_REPLAY_DIR = SNAPSHOTS
+  const proxy = new Proxy({
+    command: process.execPath,
+    args: [FIXTURE],
+    session,
+    stdin,
+    stdout,
+    exit: () => {},
+    isFilteredTool: native.isFilteredTool,
+    localTools: { has: (name) => session.isProxyTool(name), call: (name, args) => session.callProxyTool(name, args) },
+    snapshotWaitMs: 300,
+  })
+  try {
+    assert.equal(await proxy.start(), true)
+    const lines = []
+    stdout.setEncoding('utf8')
+    let buf = ''
+    stdout.on('data', (d) => {
+      buf += d
+      let nl
+      while ((nl = buf.indexOf('\n')) !== -1) {
+        lines.push(JSON.parse(buf.slice(0, nl)))
+        buf = buf.slice(nl + 1)
+      }
+    })
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'take_snapshot', arguments: { pageId: 1, fixture: 'grid', delayMs: 4000 } } })}\n`)
+    const started = Date.now()
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'expand_snapshot', arguments: { uid: '72_1', pageId: 1 } } })}\n`)
+    while (!lines.some((l) => l.id === 'x')) await new Promise((r) => setTimeout(r, 20))
+    const waited = Date.now() - started
+    assert.ok(waited >= 250 && waited < 2000, `answered after ${waited} ms`)
+    // Nothing cached yet: it says so rather than waiting on.
+    assert.match(text(lines.find((l) => l.id === 'x').result), /No snapshot/)
+    assert.ok(!lines.some((l) => l.id === 'slow'))
+  } finally {
+    if (saved === undefined) delete process.env.FIXTURE_REPLAY_DIR
+    else process.env.FIXTURE_REPLAY_DIR = saved
+    await proxy.shutdown(0, null)
   }
 })

@@ -40,9 +40,10 @@ test('stderr mode holds the line for the proxy, once', () => {
   const session = new FilterSession({ filter: { level: 'moderate' }, stats: 'stderr' });
   const out = session.filterToolResult('list_network_requests', json, '{}');
   assert.ok(!out.includes('[mcp-snapshot-filter:'));
-  assert.match(session.takeStatsLine(), /^\[mcp-snapshot-filter: /);
+  // Named by tool and without the bracketed prefix: the proxy's log adds `[mcp-snapshot-filter] `.
+  assert.match(session.takeStatsLine(), /^list_network_requests: \d+ B → \d+ B \(−\d+%\), ~\d+ tokens saved \| session: /);
   assert.strictEqual(session.takeStatsLine(), null);
-  assert.match(session.summary(), /in 1 of 1 tool results$/);
+  assert.match(session.summary(), /shrinking 1 of 1 result of filtered tools/);
 });
 
 test('off mode adds no line but still counts', () => {
@@ -50,5 +51,31 @@ test('off mode adds no line but still counts', () => {
   const out = session.filterToolResult('list_network_requests', json, '{}');
   assert.ok(!out.includes('[mcp-snapshot-filter:'));
   assert.strictEqual(session.takeStatsLine(), null);
-  assert.match(session.summary(), /in 1 of 1 tool results$/);
+  assert.match(session.summary(), /shrinking 1 of 1 result of filtered tools/);
+});
+
+test('the summary says why nothing was saved, never "0 B of 0 B"', () => {
+  const off = new FilterSession({ filter: { level: 'off' } });
+  assert.strictEqual(off.filterToolResult('list_network_requests', json, '{}'), null);
+  assert.strictEqual(off.summary(), 'session: filter level off, every tool result forwarded unchanged');
+  const idle = new FilterSession({ filter: { level: 'moderate' } });
+  const small = JSON.stringify({ content: [{ type: 'text', text: '## Network requests\nreqid=1 GET http://127.0.0.1/ [200]' }] });
+  assert.strictEqual(idle.filterToolResult('list_network_requests', small, '{}'), null);
+  assert.match(idle.summary(), /^session: nothing saved; none of 1 result of filtered tools/);
+  assert.doesNotMatch(idle.summary(), /0 B/);
+});
+
+test('toolTotals counts per upstream tool, figures only', () => {
+  const session = new FilterSession({ filter: { level: 'moderate' }, stats: 'off' });
+  session.filterToolResult('list_network_requests', json, '{}');
+  session.filterToolResult('list_network_requests', json, '{}');
+  const figures = session.lastFigures();
+  const [row, ...rest] = session.toolTotals();
+  assert.deepStrictEqual(rest, []);
+  assert.strictEqual(row.tool, 'list_network_requests');
+  assert.strictEqual(row.results, 2);
+  assert.strictEqual(row.shrunk, 2);
+  assert.strictEqual(row.bytesIn, 2 * figures.bytesIn);
+  assert.strictEqual(row.tokensOut, 2 * figures.tokensOut);
+  assert.ok(row.tokensIn > row.tokensOut && row.bytesIn > row.bytesOut);
 });

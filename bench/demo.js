@@ -38,13 +38,14 @@ function parseDemoArgs(argv) {
   return opts
 }
 
-/** o200k token counter when gpt-tokenizer (a dev dependency) is installed, else bytes / 4. */
+/** o200k token counter when gpt-tokenizer (a dev dependency) is installed, else the proxy's own estimate. */
 function tokenCounter() {
   try {
     const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
     return { label: 'o200k tokens', count: (text) => encode(text).length }
   } catch {
-    return { label: 'tokens (estimated: bytes/4; install gpt-tokenizer for o200k counts)', count: (text) => Math.ceil(Buffer.byteLength(text) / 4) }
+    const { estimateTokens } = require('../index.js')
+    return { label: "tokens (the proxy's estimate, errs high; install gpt-tokenizer for o200k counts)", count: estimateTokens }
   }
 }
 
@@ -74,8 +75,9 @@ async function snapshotOf(session, url) {
   return call('take_snapshot', { pageId })
 }
 
+/** Decimal units, as the stats line and the README: 1 KB = 1000 bytes. */
 function kb(bytes) {
-  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`
+  return bytes < 1000 ? `${bytes} B` : `${(bytes / 1000).toFixed(1)} KB`
 }
 
 function head(text, lines) {
@@ -103,7 +105,7 @@ async function main(argv) {
   const sessions = []
   try {
     process.stderr.write(`starting Chromium twice (direct, and behind mcp-snapshot-filter --filter-level=${opts.level})...\n`)
-    const started = await Promise.allSettled([connect(upstream, env), connect([process.execPath, BIN, `--filter-level=${opts.level}`, '--', ...upstream], env)])
+    const started = await Promise.allSettled([connect(upstream, env), connect([process.execPath, BIN, `--filter-level=${opts.level}`, '--no-ledger', '--', ...upstream], env)])
     for (const s of started) if (s.status === 'fulfilled') sessions.push(s.value)
     const failed = started.find((s) => s.status === 'rejected')
     if (failed) throw failed.reason

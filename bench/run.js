@@ -428,7 +428,8 @@ async function runProxy(ctx) {
   const bigTool = big.doc.tool ?? big.doc.request.params.name
   fs.writeFileSync(path.join(replay, `${smallTool}.json`), JSON.stringify(small.doc))
   fs.writeFileSync(path.join(replay, `${bigTool}.json`), JSON.stringify(big.doc))
-  const env = { FIXTURE_REPLAY_DIR: replay }
+  // A bench session is not the user's: it stays out of their savings ledger (`stats`).
+  const env = { FIXTURE_REPLAY_DIR: replay, MCP_SNAPSHOT_FILTER_LEDGER: 'off' }
   const cases = [smallTool, bigTool]
   const direct = await latencyRun([process.execPath, FIXTURE_SERVER], env, cases, ctx.opts.calls, false)
   const proxied = await latencyRun([process.execPath, BIN, '--', process.execPath, FIXTURE_SERVER], env, cases, ctx.opts.calls, true)
@@ -459,7 +460,7 @@ function runReduction(ctx) {
   heading('Reduction: bytes and o200k tokens per tool and level over the corpus')
   const native = require(path.join(ROOT, 'index.js'))
   const { measure, tokenCounter } = require(path.join(ROOT, 'bin', 'measure.js'))
-  const counter = tokenCounter()
+  const counter = tokenCounter(native)
   const files = ctx.docs.map((d) => ({ file: d.path, label: d.file, walked: true }))
   const report = measure(native, files, LEVELS, counter)
   const groups = new Map()

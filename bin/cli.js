@@ -29,20 +29,28 @@ function sessionConfig(options) {
   return config
 }
 
-/** Creates the raw snapshots directory (with the user's umask) and returns its absolute path. */
+/** The raw snapshots directory, checked and created (bin/raw-dir.js). */
 function prepareDir(dir) {
-  const path = require('node:path')
-  const fs = require('node:fs')
-  const abs = path.resolve(dir)
   try {
-    fs.mkdirSync(abs, { recursive: true })
+    return require('./raw-dir.js').prepareRawSnapshotsDir(dir)
   } catch (err) {
-    throw new UsageError(`cannot create --raw-snapshots-dir ${JSON.stringify(abs)}: ${err.message}`)
+    throw new UsageError(`--raw-snapshots-dir: ${err.message}`)
   }
-  return abs
 }
 
-async function main(argv) {
+async /** What the ledger names the upstream by: its command, or the remote URL's host (never its path, query or credentials). */
+function ledgerUpstream(parsed, remote) {
+  if (!remote) return { command: parsed.command, args: parsed.args }
+  let host = 'remote'
+  try {
+    host = new URL(parsed.options['upstream-url']).hostname
+  } catch {
+    // fromOptions already refused a bad URL; the label stays generic
+  }
+  return { command: host, args: [] }
+}
+
+function main(argv) {
   let parsed
   try {
     parsed = parseArgs(argv)
@@ -64,8 +72,10 @@ async function main(argv) {
 
   const native = loadNative(log)
   let config
+  let remote = null
   try {
     config = sessionConfig(parsed.options)
+    if (parsed.options['upstream-url'] !== undefined) remote = require('./upstream-http.js').fromOptions(parsed.options, UsageError)
   } catch (err) {
     if (!(err instanceof UsageError)) throw err
     log(`error: ${err.message}`)
@@ -78,12 +88,18 @@ async function main(argv) {
     command: parsed.command,
     args: parsed.args,
     session,
+    upstream: remote,
+    // The session's counts go to the ledger (`stats`) once the proxy is done, before it exits.
+    exit: (code) => {
+      if (parsed.options.ledger) require('./ledger.js').recordSession({ session, level: parsed.options['filter-level'], ...ledgerUpstream(parsed, remote), log })
+      process.exit(code)
+    },
     filtering: parsed.options['filter-level'] !== 'off' || session.describeLevel !== 'off',
     isFilteredTool: native.isFilteredTool,
     // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.
     localTools: {
       has: (name) => session.isProxyTool(name),
-      call: (name, args) => JSON.parse(session.callProxyTool(name, JSON.stringify(args))),
+      call: (name, argumentsJson) => session.callProxyTool(name, argumentsJson),
     },
   })
   process.once('SIGINT', () => proxy.shutdown(0, 'SIGINT'))
@@ -91,14 +107,21 @@ async function main(argv) {
   await proxy.start()
 }
 
+// Subcommands, not upstreams: an upstream executable of one of these names needs `-- NAME`.
+const SUBCOMMANDS = {
+  measure: () => require('./measure.js').main,
+  stats: () => require('./stats.js').main,
+  install: () => (args) => require('./install.js').main(['install', ...args]),
+  uninstall: () => (args) => require('./install.js').main(['uninstall', ...args]),
+}
+
 const argv = process.argv.slice(2)
-if (argv[0] === 'measure') {
-  // A subcommand, not an upstream: an upstream executable named `measure` needs `-- measure`.
+if (Object.hasOwn(SUBCOMMANDS, argv[0] ?? '')) {
   // `measure | head` closes stdout early: that is not an error worth a stack trace.
   process.stdout.on('error', (err) => {
     if (err.code !== 'EPIPE') throw err
   })
-  process.exitCode = require('./measure.js').main(argv.slice(1))
+  process.exitCode = SUBCOMMANDS[argv[0]]()(argv.slice(1))
 } else {
   main(argv).catch((err) => {
     log(`fatal: ${err.stack ?? err}`)

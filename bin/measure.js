@@ -16,12 +16,6 @@ const ALL_LEVELS = ['light', 'moderate', 'aggressive']
 const DEFAULT_LEVEL = 'moderate'
 const WALKED_EXTENSIONS = new Set(['.json', '.jsonl', '.txt', '.log'])
 const SAMPLES_DIR = path.join(__dirname, '..', 'samples')
-/**
- * Fallback when gpt-tokenizer (a dev dependency) is not installed: o200k averages 2.5-4.5
- * UTF-8 bytes per token on the corpus results (snapshots ~3, prose and schemas ~4.5), ~3.15
- * overall, so bytes / 3 errs slightly high.
- */
-const BYTES_PER_TOKEN_ESTIMATE = 3
 
 const HELP = `mcp-snapshot-filter measure — what the filters save on your own saved results
 
@@ -47,13 +41,15 @@ Options:
   -h, --help                 Show this help and exit.
 
 What is counted is what the model reads: the text blocks of a tool result (plus
-structuredContent, if any; images are not counted), the JSON of a list result, the snapshot
-text. Tokens are o200k_base counts when the gpt-tokenizer package is installed, otherwise
-an estimate of UTF-8 bytes / ${BYTES_PER_TOKEN_ESTIMATE} (the table header says which).
-Set MCP_SNAPSHOT_FILTER_TOKENS=estimate to force the estimate.
+structuredContent, if any; images are not counted), the JSON of a list result (after: the
+whole list the client gets, with the proxy's expand_snapshot and search_snapshot where the
+proxy adds them), the snapshot text. Tokens are o200k_base counts when the gpt-tokenizer
+package is installed, otherwise the proxy's own estimate (the one its stats line uses: never
+below o200k on the corpus, a median 18% above); the table header says which.
+MCP_SNAPSHOT_FILTER_TOKENS=estimate forces the estimate.
 
-Exit status: 0 when every file was measured, 1 when a file could not be read or parsed (it is
-reported on stderr and skipped), 2 on a usage error.
+Exit status: 0 when every file was measured, 1 when a file could not be parsed (it is
+reported on stderr and skipped), 2 on a usage error or a path that does not exist.
 `
 
 // ---- options ----
@@ -87,8 +83,10 @@ function parseMeasureArgs(argv) {
 
 // ---- token counting ----
 
-function tokenCounter(env = process.env) {
-  if (env.MCP_SNAPSHOT_FILTER_TOKENS !== 'estimate') {
+/** o200k counts from gpt-tokenizer (a dev dependency), else the native estimate. */
+function tokenCounter(native, env = process.env) {
+  const forced = env.MCP_SNAPSHOT_FILTER_TOKENS === 'estimate'
+  if (!forced) {
     try {
       const { countTokens } = require('gpt-tokenizer/encoding/o200k_base')
       return { name: 'o200k', description: 'o200k_base tokens (gpt-tokenizer)', exact: true, count: countTokens }
@@ -96,11 +94,12 @@ function tokenCounter(env = process.env) {
       // not installed (it is a dev dependency): fall through to the estimate
     }
   }
+  const why = forced ? 'MCP_SNAPSHOT_FILTER_TOKENS=estimate' : 'gpt-tokenizer not installed'
   return {
-    name: `~bytes/${BYTES_PER_TOKEN_ESTIMATE}`,
-    description: `estimated tokens: UTF-8 bytes / ${BYTES_PER_TOKEN_ESTIMATE} (gpt-tokenizer not installed)`,
+    name: '~tokens',
+    description: `estimated tokens, the proxy's own estimate (errs high: never below o200k on the corpus, a median 18% above; ${why})`,
     exact: false,
-    count: (text) => Math.ceil(Buffer.byteLength(text) / BYTES_PER_TOKEN_ESTIMATE),
+    count: (text) => native.estimateTokens(text),
   }
 }
 
@@ -393,12 +392,11 @@ function measure(native, files, levels, counter) {
     // Snapshot deltas pay only where the level sends thinned pages (see the README).
     const withDeltas = level === 'moderate' || level === 'aggressive'
     for (const { label, items } of parsed) {
-      // The proxy's own two tools, which it appends to tools/list, are left out: the table
-      // shows what the filters save on the upstream's own results.
-      const session = new native.FilterSession({ filter: { level }, proxyTools: false })
-      // The same results through a session that sends deltas (which need the proxy tools, so
-      // its list results are not counted: the column shows the plain session's for those).
-      const deltaSession = withDeltas ? new native.FilterSession({ filter: { level }, proxyTools: true, snapshotDeltas: true }) : null
+      // As the proxy runs at that level: a tools/list row counts the whole list the client
+      // gets, the proxy's own two tools included where it adds them. Snapshot deltas off here;
+      // the same results through a session that sends them give the with-deltas column.
+      const session = new native.FilterSession({ filter: { level }, snapshotDeltas: false })
+      const deltaSession = withDeltas ? new native.FilterSession({ filter: { level }, snapshotDeltas: true }) : null
       for (const item of items) {
         let m
         let withDelta = null
@@ -534,18 +532,25 @@ function main(argv, { stdout = process.stdout, stderr = process.stderr, env = pr
     return 1
   }
   const usingSamples = opts.paths.length === 0
+  // A path that is not there is a mistake in the command, like a bad option: nothing measured.
+  const absent = opts.paths.filter((p) => !fs.existsSync(p))
+  if (absent.length > 0) {
+    for (const p of absent) stderr.write(`mcp-snapshot-filter measure: error: no such file or directory: ${p}\n`)
+    return 2
+  }
   const { files, errors: pathErrors } = collectFiles(usingSamples ? [SAMPLES_DIR] : opts.paths)
   const cwd = process.cwd()
   for (const f of files) {
     const rel = path.relative(usingSamples ? path.join(SAMPLES_DIR, '..') : cwd, f.file)
     f.label = rel.startsWith('..') || path.isAbsolute(rel) ? f.file : rel
   }
-  const report = measure(native, files, opts.levels, tokenCounter(env))
+  const report = measure(native, files, opts.levels, tokenCounter(native, env))
   report.errors.unshift(...pathErrors)
   report.samples = usingSamples
   for (const e of report.errors) stderr.write(`mcp-snapshot-filter measure: skipped ${e.file}: ${e.error}\n`)
   for (const s of report.skipped) stderr.write(`mcp-snapshot-filter measure: ignored ${s.file}: ${s.error}\n`)
   if (opts.json) stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+  else if (report.rows.length === 0) stderr.write('mcp-snapshot-filter measure: nothing measured\n')
   else {
     if (usingSamples) stdout.write('No files given: measuring the sample results bundled in samples/ (see samples/README.md).\n')
     stdout.write(formatTable(report))

@@ -5,7 +5,11 @@
 // binding", which leaves a user of an unsupported platform or of a failed optional install
 // with nothing to act on.
 
+const fs = require('node:fs')
+const path = require('node:path')
+
 const PACKAGE = require('../package.json')
+const ROOT = path.join(__dirname, '..')
 
 const BUILD_FROM_SOURCE =
   'build it from source (needs Rust >= 1.80, https://rustup.rs): clone the repository and run ' +
@@ -72,16 +76,27 @@ function causeMessages(err) {
 
 /**
  * The lines a user sees when the addon cannot be loaded: which package is missing (or that the
- * platform has no prebuilt binary), and how to fix it.
+ * platform has no prebuilt binary), and how to fix it. `env` and `exists` are for tests.
  */
-function describeLoadFailure(err, runtime = {}, pkg = PACKAGE, resolve = require.resolve) {
+function describeLoadFailure(err, runtime = {}, pkg = PACKAGE, resolve = require.resolve, { env = process.env, exists = fs.existsSync } = {}) {
   const suffix = platformSuffix(runtime)
   const expected = `${pkg.name}-${suffix}`
+  // The addon `napi build --platform` writes beside index.js in a clone.
+  const local = path.join(ROOT, `${pkg.napi?.binaryName ?? pkg.name}.${suffix}.node`)
   const lines = [`cannot load the native filter for this platform (${suffix}).`]
-  if (process.env.NAPI_RS_NATIVE_LIBRARY_PATH) {
-    lines.push(`NAPI_RS_NATIVE_LIBRARY_PATH is set to ${process.env.NAPI_RS_NATIVE_LIBRARY_PATH}: unset it or point it at a built .node file.`)
+  const override = env.NAPI_RS_NATIVE_LIBRARY_PATH
+  if (override) {
+    // With the variable set the loader tries that file only: nothing else is to blame.
+    lines.push(`NAPI_RS_NATIVE_LIBRARY_PATH is set to ${override}, and that file could not be loaded (the loader then tries nothing else).`)
+    if (exists(local)) lines.push(`fix: unset NAPI_RS_NATIVE_LIBRARY_PATH to use the addon built here, ${local}, or point it at another built .node file.`)
+    else lines.push(`fix: unset it (the loader then looks for ${local} and for the package ${expected}), or point it at a built .node file.`)
+    const own = causeMessages(err).filter((m) => m.includes(override))
+    for (const message of own.length > 0 ? own : causeMessages(err)) lines.push(`  cause: ${message}`)
+    return lines
   }
-  if (!supportedPackages(pkg).includes(expected)) {
+  if (exists(local)) {
+    lines.push(`the addon built here, ${local}, failed to load (see the causes below): rebuild it with \`npm run build\` in ${ROOT}.`)
+  } else if (!supportedPackages(pkg).includes(expected)) {
     lines.push(`there is no prebuilt binary for ${suffix} (no package ${expected}); supported: ${supportedPackages(pkg).map((n) => n.slice(pkg.name.length + 1)).join(', ')}.`)
     lines.push(`fix: ${BUILD_FROM_SOURCE}.`)
   } else if (isResolvable(expected, resolve)) {

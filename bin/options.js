@@ -70,11 +70,52 @@ const OPTIONS = [
     help: 'Send a later snapshot of a page the agent already holds as a delta: what changed, in the same notation, unchanged runs as one line each; expand_snapshot without uid gives the whole page.',
   },
   {
+    name: 'ledger',
+    env: 'MCP_SNAPSHOT_FILTER_LEDGER',
+    kind: 'flag',
+    default: true,
+    defaultHelp: 'on',
+    help: 'At the end of the session, append what it saved (counts only, per tool) to the ledger that `mcp-snapshot-filter stats` reads. --no-ledger turns it off.',
+  },
+  {
     name: 'compact-schemas',
     env: 'MCP_SNAPSHOT_FILTER_COMPACT_SCHEMAS',
     kind: 'flag',
     default: false,
     help: 'At describe level aggressive only: drop JSON-schema keywords that change no validation outcome.',
+  },
+  {
+    name: 'upstream-url',
+    env: 'MCP_SNAPSHOT_FILTER_UPSTREAM_URL',
+    kind: 'string',
+    metavar: 'URL',
+    default: undefined,
+    help: 'A remote upstream instead of a command: MCP over Streamable HTTP (or the older HTTP+SSE) at URL.',
+  },
+  {
+    name: 'upstream-transport',
+    env: 'MCP_SNAPSHOT_FILTER_UPSTREAM_TRANSPORT',
+    kind: 'choice',
+    choices: ['auto', 'streamable-http', 'sse'],
+    default: 'auto',
+    help: 'With --upstream-url: auto tries Streamable HTTP and falls back to HTTP+SSE.',
+  },
+  {
+    name: 'header',
+    env: 'MCP_SNAPSHOT_FILTER_HEADERS',
+    kind: 'list',
+    metavar: "'NAME: VALUE'",
+    default: [],
+    defaultHelp: 'none',
+    help: 'With --upstream-url: an HTTP header for every request (repeatable; one per line in the variable). ${VAR} in VALUE is the environment variable VAR. Never logged.',
+  },
+  {
+    name: 'upstream-retry-seconds',
+    env: 'MCP_SNAPSHOT_FILTER_UPSTREAM_RETRY_SECONDS',
+    kind: 'seconds',
+    metavar: 'N',
+    default: 30,
+    help: 'With --upstream-url: how long a lost upstream is reconnected (with backoff) before requests get an error.',
   },
 ]
 
@@ -82,7 +123,13 @@ const HELP = `mcp-snapshot-filter — a token-saving MCP stdio proxy for browser
 
 Usage:
   mcp-snapshot-filter [options] [-- <upstream command> [args...]]
+  mcp-snapshot-filter [options] --upstream-url URL [--header 'NAME: VALUE' ...]
   mcp-snapshot-filter measure [FILE|DIR ...]   what the filters save (see measure --help)
+  mcp-snapshot-filter stats                    what the proxy saved, per day and tool (stats --help)
+  mcp-snapshot-filter install [--client claude|cursor] [NAME]
+                                               run an MCP server already configured in Claude
+                                               Code or Cursor through the proxy (install --help);
+                                               \`uninstall\` restores it
 
 With no upstream command it starts: ${DEFAULT_UPSTREAM.join(' ')}
 
@@ -96,8 +143,8 @@ ${OPTIONS.map(optionHelp).join('\n')}
   -h, --help                 Show this help and exit.
   -v, --version              Print the version and exit.
 
-Example (Claude Code):
-  claude mcp add chrome-devtools -- npx mcp-snapshot-filter -- npx chrome-devtools-mcp@latest
+Example (Claude Code, from a clone):
+  claude mcp add chrome-devtools -- node ${require('node:path').join(__dirname, 'cli.js')} -- npx -y chrome-devtools-mcp@latest
 
 Logs go to stderr; stdout carries MCP messages only.
 `
@@ -135,6 +182,13 @@ function coerce(opt, raw, source) {
     if (['0', 'false', 'no', 'off'].includes(raw)) return false
     throw new UsageError(`invalid value ${JSON.stringify(raw)} for ${source}: expected true or false`)
   }
+  if (opt.kind === 'list') {
+    return raw.split(/\r?\n/).filter((line) => line.trim() !== '')
+  }
+  if (opt.kind === 'seconds') {
+    if (!/^\d+$/.test(raw)) throw new UsageError(`invalid value ${JSON.stringify(raw)} for ${source}: expected a whole number of seconds`)
+    return Number(raw)
+  }
   if (opt.kind === 'bytes') {
     const n = parseSize(raw)
     if (n === null) throw new UsageError(`invalid value ${JSON.stringify(raw)} for ${source}: expected a number of bytes (K, M and G suffixes allowed)`)
@@ -163,6 +217,7 @@ function parseArgs(argv, env = process.env) {
     else options[opt.name] = opt.default
   }
   let upstream = null
+  const listFromFlags = new Set()
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--') {
@@ -191,6 +246,13 @@ function parseArgs(argv, env = process.env) {
         if (i + 1 >= argv.length || argv[i + 1] === '--') throw new UsageError(`--${name} needs a value`)
         value = argv[++i]
       }
+      if (opt.kind === 'list') {
+        // Repeatable: each flag adds one entry (the environment's entries are replaced).
+        if (value === '') throw new UsageError(`--${name} needs a value`)
+        options[name] = [...(listFromFlags.has(name) ? options[name] : []), value]
+        listFromFlags.add(name)
+        continue
+      }
       options[name] = coerce(opt, value, `--${name}`)
       continue
     }
@@ -200,8 +262,23 @@ function parseArgs(argv, env = process.env) {
     break
   }
   if (upstream !== null && upstream.length === 0) throw new UsageError("no upstream command after '--'")
-  const [command, ...args] = upstream ?? DEFAULT_UPSTREAM
   const warnings = []
+  if (options['upstream-url'] !== undefined) {
+    if (upstream !== null) throw new UsageError('give either --upstream-url or an upstream command, not both')
+    let url
+    try {
+      url = new URL(options['upstream-url'])
+    } catch {
+      throw new UsageError('--upstream-url is not a URL')
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--upstream-url must be http:// or https://, not ${url.protocol}`)
+    return { mode: 'proxy', options, command: null, args: [], warnings }
+  }
+  for (const name of ['header', 'upstream-transport']) {
+    const given = name === 'header' ? options[name].length > 0 : options[name] !== 'auto'
+    if (given) warnings.push(`--${name} is ignored without --upstream-url`)
+  }
+  const [command, ...args] = upstream ?? DEFAULT_UPSTREAM
   if (args.includes('--slim')) {
     warnings.push('the upstream runs with --slim: its results carry little for this proxy to filter')
   }

@@ -1,18 +1,21 @@
 'use strict'
 
 // The proxy: forwards every JSON-RPC message between the client (our stdin/stdout) and the
-// upstream (a child process) untouched, except the responses to requests it chose to rewrite,
-// tracked by request id. Forwarding happens at the transport level on purpose: the SDK's
-// high-level Server/Client swallow logging/setLevel, replace progress tokens, time out after
-// 60 s and drop unknown fields.
+// upstream untouched, as the very text that came, except the responses to requests it chose to
+// rewrite, tracked by the request id's exact JSON text. It forwards lines, not parsed messages,
+// on purpose: the SDK's high-level Server/Client swallow logging/setLevel, replace progress
+// tokens, time out after 60 s and drop unknown fields, and its stdio transports JSON.parse and
+// re-serialize every message (numbers beyond 2^53 or 1e400 change; lines over 10 MB are
+// refused). So both sides are plain streams here: bin/line-buffer.js splits them, bin/jsonrpc.js
+// reads what routing needs, and the upstream is any object with the small interface described
+// in bin/upstream-stdio.js (send / online / pause / resume / close).
 
 const v8 = require('node:v8')
 const vm = require('node:vm')
 
-const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js')
-const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js')
-
-const { LineBuffer, BigResponse, envelopeProblem, RAW_LINE } = require('./line-buffer.js')
+const { LineBuffer } = require('./line-buffer.js')
+const { readLine, readMessage, memberText, replaceMember, idKeyOfJson } = require('./jsonrpc.js')
+const { StdioUpstream, SHUTDOWN_STEP_MS } = require('./upstream-stdio.js')
 const { log } = require('./log.js')
 
 const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'])
@@ -22,14 +25,16 @@ const PARSE_ERROR = -32700
 const INVALID_REQUEST = -32600
 const UPSTREAM_GONE = -32000
 
-// How long the upstream gets after its stdin closes, then after SIGTERM, before SIGKILL
-// (the SDK transport's close() does the same escalation with these 2-second steps).
-const SHUTDOWN_STEP_MS = 2000
 // An upstream's stdout ends (and writes to its stdin fail) just before it exits; when the process
 // is still there this long after, it lives on but can never answer again.
 const UNREACHABLE_GRACE_MS = 1000
+// How long a call of the proxy's own tools waits for a snapshot of its page still in flight
+// (it then answers from what is cached).
+const SNAPSHOT_WAIT_MS = 10000
+// Cancelled requests whose late answer is still awaited (to filter and cache it), at most.
+const MAX_CANCELLED = 1024
 // Upstream response lines from this size on are routed by their natively read envelope and
-// stay Buffers (see BigResponse): small lines are cheaper to parse in JS than to cross twice.
+// stay Buffers: small lines are cheaper to parse in JS than to cross twice.
 const BIG_LINE_BYTES = 256 * 1024
 
 /**
@@ -37,7 +42,9 @@ const BIG_LINE_BYTES = 256 * 1024
  * filtered line) are external memory owned by small young JS objects: with the line never
  * becoming a string, so little JS is allocated that scavenges are rare and ~30 MB of dead
  * Buffers piled up between them (peak RSS 113 MB over the bench; 76 MB with a scavenge after
- * each big line, which costs well under a millisecond).
+ * each big line, which costs well under a millisecond). Node has no public way to ask for a
+ * scavenge, so this turns on --expose-gc at run time: __test__/proxy-internals.test.js fails
+ * the day a Node release stops honouring it.
  */
 function exposedGc() {
   if (typeof globalThis.gc === 'function') return globalThis.gc
@@ -50,40 +57,41 @@ function exposedGc() {
   }
 }
 
-/** The request's `arguments` as JSON, for the filter (`null` when it had none). */
-function argumentsJson(entry) {
-  return entry.arguments === undefined ? null : JSON.stringify(entry.arguments)
+/** A response the proxy writes itself; `idJson` is the request id's exact text. */
+function errorLine(idJson, code, message) {
+  return `{"jsonrpc":"2.0","id":${idJson ?? 'null'},"error":${JSON.stringify({ code, message })}}`
 }
 
-function idKey(id) {
-  return `${typeof id}:${id}`
-}
-
-function isRequest(msg) {
-  return typeof msg.method === 'string' && 'id' in msg
-}
-
-function isResponse(msg) {
-  return !('method' in msg) && ('result' in msg || 'error' in msg)
+/** The `pageId` of a call's arguments as the snapshot cache keys it, or undefined. */
+function pageOf(argumentsJson) {
+  if (!argumentsJson) return undefined
+  try {
+    const page = JSON.parse(argumentsJson)?.pageId
+    return typeof page === 'string' || typeof page === 'number' ? String(page) : undefined
+  } catch {
+    return undefined
+  }
 }
 
 class Proxy {
   /**
    * @param {object} opts
-   * @param {string} opts.command upstream executable
-   * @param {string[]} opts.args upstream arguments
+   * @param {string} [opts.command] upstream executable (for the default stdio upstream)
+   * @param {string[]} [opts.args] upstream arguments
+   * @param {object} [opts.upstream] an upstream with the interface of StdioUpstream (instead of command/args)
    * @param {import('../index').FilterSession} opts.session native filter session
    * @param {(code: number) => void} [opts.exit] called once, when the proxy is done
    * @param {NodeJS.ReadableStream} [opts.stdin]
    * @param {NodeJS.WritableStream} [opts.stdout]
    * @param {boolean} [opts.filtering] false: forward every response untouched (level off)
    * @param {(tool: string) => boolean} [opts.isFilteredTool] which tools' results go to the filter
-   * @param {{has(name: string): boolean, call(name: string, args: object): object}} [opts.localTools]
-   *   tools the proxy answers itself (expand_snapshot, search_snapshot)
+   * @param {{has(name: string): boolean, call(name: string, argumentsJson: string): string}} [opts.localTools]
+   *   tools the proxy answers itself (expand_snapshot, search_snapshot): `call` returns the result's JSON
    */
   constructor(opts) {
     this.command = opts.command
     this.args = opts.args
+    this.upstream = opts.upstream ?? null
     this.session = opts.session
     this.exit = opts.exit ?? ((code) => process.exit(code))
     this.stdin = opts.stdin ?? process.stdin
@@ -91,32 +99,31 @@ class Proxy {
     this.filtering = opts.filtering ?? true
     /** Which tools' results go to the native filter (all, when not given). */
     this.isFilteredTool = opts.isFilteredTool ?? (() => true)
-    /** Client requests waiting for the upstream's answer: key -> { id, method, tool, arguments } */
+    /** Client requests waiting for the upstream's answer: id key -> { idJson, method, tool, argumentsJson } */
     this.pending = new Map()
     /** Requests the proxy answers itself (its own tools), by tool name. */
     this.localTools = opts.localTools ?? null
     this.closing = null
     this.upstreamExited = false
     this.bigLineBytes = opts.bigLineBytes ?? BIG_LINE_BYTES
+    this.snapshotWaitMs = opts.snapshotWaitMs ?? SNAPSHOT_WAIT_MS
+    /** Keys of cancelled requests still in `pending`, oldest first. */
+    this.cancelled = []
+    this.clientLines = new LineBuffer()
+    /** The client's stdout is full: upstream reading is paused until it drains. */
+    this.clientBlocked = false
     this.gc = undefined
     this.gcScheduled = false
   }
 
   async start() {
-    this.upstream = new StdioClientTransport({
-      command: this.command,
-      args: this.args,
-      // The caller's whole environment: the SDK would otherwise pass only a safe subset.
-      env: { ...process.env },
-      stderr: 'inherit',
-    })
+    this.upstream ??= new StdioUpstream({ command: this.command, args: this.args })
     const session = this.session
-    const bigLines = typeof session?.peekResponse === 'function' && typeof session.filterToolResponseBuffer === 'function'
-    this.upstream._readBuffer = new LineBuffer({
-      bigLine: bigLines ? { bytes: this.bigLineBytes, peek: (line) => session.peekResponse(line) } : null,
-    })
-    this.upstream.onmessage = (msg) => this.fromUpstream(msg)
+    this.peek = typeof session?.peekResponse === 'function' && typeof session.filterToolResponseBuffer === 'function' ? (line) => session.peekResponse(line) : null
+    this.upstream.online = (line) => this.fromUpstreamLine(line)
     this.upstream.onerror = (err) => this.upstreamError(err)
+    this.upstream.ondrain = () => this.stdin.resume()
+    this.upstream.onbroken = (what) => this.upstreamMayBeUnreachable(what)
     this.upstream.onclose = () => this.upstreamClosed()
     try {
       await this.upstream.start()
@@ -126,73 +133,126 @@ class Proxy {
       return false
     }
     this.upstreamStarted = true
-    const child = this.upstream._process
-    child?.once('exit', (code, signal) => {
-      this.exitCode = code
-      this.exitSignal = signal
-    })
-    child?.stdout?.once('end', () => this.upstreamMayBeUnreachable('closed its stdout'))
 
-    this.client = new StdioServerTransport(this.stdin, this.stdout)
-    this.client._readBuffer = new LineBuffer()
-    this.client.onmessage = (msg) => this.fromClient(msg)
-    this.client.onerror = (err) => this.clientError(err)
-    // The SDK transport does not notice stdin EOF: the client closing its end means goodbye.
+    this.stdin.on('data', (chunk) => this.fromClientChunk(chunk))
+    this.stdin.on('error', (err) => log(`stdin error: ${err.message}`))
+    // The client closing its end means goodbye.
     this.stdin.once('end', () => this.shutdown(0, 'client closed stdin'))
     this.stdout.on('error', (err) => {
       if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') this.shutdown(0, 'client went away (stdout closed)')
       else log(`stdout error: ${err.message}`)
     })
-    await this.client.start()
+    this.stdout.on('drain', () => {
+      if (!this.clientBlocked) return
+      this.clientBlocked = false
+      this.upstream.resume()
+    })
     return true
   }
 
   // ---- client -> upstream ----
 
-  fromClient(msg) {
-    if (msg.batch) {
-      for (const item of msg.batch) {
-        const problem = envelopeProblem(item)
-        if (problem) this.replyError(item?.id ?? null, INVALID_REQUEST, `Invalid Request: ${problem}`)
-        else this.fromClient(item)
+  fromClientChunk(chunk) {
+    this.clientLines.append(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
+    for (;;) {
+      let line
+      try {
+        line = this.clientLines.readLine()
+      } catch (err) {
+        this.clientError(err)
+        continue
       }
+      if (line === null) return
+      this.fromClientLine(line)
+    }
+  }
+
+  fromClientLine(line) {
+    const text = line.toString('utf8')
+    if (text.trim() === '') return
+    let read
+    try {
+      read = readLine(text, line.length)
+    } catch (err) {
+      this.clientError(err)
       return
     }
-    if (isRequest(msg)) {
-      if (this.localTools && msg.method === 'tools/call' && this.localTools.has(msg.params?.name)) {
-        this.answerLocally(msg)
+    if (!read.batch) {
+      // Forwarded as the very bytes that came (even bytes that are not UTF-8).
+      read.line = line
+      return this.fromClient(read)
+    }
+    for (const element of read.batch) {
+      let message
+      try {
+        message = readMessage(element)
+      } catch (err) {
+        this.clientError(err)
+        continue
+      }
+      this.fromClient(message)
+    }
+    return undefined
+  }
+
+  fromClient(m) {
+    if (m.isRequest) {
+      if (this.localTools && m.method === 'tools/call' && this.localTools.has(m.msg.params?.name)) {
+        this.answerLocally(m)
         return
       }
       if (this.upstreamExited || this.closing) {
-        this.replyError(msg.id, UPSTREAM_GONE, `upstream MCP server is not running (${this.goneDescription()})`)
+        this.replyError(m.idJson, UPSTREAM_GONE, `upstream MCP server is not running (${this.goneDescription()})`)
         return
       }
-      this.pending.set(idKey(msg.id), this.describeRequest(msg))
-    } else if (msg.method === 'notifications/cancelled') {
-      // The upstream may now never answer: nothing to fail on its behalf later.
-      const requestId = msg.params?.requestId
-      if (requestId !== undefined) this.pending.delete(idKey(requestId))
+      this.pending.set(m.key, this.describeRequest(m))
+    } else if (m.method === 'notifications/cancelled') {
+      const requestId = m.msg.params?.requestId
+      if (requestId !== undefined) this.cancel(idKeyOfJson(typeof requestId === 'string' ? JSON.stringify(requestId) : m.paramText('requestId')))
     }
-    this.toUpstream(msg)
+    this.toUpstream(m.line ?? m.text)
   }
 
-  describeRequest(msg) {
-    const entry = { id: msg.id, method: msg.method }
-    if (msg.method === 'tools/call' && typeof msg.params?.name === 'string') {
-      entry.tool = msg.params.name
-      if (msg.params.arguments !== undefined) entry.arguments = msg.params.arguments
+  /**
+   * The upstream may still answer a cancelled request: that answer is filtered and cached like
+   * any other, but nothing is answered on its behalf if the upstream dies. Bounded: past
+   * MAX_CANCELLED, the oldest is forgotten (its late answer then passes unfiltered).
+   */
+  cancel(key) {
+    const entry = this.pending.get(key)
+    if (!entry || entry.cancelled) return
+    entry.cancelled = true
+    this.cancelled.push(key)
+    if (this.cancelled.length > MAX_CANCELLED) {
+      const oldest = this.cancelled.shift()
+      const forgotten = this.pending.get(oldest)
+      if (forgotten?.cancelled) this.finish(oldest, forgotten)
+    }
+  }
+
+  /** The request is answered (or given up): off the pending map, waiters released. */
+  finish(key, entry) {
+    this.pending.delete(key)
+    if (entry.cancelled) {
+      const at = this.cancelled.indexOf(key)
+      if (at !== -1) this.cancelled.splice(at, 1)
+    }
+    for (const release of entry.waiters ?? []) release()
+  }
+
+  describeRequest(m) {
+    const entry = { idJson: m.idJson, method: m.method }
+    if (m.method === 'tools/call' && typeof m.msg.params?.name === 'string') {
+      entry.tool = m.msg.params.name
+      // The arguments as the client wrote them, for the filter (resourceTypes, pageId…).
+      entry.argumentsJson = m.msg.params.arguments === undefined ? null : m.paramText('arguments')
     }
     return entry
   }
 
-  toUpstream(msg) {
-    this.upstream.send(msg).catch((err) => {
-      log(`could not write to upstream: ${err.message}`)
-      if (isRequest(msg)) {
-        this.pending.delete(idKey(msg.id))
-        this.replyError(msg.id, UPSTREAM_GONE, 'upstream MCP server is not accepting input')
-      }
-    })
+  toUpstream(line) {
+    // A full upstream stdin: stop reading the client until it drains.
+    if (!this.upstream.send(line)) this.stdin.pause()
   }
 
   clientError(err) {
@@ -202,54 +262,76 @@ class Proxy {
     }
     log(`bad message from client (${err.bytes} bytes): ${err.message}`)
     if (err.kind === 'parse') this.replyError(null, PARSE_ERROR, `Parse error: ${err.message}`)
-    else this.replyError(err.id, INVALID_REQUEST, `Invalid Request: ${err.message}`)
+    else this.replyError(err.idJson, INVALID_REQUEST, `Invalid Request: ${err.message}`)
   }
 
   // ---- upstream -> client ----
 
-  fromUpstream(msg) {
-    if (msg instanceof BigResponse) {
-      this.fromUpstreamBig(msg)
-      return
+  fromUpstreamLine(line) {
+    if (this.peek && line.length >= this.bigLineBytes) {
+      const envelope = this.peek(line)
+      if (envelope) return this.fromUpstreamBig(line, envelope)
     }
-    if (msg.batch) {
-      for (const item of msg.batch) this.fromUpstream(item)
-      return
-    }
-    if (isResponse(msg) && 'id' in msg) {
-      const key = idKey(msg.id)
-      const entry = this.pending.get(key)
-      if (entry) {
-        this.pending.delete(key)
-        if (this.filtering && 'result' in msg) msg = this.rewrite(entry, msg)
-      }
-    }
-    this.toClient(msg)
-  }
-
-  /** A big response line: forwarded as its bytes, or filtered from them, in arrival order. */
-  fromUpstreamBig(big) {
-    this.collectBigLineSoon()
-    const key = idKey(big.id)
-    const entry = this.pending.get(key)
-    if (!entry) return this.toClient(big.line)
-    this.pending.delete(key)
-    if (!this.filtering || !big.hasResult) return this.toClient(big.line)
-    if (entry.method === 'tools/call' && entry.tool !== undefined) {
-      if (!this.isFilteredTool(entry.tool)) return this.toClient(big.line)
-      const filter = (args) => this.session.filterToolResponseBuffer(entry.tool, big.line, args)
-      return this.toClient(this.filterResponseLine(entry, big.line, filter))
-    }
-    if (!LIST_METHODS.has(entry.method)) return this.toClient(big.line)
-    // A big list result is compressed from its parsed form, as on the small-line path.
-    let msg
+    const text = line.toString('utf8')
+    if (text.trim() === '') return undefined
+    let read
     try {
-      msg = big.toMessage()
+      read = readLine(text, line.length)
     } catch (err) {
       this.upstreamError(err)
       return undefined
     }
-    return this.toClient(this.rewrite(entry, msg))
+    if (!read.batch) {
+      read.line = line
+      return this.fromUpstream(read)
+    }
+    for (const element of read.batch) {
+      let message
+      try {
+        message = readMessage(element)
+      } catch (err) {
+        this.upstreamError(err)
+        continue
+      }
+      this.fromUpstream(message)
+    }
+    return undefined
+  }
+
+  fromUpstream(m) {
+    if (m.isResponse && m.hasId) {
+      const entry = this.pending.get(m.key)
+      if (entry) {
+        this.toClient((this.filtering && 'result' in m.msg ? this.rewrite(entry, m.text) : null) ?? m.line ?? m.text)
+        this.finish(m.key, entry)
+        return undefined
+      }
+    }
+    return this.toClient(m.line ?? m.text)
+  }
+
+  /**
+   * A big response line: forwarded as its bytes, or filtered from them, in arrival order; its
+   * envelope (`idJson`, `hasResult`) was read natively.
+   */
+  fromUpstreamBig(line, envelope) {
+    this.collectBigLineSoon()
+    const key = idKeyOfJson(envelope.idJson)
+    const entry = this.pending.get(key)
+    if (!entry) return this.toClient(line)
+    this.toClient(this.rewriteBig(entry, line, envelope) ?? line)
+    this.finish(key, entry)
+    return undefined
+  }
+
+  rewriteBig(entry, line, envelope) {
+    if (!this.filtering || !envelope.hasResult) return null
+    if (entry.method === 'tools/call' && entry.tool !== undefined) {
+      if (!this.isFilteredTool(entry.tool)) return null
+      return this.filterResponseLine(entry, null, () => this.session.filterToolResponseBuffer(entry.tool, line, entry.argumentsJson))
+    }
+    if (!LIST_METHODS.has(entry.method)) return null
+    return this.rewrite(entry, line.toString('utf8'))
   }
 
   /** A minor GC once the current big line is handled and written (see exposedGc). */
@@ -265,49 +347,45 @@ class Proxy {
   }
 
   /**
-   * The filtered response, or the original when nothing changed or the filter failed. A
-   * tools/call response that arrived as one line goes to the filter as that line and comes back
-   * as a line (a string), written as it is: a multi-megabyte result is then neither serialized
-   * again for the filter nor parsed back and serialized again for the client.
+   * The rewritten response line, or null to forward the original (nothing changed, or the filter
+   * failed). Only the `result` changes: the id, `jsonrpc` and any other member keep their text.
    */
-  rewrite(entry, msg) {
+  rewrite(entry, text) {
     if (entry.method === 'tools/call' && entry.tool !== undefined) {
       // Results no filter touches (screenshots, clicks without snapshot…) never cross.
-      if (!this.isFilteredTool(entry.tool)) return msg
-      const line = msg[RAW_LINE]
-      if (line !== undefined && typeof this.session.filterToolResponse === 'function') {
-        return this.filterResponseLine(entry, line, (args) => this.session.filterToolResponse(entry.tool, line, args))
+      if (!this.isFilteredTool(entry.tool)) return null
+      if (typeof this.session.filterToolResponse === 'function') {
+        return this.filterResponseLine(entry, null, () => this.session.filterToolResponse(entry.tool, text, entry.argumentsJson))
       }
     }
     try {
       let out = null
       if (entry.method === 'tools/call' && entry.tool !== undefined) {
-        out = this.session.filterToolResult(entry.tool, JSON.stringify(msg.result), argumentsJson(entry))
+        out = this.session.filterToolResult(entry.tool, memberText(text, 'result'), entry.argumentsJson)
         this.logStatsLine()
       } else if (LIST_METHODS.has(entry.method)) {
-        out = this.session.compressListResult(entry.method, JSON.stringify(msg.result))
+        out = this.session.compressListResult(entry.method, memberText(text, 'result'))
       }
-      if (out === null || out === undefined) return msg
-      return { ...msg, result: JSON.parse(out) }
+      if (out === null || out === undefined) return null
+      return replaceMember(text, 'result', out)
     } catch (err) {
       this.filterFailed(entry, err)
-      return msg
+      return null
     }
   }
 
   /**
-   * A tools/call response line (a string or a Buffer, as the upstream wrote it) through
-   * `filter(argumentsJson)`: the filtered line, or the line itself when nothing changed or the
-   * filter failed.
+   * A tools/call response line through `filter()`: the filtered line, or `original` when nothing
+   * changed or the filter failed.
    */
-  filterResponseLine(entry, line, filter) {
+  filterResponseLine(entry, original, filter) {
     try {
-      const response = filter(argumentsJson(entry))
+      const response = filter()
       this.logStatsLine()
-      return response ?? line
+      return response ?? original
     } catch (err) {
       this.filterFailed(entry, err)
-      return line
+      return original
     }
   }
 
@@ -328,10 +406,6 @@ class Proxy {
       log(`upstream printed a line that is not a JSON-RPC message (${err.bytes} bytes, dropped): ${err.message}${err.preview ? ` — ${JSON.stringify(err.preview)}` : ''}`)
       return
     }
-    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') {
-      this.upstreamMayBeUnreachable('closed its stdin')
-      return
-    }
     log(`upstream transport error: ${err.message}`)
   }
 
@@ -339,10 +413,10 @@ class Proxy {
     clearTimeout(this.unreachableTimer)
     this.upstreamExited = true
     if (this.closing) return
-    const why = this.exitDescription()
+    const why = this.upstream.exitDescription()
     this.failPending(`upstream MCP server exited (${why}) before answering`)
     log(`upstream exited (${why})`)
-    const code = typeof this.exitCode === 'number' && this.exitCode !== 0 ? this.exitCode : 1
+    const code = typeof this.upstream.exitCode === 'number' && this.upstream.exitCode !== 0 ? this.upstream.exitCode : 1
     this.shutdown(code, null)
   }
 
@@ -362,46 +436,73 @@ class Proxy {
   }
 
   failPending(message) {
-    for (const entry of this.pending.values()) this.replyError(entry.id, UPSTREAM_GONE, `${message} ${entry.method}`)
-    this.pending.clear()
-  }
-
-  exitDescription() {
-    if (this.exitSignal) return `signal ${this.exitSignal}`
-    if (typeof this.exitCode === 'number') return `exit code ${this.exitCode}`
-    return 'exited'
+    for (const [key, entry] of [...this.pending]) {
+      // The client gave up on a cancelled request: it expects no answer.
+      if (!entry.cancelled) this.replyError(entry.idJson, UPSTREAM_GONE, `${message} ${entry.method}`)
+      this.finish(key, entry)
+    }
   }
 
   /** Why a request that arrives now cannot be forwarded. */
   goneDescription() {
-    if (this.upstreamExited) return this.exitDescription()
+    if (this.upstreamExited) return this.upstream.exitDescription()
     return this.stopReason ?? 'the proxy is shutting down'
   }
 
   // ---- replies the proxy makes itself ----
 
-  /** Sends a message, or a line already serialized (a string or a Buffer): all in call order. */
-  toClient(msg) {
+  /**
+   * Writes one line (a string or a Buffer), in call order. When the client's pipe is full,
+   * reading the upstream stops until it drains: what the client does not read stays in the
+   * upstream's pipe, not in the proxy's memory.
+   */
+  toClient(line) {
     if (this.stdout.destroyed || this.stdout.writableEnded) return
-    // The transport writes synchronously too, so lines and messages keep their order; a write
-    // error surfaces as the stream's 'error' event either way.
-    if (typeof msg === 'string') this.stdout.write(`${msg}\n`)
-    else if (Buffer.isBuffer(msg)) {
-      this.stdout.write(msg)
-      this.stdout.write('\n')
-    } else this.client.send(msg).catch((err) => log(`could not write to client: ${err.message}`))
+    let ok
+    if (typeof line === 'string') ok = this.stdout.write(`${line}\n`)
+    else {
+      this.stdout.write(line)
+      ok = this.stdout.write('\n')
+    }
+    if (!ok && !this.clientBlocked && !this.closing) {
+      this.clientBlocked = true
+      this.upstream.pause()
+    }
   }
 
-  replyError(id, code, message) {
-    this.toClient({ jsonrpc: '2.0', id, error: { code, message } })
+  replyError(idJson, code, message) {
+    this.toClient(errorLine(idJson, code, message))
   }
 
-  answerLocally(msg) {
-    Promise.resolve()
-      .then(() => this.localTools.call(msg.params.name, msg.params.arguments ?? {}))
+  /**
+   * A snapshot of that page still in flight would answer "no snapshot yet" or an old one: wait
+   * for it (bounded by SNAPSHOT_WAIT_MS), then answer from the cache.
+   */
+  snapshotInFlight(page) {
+    const waits = []
+    for (const entry of this.pending.values()) {
+      if (entry.tool === undefined || !this.isFilteredTool(entry.tool)) continue
+      const other = pageOf(entry.argumentsJson)
+      // A call without pageId is of the selected page, which may be this one.
+      if (page !== undefined && other !== undefined && other !== page) continue
+      waits.push(new Promise((resolve) => (entry.waiters ??= []).push(resolve)))
+    }
+    if (waits.length === 0) return null
+    let timer
+    const bound = new Promise((resolve) => {
+      timer = setTimeout(resolve, this.snapshotWaitMs) // SNAPSHOT_WAIT_MS unless a test asks
+    })
+    return Promise.race([Promise.all(waits), bound]).finally(() => clearTimeout(timer))
+  }
+
+  answerLocally(m) {
+    const name = m.msg.params.name
+    const argumentsJson = m.paramText('arguments') ?? '{}'
+    Promise.resolve(this.snapshotInFlight(pageOf(argumentsJson)))
+      .then(() => this.localTools.call(name, argumentsJson))
       .then(
-        (result) => this.toClient({ jsonrpc: '2.0', id: msg.id, result }),
-        (err) => this.replyError(msg.id, -32603, `Internal error: ${err.message}`),
+        (resultJson) => this.toClient(`{"jsonrpc":"2.0","id":${m.idJson},"result":${resultJson}}`),
+        (err) => this.replyError(m.idJson, -32603, `Internal error: ${err.message}`),
       )
   }
 
@@ -418,9 +519,8 @@ class Proxy {
       } catch {
         // a summary is not worth failing the shutdown for
       }
-      if (!this.upstreamExited && this.upstream) {
-        await this.upstream.close().catch(() => {})
-      }
+      // Even when the upstream itself exited: what it started may still run.
+      if (this.upstream) await this.upstream.close().catch(() => {})
       await flush(this.stdout)
       this.exit(code)
     })()
@@ -431,6 +531,7 @@ class Proxy {
 function flush(stream) {
   return new Promise((resolve) => {
     if (!stream.writableNeedDrain || stream.destroyed) return resolve()
+    // stdout gets one shutdown step to drain
     const timer = setTimeout(resolve, SHUTDOWN_STEP_MS)
     stream.once('drain', () => {
       clearTimeout(timer)
@@ -439,4 +540,4 @@ function flush(stream) {
   })
 }
 
-module.exports = { Proxy, LIST_METHODS }
+module.exports = { Proxy, LIST_METHODS, exposedGc }

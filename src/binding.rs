@@ -6,9 +6,7 @@ use std::path::PathBuf;
 use std::ptr;
 use std::time::Instant;
 
-use napi::bindgen_prelude::{
-    Buffer, Either, FromNapiValue, TypeName, ValidateNapiValue, ValueType,
-};
+use napi::bindgen_prelude::{Buffer, FromNapiValue, TypeName, ValidateNapiValue, ValueType};
 use napi::{sys, Error, Result, Status};
 use napi_derive::napi;
 
@@ -19,7 +17,8 @@ use crate::level::Level;
 use crate::result::{self, ResultOptions};
 use crate::session::{Session, SessionOptions};
 use crate::snapshot::{SnapshotLimits, SnapshotOptions};
-use crate::stats::StatsMode;
+use crate::stats::{SavingsTotals, StatsMode};
+use crate::tokens;
 
 fn to_napi(error: FilterError) -> Error {
     match error {
@@ -255,6 +254,14 @@ pub fn filter_snapshot(
     })
 }
 
+/// Estimated o200k tokens of `text`: the project's one token estimate (the stats line, the
+/// session summary, `measure` without gpt-tokenizer, the ledger). Errs high: never below o200k
+/// on the corpus, a median 18% above.
+#[napi]
+pub fn estimate_tokens(#[napi(ts_arg_type = "string")] text: TextArg) -> u32 {
+    count(tokens::estimate_tokens(&text.0))
+}
+
 /// Benchmark diagnostic (`npm run bench`), not a filter: the ns that the last `filterSnapshot`,
 /// `filterToolResult` or `compressListResult` call on this thread spent in its pure-Rust core
 /// (after its arguments were converted from JS, before its result was converted to JS); `null`
@@ -288,12 +295,41 @@ pub struct ResultFigures {
     /// `structuredContent`), and receives now (without the stats line).
     pub bytes_in: f64,
     pub bytes_out: f64,
+    /// The same in estimated tokens (`estimateTokens`).
+    pub tokens_in: f64,
+    pub tokens_out: f64,
     /// Snapshot uids hidden behind markers.
     pub uids_hidden: u32,
     /// Network request ids hidden behind a summary line.
     pub reqids_hidden: u32,
     /// Console message ids hidden behind a summary line.
     pub msgids_hidden: u32,
+}
+
+/// A session's savings on one upstream tool's results (`FilterSession.toolTotals()`).
+#[napi(object)]
+pub struct ToolTotals {
+    pub tool: String,
+    /// Results of this tool that reached the filter, and how many of them it shrank.
+    pub results: f64,
+    pub shrunk: f64,
+    /// UTF-8 bytes and estimated tokens of the shrunk results, before and after.
+    pub bytes_in: f64,
+    pub bytes_out: f64,
+    pub tokens_in: f64,
+    pub tokens_out: f64,
+}
+
+fn tool_totals(tool: &str, t: &SavingsTotals) -> ToolTotals {
+    ToolTotals {
+        tool: tool.to_string(),
+        results: t.results as f64,
+        shrunk: t.calls as f64,
+        bytes_in: t.bytes_in as f64,
+        bytes_out: t.bytes_out as f64,
+        tokens_in: t.tokens_in as f64,
+        tokens_out: t.tokens_out as f64,
+    }
 }
 
 /// Options of `expandSnapshot`.
@@ -367,7 +403,8 @@ pub fn search_snapshot(
 /// What `peekResponse` read of a response line's envelope.
 #[napi(object)]
 pub struct ResponseEnvelope {
-    pub id: Either<String, f64>,
+    /// The id's JSON text exactly as in the line (a JSON string or number).
+    pub id_json: String,
     /// `result` is present (else `error` is).
     pub has_result: bool,
 }
@@ -504,15 +541,12 @@ impl FilterSession {
     }
 
     /// The JSON-RPC envelope of a response line (a Buffer, no newline) read without building
-    /// the message: `null` unless it is a UTF-8 JSON-RPC 2.0 response with a string or safe
-    /// integer id (the caller then parses it as any other line).
+    /// the message: `null` unless it is a UTF-8 JSON-RPC 2.0 response with a string or number
+    /// id (the caller then parses it as any other line).
     #[napi]
     pub fn peek_response(&self, line: &[u8]) -> Option<ResponseEnvelope> {
         envelope::peek_response(line).map(|e| ResponseEnvelope {
-            id: match e.id {
-                envelope::ResponseId::Text(s) => Either::A(s),
-                envelope::ResponseId::Number(n) => Either::B(n),
-            },
+            id_json: e.id_json,
             has_result: e.has_result,
         })
     }
@@ -543,6 +577,8 @@ impl FilterSession {
         self.inner.last_figures().map(|f| ResultFigures {
             bytes_in: f.bytes_in() as f64,
             bytes_out: f.bytes_out() as f64,
+            tokens_in: f.tokens_in() as f64,
+            tokens_out: f.tokens_out() as f64,
             uids_hidden: count(f.uids_hidden),
             reqids_hidden: count(f.reqids_hidden),
             msgids_hidden: count(f.msgids_hidden),
@@ -584,5 +620,15 @@ impl FilterSession {
     #[napi]
     pub fn summary(&self) -> String {
         self.inner.summary()
+    }
+
+    /// The session's savings per upstream tool, by tool name (only counts, never content).
+    #[napi]
+    pub fn tool_totals(&self) -> Vec<ToolTotals> {
+        self.inner
+            .tool_totals()
+            .iter()
+            .map(|(tool, t)| tool_totals(tool, t))
+            .collect()
     }
 }

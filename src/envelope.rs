@@ -6,25 +6,20 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::HashMap;
 
-/// A JSON-RPC request id as the proxy keys it: a string or a number JS reads the same way.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ResponseId {
-    Text(String),
-    Number(f64),
-}
-
 /// The envelope of a well-formed JSON-RPC response line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResponseEnvelope {
-    pub id: ResponseId,
+    /// The id's JSON text exactly as it is in the line (a string or a number): the proxy keys
+    /// requests by it, so 9007199254740993 and 9007199254740992 stay two ids.
+    pub id_json: String,
     /// `result` is present (else `error` is).
     pub has_result: bool,
 }
 
 /// The envelope when `line` is UTF-8 and one JSON object that is a plain JSON-RPC 2.0 response
-/// with a string or integer id; `None` for anything else (batches, requests, notifications,
-/// bad JSON, fractional or huge ids…), which the caller then handles the way it handles small
-/// lines, so only lines both readers agree on take this path.
+/// with a string or number id; `None` for anything else (batches, requests, notifications,
+/// bad JSON…), which the caller then handles the way it handles small lines, so only lines both
+/// readers agree on take this path.
 pub fn peek_response(line: &[u8]) -> Option<ResponseEnvelope> {
     let text = std::str::from_utf8(line).ok()?;
     // Every value is checked as JSON but kept as its text; duplicate keys: the last wins, as
@@ -45,22 +40,16 @@ pub fn peek_response(line: &[u8]) -> Option<ResponseEnvelope> {
     } else if !has_result {
         return None;
     }
-    let id = match serde_json::from_str::<Value>(fields.get("id")?.get()).ok()? {
-        Value::String(s) => ResponseId::Text(s),
-        // Integers JS holds exactly; others could key differently once rounded.
-        Value::Number(n) => {
-            let exact = n
-                .as_i64()
-                .filter(|i| i.unsigned_abs() <= MAX_SAFE_INTEGER)?;
-            ResponseId::Number(exact as f64)
-        }
-        _ => return None,
-    };
-    Some(ResponseEnvelope { id, has_result })
+    let id = fields.get("id")?.get();
+    if !(id.starts_with('"') || id.starts_with('-') || id.starts_with(|c: char| c.is_ascii_digit()))
+    {
+        return None;
+    }
+    Some(ResponseEnvelope {
+        id_json: id.to_string(),
+        has_result,
+    })
 }
-
-/// 2^53 - 1: JS's Number.MAX_SAFE_INTEGER.
-const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 #[cfg(test)]
 mod tests {
@@ -75,28 +64,43 @@ mod tests {
         assert_eq!(
             peek(r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"x"}]}}"#),
             Some(ResponseEnvelope {
-                id: ResponseId::Number(7.0),
+                id_json: "7".into(),
                 has_result: true
             })
         );
         assert_eq!(
             peek(r#" {"id":"a\"b","error":{"code":-1,"message":"m"},"jsonrpc":"2.0"} "#),
             Some(ResponseEnvelope {
-                id: ResponseId::Text("a\"b".into()),
+                id_json: r#""a\"b""#.into(),
                 has_result: false
             })
         );
         assert_eq!(
-            peek(r#"{"jsonrpc":"2.0","id":-3,"result":null}"#).map(|e| e.id),
-            Some(ResponseId::Number(-3.0))
+            peek(r#"{"jsonrpc":"2.0","id":-3,"result":null}"#).map(|e| e.id_json),
+            Some("-3".into())
         );
+    }
+
+    #[test]
+    fn numbers_come_back_as_their_exact_text() {
+        for id in [
+            "9007199254740993",
+            "12345678901234567891",
+            "1E400",
+            "1.0",
+            "-0",
+            "1e-7",
+        ] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id": {id} ,"result":{{}}}}"#);
+            assert_eq!(peek(&line).map(|e| e.id_json), Some(id.to_string()), "{id}");
+        }
     }
 
     #[test]
     fn last_duplicate_key_wins_as_in_json_parse() {
         assert_eq!(
-            peek(r#"{"jsonrpc":"2.0","id":1,"id":"two","result":{}}"#).map(|e| e.id),
-            Some(ResponseId::Text("two".into()))
+            peek(r#"{"jsonrpc":"2.0","id":1,"id":"two","result":{}}"#).map(|e| e.id_json),
+            Some(r#""two""#.into())
         );
         assert_eq!(
             peek(r#"{"jsonrpc":"2.0","jsonrpc":"1.0","id":1,"result":{}}"#),
@@ -115,8 +119,8 @@ mod tests {
             r#"{"id":1,"result":{}}"#,
             r#"{"jsonrpc":"2.0","result":{}}"#,
             r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
-            r#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#,
-            r#"{"jsonrpc":"2.0","id":9007199254740993,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":true,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":{"a":1},"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":1}"#,
             r#"{"jsonrpc":"2.0","id":1,"error":null}"#,
             r#"{"jsonrpc":"2.0","id":1,"error":"boom"}"#,
@@ -143,6 +147,6 @@ mod tests {
             "]".repeat(depth)
         );
         // Values are skipped without recursion: deep results are routed like any other.
-        assert_eq!(peek(&line).map(|e| e.id), Some(ResponseId::Number(1.0)));
+        assert_eq!(peek(&line).map(|e| e.id_json), Some("1".into()));
     }
 }

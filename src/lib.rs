@@ -17,6 +17,7 @@ pub mod snapshot_cache;
 pub mod stats;
 #[cfg(test)]
 mod test_support;
+pub mod tokens;
 
 #[cfg(test)]
 mod delta_tests;

@@ -5,7 +5,10 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::describe;
+use crate::level::Level;
 use crate::notation;
+use crate::result;
 use crate::snapshot::SnapshotOptions;
 use crate::snapshot_cache::{CacheMiss, SnapshotCache};
 
@@ -17,61 +20,93 @@ pub const NAMES: [&str; 2] = [EXPAND_SNAPSHOT, SEARCH_SNAPSHOT];
 pub const DEFAULT_SEARCH_LIMIT: usize = 20;
 const MAX_SEARCH_LIMIT: usize = 200;
 
-/// Written terse by hand (the descriptions are appended after the list is compressed, so the
-/// compressor never rewrites them): each says it is answered by the proxy, what it returns
-/// and when to use it.
-const PAGE_ID_DOC: &str = "pageId given to take_snapshot (default: the page snapshotted last).";
-
-/// The tool definitions, as `tools/list` entries.
-pub fn definitions() -> Vec<Value> {
-    vec![
+/// The tool definitions, as `tools/list` entries, with their descriptions compressed at
+/// `describe_level` like the upstream's. Kept as short as a model can still use them: a
+/// snapshot's markers spell out the call (`expand_snapshot uid=… until=…`), so the
+/// descriptions say only what each returns and that the proxy answers it, and the schemas hold
+/// only what validation needs.
+pub fn definitions(describe_level: Level) -> Vec<Value> {
+    let mut defs = vec![
         json!({
             "name": EXPAND_SNAPSHOT,
-            "title": "Expand snapshot (mcp-snapshot-filter)",
-            "description": "Answered by the mcp-snapshot-filter proxy, not the browser. Returns the unfiltered subtree under a uid of the last snapshot, or with until the siblings from uid to until; without uid, the latest snapshot of the page whole, filtered as usual (no delta). Use when a snapshot line says content was hidden or unchanged (\"expand_snapshot uid=… until=…\"), with the same arguments; its uids work with click/fill as usual.",
+            "description": "Returns what a snapshot marker hid or a delta left unchanged: the unfiltered subtree under uid, or the siblings from uid to until; without uid, the latest snapshot of the page whole, filtered as usual. Answered by the mcp-snapshot-filter proxy from the last snapshot; its uids work with click and fill.",
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "uid": {"type": "string", "description": "uid from the snapshot (e.g. 7_118, or a Playwright ref such as e39); omit for the whole page."},
-                    "until": {"type": "string", "description": "uid of a later sibling: returns the siblings from uid to until, each with its subtree (default: uid's subtree alone)."},
-                    "depth": {"type": "integer", "minimum": 0, "description": "Levels below the node(s) to include (default: all)."},
-                    "pageId": {"type": ["number", "string"], "description": PAGE_ID_DOC}
+                    "uid": {"type": "string"},
+                    "until": {"type": "string"},
+                    "depth": {"type": "integer", "minimum": 0},
+                    "pageId": {"type": "integer"}
                 },
                 "additionalProperties": false
             },
-            "annotations": {"readOnlyHint": true, "openWorldHint": false},
-            "_meta": {"mcp-snapshot-filter/proxyTool": true}
+            "annotations": {"readOnlyHint": true},
+            "_meta": {PROXY_TOOL_META: true}
         }),
         json!({
             "name": SEARCH_SNAPSHOT,
-            "title": "Search snapshot (mcp-snapshot-filter)",
-            "description": "Answered by the mcp-snapshot-filter proxy, not the browser. Returns lines of the last unfiltered snapshot whose role, name, text or attributes match query, each with uid and ancestors, including content the filtered snapshot hid. Use to find an element without a new snapshot; its uids work with click/fill as usual.",
+            "description": "Returns the nodes of the last unfiltered snapshot whose role, name, text or attributes hold query (a regex if regex is true), with uid and ancestors, hidden ones included. Answered by the mcp-snapshot-filter proxy.",
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "query": {"type": "string", "minLength": 1, "description": "Case-insensitive substring (a regex if regex is true)."},
-                    "regex": {"type": "boolean", "default": false, "description": "Treat query as a case-insensitive regex (Rust syntax)."},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_LIMIT, "default": DEFAULT_SEARCH_LIMIT, "description": "Most hits to return."},
-                    "pageId": {"type": ["number", "string"], "description": PAGE_ID_DOC}
+                    "query": {"type": "string", "minLength": 1},
+                    "regex": {"type": "boolean"},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_LIMIT},
+                    "pageId": {"type": "integer"}
                 },
                 "required": ["query"],
                 "additionalProperties": false
             },
-            "annotations": {"readOnlyHint": true, "openWorldHint": false},
-            "_meta": {"mcp-snapshot-filter/proxyTool": true}
+            "annotations": {"readOnlyHint": true},
+            "_meta": {PROXY_TOOL_META: true}
         }),
-    ]
+    ];
+    for def in &mut defs {
+        if let Some(Value::String(text)) = def.get_mut("description") {
+            *text = describe::compress_text(text, describe_level);
+        }
+    }
+    defs
+}
+
+/// The `_meta` key that marks the proxy's own tools in `tools/list`.
+pub const PROXY_TOOL_META: &str = "mcp-snapshot-filter/proxyTool";
+
+/// Tools whose results carry a page snapshot the proxy caches: chrome-devtools-mcp's
+/// `take_snapshot` and Playwright MCP's `browser_snapshot` by name, and any tool the filters
+/// read (`result::tools::is_content_heavy`) whose schema has an `includeSnapshot` argument
+/// (chrome-devtools-mcp's `click`, `fill`, ...). Playwright's action tools answer with a
+/// snapshot too, but every Playwright list has `browser_snapshot`.
+pub fn returns_snapshots(tool: &Value) -> bool {
+    let Some(name) = tool.get("name").and_then(Value::as_str) else {
+        return false;
+    };
+    if name == "take_snapshot" || name == "browser_snapshot" {
+        return true;
+    }
+    result::tools::is_content_heavy(name)
+        && tool
+            .pointer("/inputSchema/properties/includeSnapshot")
+            .is_some()
+}
+
+/// Whether a `tools/list` result (one page of it) has a tool that returns snapshots.
+pub fn lists_a_snapshot_tool(result: &Value) -> bool {
+    result
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|tools| tools.iter().any(returns_snapshots))
 }
 
 /// Appends the proxy's tools to a `tools/list` result, unless the upstream already has a tool
 /// of that name (the upstream's wins, and the proxy then never intercepts it). Returns the
 /// names added.
-pub fn add_to_tools_list(result: &mut Value) -> Vec<&'static str> {
+pub fn add_to_tools_list(result: &mut Value, describe_level: Level) -> Vec<&'static str> {
     let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
         return Vec::new();
     };
     let mut added = Vec::new();
-    for def in definitions() {
+    for def in definitions(describe_level) {
         let name = def.get("name").and_then(Value::as_str).unwrap_or_default();
         let taken = tools
             .iter()
@@ -93,8 +128,10 @@ pub fn page_key(arguments: &Map<String, Value>) -> Option<String> {
     }
 }
 
-/// Answers a call of one of the proxy's tools with a `CallToolResult`; `whole_page` is how the
-/// session filters a whole page (`expand_snapshot` without uid).
+/// Answers a call of one of the proxy's tools with a `CallToolResult`. The arguments are
+/// checked against the tool's own `inputSchema` first (a string `pageId` is an error, not
+/// page 1), and error texts quote at most a short prefix of an argument.
+/// `whole_page` is how the session filters a whole page (`expand_snapshot` without uid).
 pub fn call(
     name: &str,
     arguments: &Value,
@@ -102,73 +139,196 @@ pub fn call(
     whole_page: &SnapshotOptions,
 ) -> Value {
     let empty = Map::new();
-    let args = arguments.as_object().unwrap_or(&empty);
+    let args = match arguments {
+        Value::Object(args) => args,
+        Value::Null => &empty,
+        other => {
+            return error_result(&format!(
+                "{name} takes an object of arguments, not {}.",
+                type_name(other)
+            ))
+        }
+    };
+    if let Err(msg) = validate(name, args) {
+        return error_result(&msg);
+    }
     let page = page_key(args);
     let snapshot = match cache.get(page.as_deref()) {
         Ok(s) => s,
         Err(miss) => return error_result(&miss_message(&miss)),
     };
+    let text_arg = |key: &str| args.get(key).and_then(Value::as_str);
+    let count_arg = |key: &str| {
+        args.get(key)
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+    };
     let answer = match name {
-        EXPAND_SNAPSHOT => {
-            let uid = match args.get("uid") {
-                None | Some(Value::Null) => {
-                    let text = notation::filter_snapshot(&snapshot.raw, whole_page).text;
-                    return json!({"content": [{"type": "text", "text": text}]});
-                }
-                Some(Value::String(uid)) => uid.as_str(),
-                Some(_) => {
-                    return error_result(
-                        "expand_snapshot's \"uid\" must be a string such as \"7_118\" (omit it for the whole page).",
-                    )
-                }
-            };
-            let depth = match optional_count(args, "depth") {
-                Ok(d) => d,
-                Err(msg) => return error_result(&msg),
-            };
-            let until = match args.get("until") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(u)) => Some(u.as_str()),
-                Some(_) => {
-                    return error_result(
-                        "expand_snapshot's \"until\" must be a uid string (such as \"7_130\").",
-                    )
-                }
-            };
-            notation::expand_range(&snapshot.raw, uid, until, depth)
+        EXPAND_SNAPSHOT if text_arg("uid").is_none() => {
+            let text = notation::filter_snapshot(&snapshot.raw, whole_page).text;
+            return json!({"content": [{"type": "text", "text": text}]});
         }
+        EXPAND_SNAPSHOT => notation::expand_range(
+            &snapshot.raw,
+            text_arg("uid").unwrap_or_default(),
+            text_arg("until"),
+            count_arg("depth"),
+        ),
         SEARCH_SNAPSHOT => {
-            let Some(query) = args
-                .get("query")
-                .and_then(Value::as_str)
-                .filter(|q| !q.is_empty())
-            else {
-                return error_result("search_snapshot needs a non-empty \"query\" argument.");
-            };
             let regex = args.get("regex").and_then(Value::as_bool).unwrap_or(false);
-            let limit = match optional_count(args, "limit") {
-                Ok(l) => l.unwrap_or(DEFAULT_SEARCH_LIMIT).clamp(1, MAX_SEARCH_LIMIT),
-                Err(msg) => return error_result(&msg),
-            };
-            notation::search_snapshot(&snapshot.raw, query, regex, limit).map(|hits| hits.text)
+            let limit = count_arg("limit").unwrap_or(DEFAULT_SEARCH_LIMIT);
+            notation::search_snapshot(
+                &snapshot.raw,
+                text_arg("query").unwrap_or_default(),
+                regex,
+                limit,
+            )
+            .map(|hits| hits.text)
         }
-        other => return error_result(&format!("{other:?} is not a tool of the proxy.")),
+        other => return error_result(&format!("{} is not a tool of the proxy.", quote(other))),
     };
     match answer {
         Ok(text) => json!({"content": [{"type": "text", "text": text}]}),
-        Err(e) => error_result(&e.to_string()),
+        Err(e) => error_result(&short_error(&e.to_string(), args)),
     }
 }
 
-fn optional_count(args: &Map<String, Value>, key: &str) -> Result<Option<usize>, String> {
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_u64()
-            .and_then(|n| usize::try_from(n).ok())
-            .map(Some)
-            .ok_or_else(|| format!("\"{key}\" must be a whole number ≥ 0.")),
+/// At most this many characters of an argument appear in an error text.
+const QUOTED_CHARS: usize = 40;
+
+/// A value quoted for an error text: JSON-escaped, cut to `QUOTED_CHARS` characters.
+fn quote(value: &str) -> String {
+    let mut chars = value.chars();
+    let head: String = chars.by_ref().take(QUOTED_CHARS).collect();
+    let more = if chars.next().is_some() { "…" } else { "" };
+    format!("{}{more}", Value::String(head))
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_u64() || n.is_i64() => "an integer",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
+}
+
+/// A short form of an argument's value for an error text.
+fn shown(value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("{} {}", type_name(value), quote(s)),
+        Value::Number(n) => format!("{} ({})", type_name(value), quote(&n.to_string())),
+        other => type_name(other).to_string(),
+    }
+}
+
+fn type_name_of(schema_type: &str) -> &'static str {
+    match schema_type {
+        "string" => "a string",
+        "boolean" => "a boolean (true or false)",
+        "integer" => "an integer",
+        _ => "a number",
+    }
+}
+
+/// Checks `args` against the `inputSchema` of the proxy tool `name` (the keywords its schemas
+/// use: `type`, `minimum`, `maximum`, `minLength`, `required`, `additionalProperties: false`).
+fn validate(name: &str, args: &Map<String, Value>) -> Result<(), String> {
+    let defs = definitions(Level::Off);
+    let Some(schema) = defs
+        .iter()
+        .find(|d| d.get("name").and_then(Value::as_str) == Some(name))
+        .and_then(|d| d.get("inputSchema"))
+    else {
+        return Err(format!("{} is not a tool of the proxy.", quote(name)));
+    };
+    let empty = Map::new();
+    let properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    for required in schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if !args.contains_key(required) {
+            return Err(format!("{name} needs a \"{required}\" argument."));
+        }
+    }
+    for (key, value) in args {
+        let Some(property) = properties.get(key) else {
+            let known: Vec<&str> = properties.keys().map(String::as_str).collect();
+            return Err(format!(
+                "{name} has no argument {} (it takes {}).",
+                quote(key),
+                known.join(", ")
+            ));
+        };
+        let wanted = property.get("type").and_then(Value::as_str).unwrap_or("");
+        let fits = match wanted {
+            "string" => value.is_string(),
+            "boolean" => value.is_boolean(),
+            "integer" => value.is_u64() || value.is_i64(),
+            "number" => value.is_number(),
+            _ => true,
+        };
+        if !fits {
+            return Err(format!(
+                "{name}: \"{key}\" must be {}, not {}.",
+                type_name_of(wanted),
+                shown(value)
+            ));
+        }
+        if let Some(n) = value.as_f64() {
+            let min = property.get("minimum").and_then(Value::as_f64);
+            let max = property.get("maximum").and_then(Value::as_f64);
+            if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) {
+                let bounds = match (min, max) {
+                    (Some(a), Some(b)) => format!("from {a} to {b}"),
+                    (Some(a), None) => format!("at least {a}"),
+                    (None, Some(b)) => format!("at most {b}"),
+                    (None, None) => String::new(),
+                };
+                return Err(format!(
+                    "{name}: \"{key}\" must be {bounds}, not {}.",
+                    quote(&value.to_string())
+                ));
+            }
+        }
+        let min_length = property.get("minLength").and_then(Value::as_u64);
+        if let (Some(s), Some(min)) = (value.as_str(), min_length) {
+            if (s.chars().count() as u64) < min {
+                return Err(format!("{name}: \"{key}\" must not be empty."));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An error text from the snapshot readers with every long string argument cut to a short
+/// quoted prefix, and a regex diagnostic reduced to its first and last lines (the lines
+/// between repeat the pattern).
+fn short_error(message: &str, args: &Map<String, Value>) -> String {
+    let lines: Vec<&str> = message.lines().collect();
+    let mut text = match lines.as_slice() {
+        [first, .., last] if lines.len() > 2 => format!("{first} {}", last.trim()),
+        _ => lines.join(" "),
+    };
+    for value in args.values().filter_map(Value::as_str) {
+        if value.chars().count() <= QUOTED_CHARS {
+            continue;
+        }
+        let short = quote(value);
+        text = text.replace(&format!("{value:?}"), &short);
+        text = text.replace(value, &short);
+    }
+    text
 }
 
 fn miss_message(miss: &CacheMiss) -> String {
@@ -197,13 +357,16 @@ mod tests {
     fn adds_both_tools_unless_the_upstream_has_one_of_that_name() {
         let mut list = json!({"tools": [{"name": "take_snapshot"}]});
         assert_eq!(
-            add_to_tools_list(&mut list),
+            add_to_tools_list(&mut list, Level::Moderate),
             vec![EXPAND_SNAPSHOT, SEARCH_SNAPSHOT]
         );
         assert_eq!(list["tools"].as_array().map(Vec::len), Some(3));
 
         let mut clash = json!({"tools": [{"name": "search_snapshot", "description": "theirs"}]});
-        assert_eq!(add_to_tools_list(&mut clash), vec![EXPAND_SNAPSHOT]);
+        assert_eq!(
+            add_to_tools_list(&mut clash, Level::Moderate),
+            vec![EXPAND_SNAPSHOT]
+        );
         assert_eq!(clash["tools"][0]["description"], "theirs");
         assert_eq!(clash["tools"].as_array().map(Vec::len), Some(2));
     }
@@ -223,10 +386,6 @@ mod tests {
             .unwrap_or_default();
         let res = call(EXPAND_SNAPSHOT, &json!({"uid": 7}), &cache, &whole());
         assert_eq!(res["isError"], true);
-        assert!(res["content"][0]["text"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("uid"));
         let res = call(
             EXPAND_SNAPSHOT,
             &json!({"uid": "1_0", "depth": -1}),
@@ -256,7 +415,7 @@ mod tests {
     }
 
     fn whole() -> SnapshotOptions {
-        SnapshotOptions::for_level(crate::level::Level::Moderate)
+        SnapshotOptions::for_level(Level::Moderate)
     }
 
     #[test]
@@ -307,6 +466,134 @@ mod tests {
             &whole(),
         );
         assert_eq!(res["isError"], true, "{}", text(&res));
+    }
+
+    fn error_text(res: &Value) -> String {
+        assert_eq!(res["isError"], true, "{res}");
+        res["content"][0]["text"].as_str().unwrap_or("").to_string()
+    }
+
+    #[test]
+    fn arguments_are_checked_against_the_tools_own_schema() {
+        let mut cache = SnapshotCache::new(1 << 20);
+        let raw = "uid=1_0 RootWebArea \"x\"\n  uid=1_1 link \"a\"\n";
+        cache.put("1", raw.to_string(), None).unwrap_or_default();
+        // pageId "1" is not page 1: the schema says integer.
+        let text = error_text(&call(
+            EXPAND_SNAPSHOT,
+            &json!({"uid": "1_1", "pageId": "1"}),
+            &cache,
+            &whole(),
+        ));
+        assert!(
+            text.contains("\"pageId\" must be an integer, not a string \"1\""),
+            "{text}"
+        );
+        let ok = call(
+            EXPAND_SNAPSHOT,
+            &json!({"uid": "1_1", "pageId": 1}),
+            &cache,
+            &whole(),
+        );
+        assert!(ok["isError"].is_null(), "{ok}");
+        for (name, args, says) in [
+            (
+                EXPAND_SNAPSHOT,
+                json!({"uid": 7}),
+                "\"uid\" must be a string",
+            ),
+            (
+                EXPAND_SNAPSHOT,
+                json!({"uid": "1_1", "depth": 1.5}),
+                "\"depth\" must be an integer",
+            ),
+            (
+                EXPAND_SNAPSHOT,
+                json!({"uid": "1_1", "uuid": "1_1"}),
+                "no argument \"uuid\"",
+            ),
+            (
+                SEARCH_SNAPSHOT,
+                json!({"query": "a", "limit": 0}),
+                "\"limit\" must be from 1 to 200",
+            ),
+            (
+                SEARCH_SNAPSHOT,
+                json!({"query": "a", "limit": 201}),
+                "\"limit\" must be from 1 to 200",
+            ),
+            (
+                SEARCH_SNAPSHOT,
+                json!({"query": "a", "regex": "yes"}),
+                "\"regex\" must be a boolean",
+            ),
+            (SEARCH_SNAPSHOT, json!({"regex": true}), "needs a \"query\""),
+            (SEARCH_SNAPSHOT, json!(["a"]), "object of arguments"),
+        ] {
+            let text = error_text(&call(name, &args, &cache, &whole()));
+            assert!(text.contains(says), "{args}: {text}");
+        }
+    }
+
+    #[test]
+    fn error_texts_quote_only_a_short_prefix_of_an_argument() {
+        let mut cache = SnapshotCache::new(1 << 20);
+        cache
+            .put("1", "uid=1_0 RootWebArea \"x\"\n".to_string(), None)
+            .unwrap_or_default();
+        let long = "x".repeat(100_000);
+        for (name, args) in [
+            (EXPAND_SNAPSHOT, json!({"uid": long})),
+            (EXPAND_SNAPSHOT, json!({"uid": "1_0", "until": long})),
+            (EXPAND_SNAPSHOT, json!({"uid": long, "pageId": long})),
+            (
+                SEARCH_SNAPSHOT,
+                json!({"query": format!("({long}"), "regex": true}),
+            ),
+            (SEARCH_SNAPSHOT, json!({"query": "a", "limit": long})),
+            (SEARCH_SNAPSHOT, json!({"query": "a", long.clone(): 1})),
+        ] {
+            let text = error_text(&call(name, &args, &cache, &whole()));
+            assert!(
+                text.len() < 400 && !text.contains(&"x".repeat(41)),
+                "{} bytes: {}",
+                text.len(),
+                text.chars().take(300).collect::<String>()
+            );
+        }
+    }
+
+    /// The proxy's tools go only in front of an upstream with a tool that returns snapshots.
+    #[test]
+    fn snapshot_tools_are_found_in_the_lists_that_have_them() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/fixtures/lists");
+        for (file, has) in [
+            ("chrome-devtools-mcp.default.tools-list.json", true),
+            ("chrome-devtools-mcp.all-categories.tools-list.json", true),
+            ("playwright-mcp.tools-list.json", true),
+            ("server-everything.tools-list.json", false),
+            ("server-filesystem.tools-list.json", false),
+            ("server-github.tools-list.json", false),
+            ("server-memory.tools-list.json", false),
+            ("server-sequential-thinking.tools-list.json", false),
+        ] {
+            let text = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+            let list: Value = serde_json::from_str(&text).unwrap_or_default();
+            assert_eq!(lists_a_snapshot_tool(&list["result"]), has, "{file}");
+        }
+        // chrome-devtools-mcp --slim (evaluate, navigate, screenshot) has none.
+        let slim =
+            json!({"tools": [{"name": "evaluate"}, {"name": "navigate"}, {"name": "screenshot"}]});
+        assert!(!lists_a_snapshot_tool(&slim));
+        // An action tool returns one only with includeSnapshot in its schema.
+        let click = |props: Value| json!({"tools": [{"name": "click", "inputSchema": {"type": "object", "properties": props}}]});
+        assert!(lists_a_snapshot_tool(&click(
+            json!({"uid": {}, "includeSnapshot": {}})
+        )));
+        assert!(!lists_a_snapshot_tool(&click(json!({"uid": {}}))));
+        // A tool outside the filtered ones does not count, whatever its schema.
+        let other = json!({"tools": [{"name": "take_heapsnapshot", "inputSchema": {"properties": {"includeSnapshot": {}}}}]});
+        assert!(!lists_a_snapshot_tool(&other));
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! State the proxy keeps across one MCP session: the options, which tools declared an
 //! `outputSchema`, and running totals for the stats (`crate::stats`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::describe::{self, CompressOptions};
@@ -14,7 +15,7 @@ use crate::result::{self, FilterFigures, ResultLimits, ResultOptions, SnapshotCa
 use crate::snapshot::delta::{DeltaInput, Sent, SentPage};
 use crate::snapshot::SnapshotLimits;
 use crate::snapshot_cache::{SnapshotCache, DEFAULT_CACHE_BYTES};
-use crate::stats::{self, SavingsTotals, StatsMode};
+use crate::stats::{self, SavingsTotals, Shrink, StatsMode};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionOptions {
@@ -74,6 +75,8 @@ pub struct Session {
     options: SessionOptions,
     tools_with_output_schema: HashSet<String>,
     totals: SessionTotals,
+    /// The same totals per upstream tool, for the ledger (`mcp-snapshot-filter stats`).
+    tool_totals: BTreeMap<String, SessionTotals>,
     /// The last stats line, in `stderr` mode, until the proxy takes it.
     pending_stats_line: Option<String>,
     /// Raw snapshots for the proxy tools.
@@ -81,8 +84,16 @@ pub struct Session {
     /// Proxy tools whose names the upstream's last `tools/list` also used: those are the
     /// upstream's, never intercepted.
     shadowed_proxy_tools: HashSet<String>,
+    /// Whether the last complete `tools/list` got the proxy's tools (`None` before the first):
+    /// only an upstream with a tool that returns snapshots gets them, and where it has none the
+    /// calls go to the upstream like any other.
+    proxy_tools_listed: Option<bool>,
+    /// A page of the `tools/list` being paged through had a tool that returns snapshots.
+    snapshot_tool_on_earlier_pages: bool,
     /// Raw snapshot files written so far (numbers the next file).
     raw_snapshot_files: u64,
+    /// Part of every raw snapshot file name, unique to this session (see `session_tag`).
+    raw_snapshot_tag: String,
     /// What the filters did to the last `tools/call` result (`None` when it was unchanged).
     last_figures: Option<FilterFigures>,
     /// Snapshots taken of each page so far (numbers the next one in a delta's header).
@@ -96,10 +107,14 @@ impl Session {
         Session {
             tools_with_output_schema: HashSet::new(),
             totals: SessionTotals::default(),
+            tool_totals: BTreeMap::new(),
             pending_stats_line: None,
             cache: SnapshotCache::new(options.cache_bytes),
             shadowed_proxy_tools: HashSet::new(),
+            proxy_tools_listed: None,
+            snapshot_tool_on_earlier_pages: false,
             raw_snapshot_files: 0,
+            raw_snapshot_tag: session_tag(),
             last_figures: None,
             snapshot_numbers: HashMap::new(),
             last_sent: None,
@@ -113,6 +128,11 @@ impl Session {
 
     pub fn totals(&self) -> SessionTotals {
         self.totals
+    }
+
+    /// The session's totals per upstream tool (tools whose results reached the filter).
+    pub fn tool_totals(&self) -> &BTreeMap<String, SessionTotals> {
+        &self.tool_totals
     }
 
     /// Filters one `tools/call` result; `Ok(None)` means forward the original.
@@ -133,40 +153,33 @@ impl Session {
 
     /// `filter_tool_result` on a whole JSON-RPC response (as the upstream sent it): returns the
     /// response with its result filtered, `Ok(None)` to forward the original. The proxy then
-    /// neither re-serializes the result for the filter nor parses the filtered one.
+    /// neither re-serializes the result for the filter nor parses the filtered one. Only the
+    /// result's text is replaced: the id and every other member keep their exact text (an id
+    /// such as 12345678901234567891 or 1E400 would not survive a round trip through `Value`).
     pub fn filter_tool_response(
         &mut self,
         tool_name: &str,
         response_json: &str,
         arguments_json: Option<&str>,
     ) -> FilterResult<Option<String>> {
-        let mut envelope = None;
+        let mut result_span = None;
         let filtered = self.filter_with(tool_name, arguments_json, |options, capture| {
             if options.level == Level::Off || !result::tools::is_content_heavy(tool_name) {
                 return Ok(None);
             }
-            let Value::Object(mut response) = serde_json::from_str::<Value>(response_json)
-                .map_err(|e| FilterError::InvalidArgument(format!("response is not JSON: {e}")))?
-            else {
-                return Err(FilterError::InvalidArgument(
-                    "response is not a JSON object".to_string(),
-                ));
-            };
-            // Taken out in place: the response keeps its key order.
-            let result = response
-                .get_mut("result")
-                .map(Value::take)
-                .ok_or_else(|| FilterError::InvalidArgument("response has no result".into()))?;
-            envelope = Some(response);
+            let (span, result) = result_member(response_json)?;
+            result_span = Some(span);
             result::filter_tool_result_object(tool_name, result, options, capture)
         })?;
-        let (Some(filtered), Some(mut response)) = (filtered, envelope) else {
+        let (Some(filtered), Some(span)) = (filtered, result_span) else {
             return Ok(None);
         };
-        if let Some(slot) = response.get_mut("result") {
-            *slot = Value::Object(filtered.result);
-        }
-        Ok(Some(Value::Object(response).to_string()))
+        let result_json = Value::Object(filtered.result).to_string();
+        let mut out = String::with_capacity(response_json.len() - span.len() + result_json.len());
+        out.push_str(&response_json[..span.start]);
+        out.push_str(&result_json);
+        out.push_str(&response_json[span.end..]);
+        Ok(Some(out))
     }
 
     /// The session's part of filtering one result: options from the arguments, the snapshot
@@ -190,6 +203,16 @@ impl Session {
         }
         .with_arguments(arguments_json);
         self.totals.results += 1;
+        // Bounded by the upstream's tool names: only results of filtered tools come here.
+        if let Some(t) = self.tool_totals.get_mut(tool_name) {
+            t.results += 1;
+        } else {
+            let t = SessionTotals {
+                results: 1,
+                ..SessionTotals::default()
+            };
+            self.tool_totals.insert(tool_name.to_string(), t);
+        }
         self.last_figures = None;
         self.last_sent = None;
         let page = arguments_json
@@ -230,15 +253,27 @@ impl Session {
             filtered.append_line(note);
         }
         self.last_figures = Some(filtered.figures);
-        let (bytes_in, bytes_out) = (filtered.figures.bytes_in(), filtered.figures.bytes_out());
-        self.totals.record(bytes_in, bytes_out);
-        let line = match sent {
-            Some(Sent::Delta { .. }) => stats::delta_stats_line(bytes_in, bytes_out),
-            _ => stats::stats_line(bytes_in, bytes_out, &self.totals),
+        let figures = filtered.figures;
+        let shrink = Shrink {
+            bytes_in: figures.bytes_in() as u64,
+            bytes_out: figures.bytes_out() as u64,
+            tokens_in: figures.tokens_in() as u64,
+            tokens_out: figures.tokens_out() as u64,
         };
+        self.totals.record(shrink);
+        if let Some(t) = self.tool_totals.get_mut(tool_name) {
+            t.record(shrink);
+        }
         match self.options.stats {
-            StatsMode::Inline => filtered.append_line(&line),
-            StatsMode::Stderr => self.pending_stats_line = Some(line),
+            StatsMode::Inline => filtered.append_line(&match sent {
+                Some(Sent::Delta { .. }) => stats::delta_stats_line(shrink),
+                _ => stats::stats_line(shrink, &self.totals),
+            }),
+            // The proxy's log adds its own `[mcp-snapshot-filter]` prefix.
+            StatsMode::Stderr => {
+                let body = stats::stats_body(shrink, &self.totals);
+                self.pending_stats_line = Some(format!("{tool_name}: {body}"));
+            }
             StatsMode::Off => {}
         }
         Ok(Some(filtered))
@@ -255,11 +290,11 @@ impl Session {
         let page = Some(page).filter(|p| !p.is_empty());
         let mut notes = Vec::new();
         if let Some(dir) = self.options.raw_snapshots_dir.clone() {
-            self.raw_snapshot_files += 1;
-            let path = dir.join(raw_snapshot_file_name(self.raw_snapshot_files, page));
-            notes.push(match std::fs::write(&path, &raw) {
-                Ok(()) => format!("[raw snapshot: {}]", path.display()),
-                Err(e) => format!("[raw snapshot not written to {}: {e}]", path.display()),
+            notes.push(match self.write_raw_snapshot(&dir, page, &raw) {
+                Ok(path) => format!("[raw snapshot: {}]", path.display()),
+                Err((path, e)) => {
+                    format!("[raw snapshot not written to {}: {e}]", path.display())
+                }
             });
         }
         if self.options.proxy_tools {
@@ -282,9 +317,45 @@ impl Session {
         self.last_sent
     }
 
+    /// Writes a raw snapshot to a new file in `dir`: created exclusively (`create_new`, which
+    /// never opens an existing file or follows a link planted at the name; `O_NOFOLLOW` on top
+    /// on unix), readable by the owner only, under a name unique to this session. A name taken
+    /// anyway is skipped for the next number.
+    fn write_raw_snapshot(
+        &mut self,
+        dir: &std::path::Path,
+        page: Option<&str>,
+        raw: &str,
+    ) -> Result<PathBuf, (PathBuf, std::io::Error)> {
+        use std::io::Write;
+        const ATTEMPTS: u32 = 100;
+        let mut attempt = 0;
+        loop {
+            self.raw_snapshot_files += 1;
+            let path = dir.join(raw_snapshot_file_name(
+                &self.raw_snapshot_tag,
+                self.raw_snapshot_files,
+                page,
+            ));
+            match exclusive_file(&path) {
+                Ok(mut file) => {
+                    return file
+                        .write_all(raw.as_bytes())
+                        .map(|()| path.clone())
+                        .map_err(|e| (path, e));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < ATTEMPTS => {
+                    attempt += 1;
+                }
+                Err(e) => return Err((path, e)),
+            }
+        }
+    }
+
     /// True when `tool_name` is one of the proxy's own tools, answered by `call_proxy_tool`.
     pub fn is_proxy_tool(&self, tool_name: &str) -> bool {
         self.options.proxy_tools
+            && self.proxy_tools_listed != Some(false)
             && proxy_tools::NAMES.contains(&tool_name)
             && !self.shadowed_proxy_tools.contains(tool_name)
     }
@@ -359,12 +430,26 @@ impl Session {
         let mut list: Value = serde_json::from_str(compressed.as_deref().unwrap_or(result_json))
             .map_err(|e| FilterError::InvalidArgument(format!("result is not JSON: {e}")))?;
         self.remember_output_schemas(&list);
-        // Paginated lists get the proxy's tools once, on their last page.
+        // Paginated lists get the proxy's tools once, on their last page, and only when some
+        // page had a tool that returns snapshots (checked again on every list, so after
+        // `tools/list_changed` too).
         let last_page = list.get("nextCursor").is_none_or(Value::is_null);
-        if !self.options.proxy_tools || !last_page {
+        let snapshot_tool = proxy_tools::lists_a_snapshot_tool(&list);
+        if !last_page {
+            self.snapshot_tool_on_earlier_pages |= snapshot_tool;
             return Ok(compressed);
         }
-        let added = proxy_tools::add_to_tools_list(&mut list);
+        let snapshot_tool =
+            snapshot_tool || std::mem::take(&mut self.snapshot_tool_on_earlier_pages);
+        if !self.options.proxy_tools {
+            return Ok(compressed);
+        }
+        if !snapshot_tool {
+            self.proxy_tools_listed = Some(false);
+            return Ok(compressed);
+        }
+        self.proxy_tools_listed = Some(true);
+        let added = proxy_tools::add_to_tools_list(&mut list, self.options.describe_level);
         self.shadowed_proxy_tools = proxy_tools::NAMES
             .iter()
             .filter(|name| !added.contains(name))
@@ -393,13 +478,79 @@ impl Session {
 
     /// One line for stderr when the proxy exits.
     pub fn summary(&self) -> String {
-        stats::summary_line(&self.totals)
+        stats::summary_line(&self.totals, self.options.level)
     }
 }
 
-/// `snapshot-<n>.txt` or `snapshot-<n>-page-<id>.txt`: the page id keeps only ASCII letters and
-/// digits, so nothing the upstream or a page sends can choose where the file goes.
-fn raw_snapshot_file_name(n: u64, page: Option<&str>) -> String {
+/// Where the `result` member's value lies in a response object's text (the last one when the key
+/// repeats, as JSON.parse reads it), and that value parsed.
+fn result_member(response_json: &str) -> FilterResult<(std::ops::Range<usize>, Value)> {
+    let members: HashMap<String, &RawValue> = serde_json::from_str(response_json)
+        .map_err(|e| FilterError::InvalidArgument(format!("response is not a JSON object: {e}")))?;
+    let raw = members
+        .get("result")
+        .ok_or_else(|| FilterError::InvalidArgument("response has no result".into()))?
+        .get();
+    // The raw value borrows from the input: its offset is where it starts there.
+    let start = (raw.as_ptr() as usize).wrapping_sub(response_json.as_ptr() as usize);
+    let span = start..start.saturating_add(raw.len());
+    if response_json.get(span.clone()) != Some(raw) {
+        return Err(FilterError::InvalidArgument(
+            "response result could not be located".into(),
+        ));
+    }
+    let value = serde_json::from_str(raw)
+        .map_err(|e| FilterError::InvalidArgument(format!("response result: {e}")))?;
+    Ok((span, value))
+}
+
+/// A new file at `path`, never an existing one (nor what a symlink there points to).
+fn exclusive_file(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path)
+}
+
+/// Unique to this session among all sessions that write to one directory: the start time in
+/// milliseconds, the process id and a per-process counter (base 36).
+fn session_tag() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SESSIONS: AtomicU64 = AtomicU64::new(0);
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    let seq = SESSIONS.fetch_add(1, Ordering::Relaxed);
+    format!(
+        "{}-{}-{}",
+        base36(millis),
+        base36(u64::from(std::process::id())),
+        base36(seq)
+    )
+}
+
+fn base36(mut n: u64) -> String {
+    const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    loop {
+        out.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// `snapshot-<tag>-<n>.txt` or `snapshot-<tag>-<n>-page-<id>.txt`: the page id keeps only ASCII
+/// letters and digits, so nothing the upstream or a page sends can choose where the file goes.
+fn raw_snapshot_file_name(tag: &str, n: u64, page: Option<&str>) -> String {
     let page: String = page
         .unwrap_or_default()
         .chars()
@@ -407,8 +558,183 @@ fn raw_snapshot_file_name(n: u64, page: Option<&str>) -> String {
         .take(32)
         .collect();
     if page.is_empty() {
-        format!("snapshot-{n:06}.txt")
+        format!("snapshot-{tag}-{n:06}.txt")
     } else {
-        format!("snapshot-{n:06}-page-{page}.txt")
+        format!("snapshot-{tag}-{n:06}-page-{page}.txt")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snapshot_result() -> String {
+        let capture: Value =
+            serde_json::from_str(include_str!("../__test__/fixtures/snapshots/grid.json"))
+                .expect("fixture");
+        capture["result"].to_string()
+    }
+
+    fn session_writing_to(dir: &std::path::Path) -> Session {
+        let mut options = SessionOptions::for_level(Level::Moderate);
+        options.raw_snapshots_dir = Some(dir.to_path_buf());
+        Session::new(options)
+    }
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("msf-raw-{name}-{}", session_tag()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        dir
+    }
+
+    fn written_file(result: &str) -> PathBuf {
+        let start = result.find("[raw snapshot: ").expect("file named") + "[raw snapshot: ".len();
+        let end = start + result[start..].find(']').expect("closing bracket");
+        PathBuf::from(&result[start..end])
+    }
+
+    fn take(session: &mut Session) -> String {
+        session
+            .filter_tool_result("take_snapshot", &snapshot_result(), Some(r#"{"pageId":1}"#))
+            .expect("filters")
+            .expect("changed")
+    }
+
+    #[test]
+    fn a_filtered_response_keeps_its_envelope_text() {
+        let mut session = Session::new(SessionOptions::for_level(Level::Moderate));
+        let head = r#"{ "jsonrpc" : "2.0", "id" : 1E400 , "result" : "#;
+        let tail = r#" , "z" : 123456789012345678901234567890 }"#;
+        let response = format!("{head}{}{tail}", snapshot_result());
+        let out = session
+            .filter_tool_response("take_snapshot", &response, None)
+            .expect("filters")
+            .expect("changed");
+        assert!(
+            out.starts_with(head) && out.ends_with(tail),
+            "{}",
+            &out[..80]
+        );
+        let filtered: Value = serde_json::from_str(&out[head.len()..out.len() - tail.len()])
+            .expect("the result is JSON");
+        assert!(filtered["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("expand_snapshot uid=")));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_planted_at_the_next_name_is_not_written_through() {
+        let dir = temp_dir("symlink");
+        let target = dir.join("target.txt");
+        std::fs::write(&target, "keep me").expect("target");
+        let mut session = session_writing_to(&dir);
+        let next = dir.join(raw_snapshot_file_name(
+            &session.raw_snapshot_tag,
+            1,
+            Some("1"),
+        ));
+        std::os::unix::fs::symlink(&target, &next).expect("symlink");
+        let file = written_file(&take(&mut session));
+        assert_ne!(file, next);
+        assert_eq!(std::fs::read_to_string(&target).expect("target"), "keep me");
+        assert!(std::fs::read_to_string(&file)
+            .expect("written")
+            .contains("uid=72_1 banner"));
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o077, 0, "readable by the owner only");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn two_sessions_in_one_directory_never_share_a_name() {
+        let dir = temp_dir("two");
+        let mut first = session_writing_to(&dir);
+        let mut second = session_writing_to(&dir);
+        let a = written_file(&take(&mut first));
+        let b = written_file(&take(&mut second));
+        assert_ne!(a, b);
+        assert!(a.exists() && b.exists());
+        // An existing file is never replaced: a name already taken moves on to the next.
+        std::fs::write(
+            dir.join(raw_snapshot_file_name(
+                &first.raw_snapshot_tag,
+                2,
+                Some("1"),
+            )),
+            "other",
+        )
+        .expect("plant");
+        let c = written_file(&take(&mut first));
+        assert!(c.to_string_lossy().ends_with("-000003-page-1.txt"), "{c:?}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
+
+#[cfg(test)]
+mod tools_list_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn names(list: &str) -> Vec<String> {
+        let list: Value = serde_json::from_str(list).unwrap_or_default();
+        list["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["name"].as_str().map(str::to_string))
+            .collect()
+    }
+
+    /// The list as the client gets it (the original when the session changed nothing).
+    fn listed(session: &mut Session, list: &Value) -> Vec<String> {
+        let json = list.to_string();
+        let out = session.compress_list_result("tools/list", &json);
+        names(&out.ok().flatten().unwrap_or(json))
+    }
+
+    #[test]
+    fn the_proxy_tools_follow_the_upstreams_snapshot_tools_on_every_list() {
+        let mut session = Session::new(SessionOptions::for_level(Level::Moderate));
+        let with = json!({"tools": [{"name": "take_snapshot", "inputSchema": {"type": "object"}}]});
+        let without = json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]});
+        // Before any list the tools answer (a client may call them unlisted).
+        assert!(session.is_proxy_tool("expand_snapshot"));
+        assert_eq!(listed(&mut session, &without), ["echo"]);
+        assert!(!session.is_proxy_tool("expand_snapshot"));
+        assert!(!session.is_proxy_tool("search_snapshot"));
+        // After tools/list_changed the client lists again: rechecked each time.
+        assert_eq!(
+            listed(&mut session, &with),
+            ["take_snapshot", "expand_snapshot", "search_snapshot"]
+        );
+        assert!(session.is_proxy_tool("search_snapshot"));
+        assert_eq!(listed(&mut session, &without), ["echo"]);
+        assert!(!session.is_proxy_tool("search_snapshot"));
+    }
+
+    #[test]
+    fn a_paged_list_gets_them_on_its_last_page_if_any_page_had_a_snapshot_tool() {
+        let mut session = Session::new(SessionOptions::for_level(Level::Moderate));
+        let first = json!({"tools": [{"name": "take_snapshot"}], "nextCursor": "2"});
+        let last = json!({"tools": [{"name": "echo"}]});
+        assert_eq!(listed(&mut session, &first), ["take_snapshot"]);
+        assert_eq!(
+            listed(&mut session, &last),
+            ["echo", "expand_snapshot", "search_snapshot"]
+        );
+        // The next listing starts afresh.
+        assert_eq!(listed(&mut session, &last), ["echo"]);
+    }
+
+    #[test]
+    fn without_the_option_they_never_appear() {
+        let mut options = SessionOptions::for_level(Level::Moderate);
+        options.proxy_tools = false;
+        let mut session = Session::new(options);
+        let with = json!({"tools": [{"name": "take_snapshot"}]});
+        assert_eq!(listed(&mut session, &with), ["take_snapshot"]);
+        assert!(!session.is_proxy_tool("expand_snapshot"));
     }
 }

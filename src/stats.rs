@@ -1,17 +1,14 @@
 //! The stats line a filtered result can carry, and the session summary printed on exit.
 //!
 //! Sizes are UTF-8 bytes of what the client receives (text blocks, plus any dropped
-//! `structuredContent`); 1 KB = 1000 bytes. Tokens are estimated as bytes / 3.4: o200k over the
-//! text of every chrome-devtools-mcp 1.11 result in the corpus gives 10.30 MB / 3.06 M tokens =
-//! 3.37 bytes per token (2.5 for network lists, 3.6 for snapshots; see bench/results-levels.js).
+//! `structuredContent`), in decimal units (1 KB = 1000 bytes, as everywhere the project shows a
+//! size). Tokens are `crate::tokens::estimate_tokens` of the same text, counted by the filter.
 
 use std::fmt;
 use std::str::FromStr;
 
 use crate::error::FilterError;
-
-/// UTF-8 bytes per o200k token, measured on the corpus (see module doc).
-pub const BYTES_PER_TOKEN: f64 = 3.4;
+use crate::level::Level;
 
 /// Where the stats line goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -61,26 +58,45 @@ impl fmt::Display for StatsMode {
     }
 }
 
-/// Running totals over a session's `tools/call` results.
+/// Size and estimated tokens of one filtered result, before and after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Shrink {
+    pub bytes_in: u64,
+    pub bytes_out: u64,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+}
+
+impl Shrink {
+    pub fn tokens_saved(&self) -> u64 {
+        self.tokens_in.saturating_sub(self.tokens_out)
+    }
+}
+
+/// Running totals over a session's `tools/call` results (of the whole session, or of one tool).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SavingsTotals {
-    /// Results seen (filtered or not).
+    /// Results of filtered tools seen (changed or not).
     pub results: u64,
     /// Results the filter changed.
     pub calls: u64,
-    /// Bytes of the changed results before and after.
+    /// Bytes and estimated tokens of the changed results before and after.
     pub bytes_in: u64,
     pub bytes_out: u64,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
     /// Snapshots sent as deltas, and the bytes they saved against the full filtered snapshot.
     pub deltas: u64,
     pub delta_bytes_saved: u64,
 }
 
 impl SavingsTotals {
-    pub fn record(&mut self, bytes_in: usize, bytes_out: usize) {
+    pub fn record(&mut self, shrink: Shrink) {
         self.calls += 1;
-        self.bytes_in += bytes_in as u64;
-        self.bytes_out += bytes_out as u64;
+        self.bytes_in += shrink.bytes_in;
+        self.bytes_out += shrink.bytes_out;
+        self.tokens_in += shrink.tokens_in;
+        self.tokens_out += shrink.tokens_out;
     }
 
     pub fn record_delta(&mut self, full_bytes: usize, delta_bytes: usize) {
@@ -91,10 +107,10 @@ impl SavingsTotals {
     pub fn bytes_saved(&self) -> u64 {
         self.bytes_in.saturating_sub(self.bytes_out)
     }
-}
 
-pub fn estimate_tokens(bytes: u64) -> u64 {
-    (bytes as f64 / BYTES_PER_TOKEN).round() as u64
+    pub fn tokens_saved(&self) -> u64 {
+        self.tokens_in.saturating_sub(self.tokens_out)
+    }
 }
 
 /// `812 B`, `38.5 KB`, `412 KB`, `1.2 MB` (decimal units).
@@ -139,16 +155,15 @@ pub fn format_reduction(bytes_in: u64, bytes_out: u64) -> String {
     format!("−{:.0}%", saved * 100.0 / bytes_in as f64)
 }
 
-/// `[mcp-snapshot-filter: 38.5 KB → 12.1 KB (−69%), ~6.6k tokens saved | session: 412 KB saved
-/// over 14 calls (−63%)]`; `totals` already include this call.
-pub fn stats_line(bytes_in: usize, bytes_out: usize, totals: &SavingsTotals) -> String {
-    let (bytes_in, bytes_out) = (bytes_in as u64, bytes_out as u64);
+/// `38.5 KB → 12.1 KB (−69%), ~6.6k tokens saved | session: 412 KB saved over 14 calls (−63%)`;
+/// `totals` already include this call.
+pub fn stats_body(shrink: Shrink, totals: &SavingsTotals) -> String {
     format!(
-        "[mcp-snapshot-filter: {} → {} ({}), ~{} tokens saved | session: {} saved over {} call{} ({}){}]",
-        format_bytes(bytes_in),
-        format_bytes(bytes_out),
-        format_reduction(bytes_in, bytes_out),
-        format_count(estimate_tokens(bytes_in.saturating_sub(bytes_out))),
+        "{} → {} ({}), ~{} tokens saved | session: {} saved over {} call{} ({}){}",
+        format_bytes(shrink.bytes_in),
+        format_bytes(shrink.bytes_out),
+        format_reduction(shrink.bytes_in, shrink.bytes_out),
+        format_count(shrink.tokens_saved()),
         format_bytes(totals.bytes_saved()),
         totals.calls,
         if totals.calls == 1 { "" } else { "s" },
@@ -160,11 +175,11 @@ pub fn stats_line(bytes_in: usize, bytes_out: usize, totals: &SavingsTotals) -> 
 /// The stats line of a result sent as a snapshot delta, shorter than `stats_line` (a delta of
 /// an unchanged page is one line; what deltas saved is in every other stats line and in the
 /// summary): `[mcp-snapshot-filter: 30.0 KB → 138 B as a delta]`.
-pub fn delta_stats_line(bytes_in: usize, bytes_out: usize) -> String {
+pub fn delta_stats_line(shrink: Shrink) -> String {
     format!(
         "[mcp-snapshot-filter: {} → {} as a delta]",
-        format_bytes(bytes_in as u64),
-        format_bytes(bytes_out as u64),
+        format_bytes(shrink.bytes_in),
+        format_bytes(shrink.bytes_out),
     )
 }
 
@@ -182,16 +197,34 @@ fn delta_part(totals: &SavingsTotals) -> String {
     )
 }
 
-/// The summary printed on stderr when the proxy exits.
-pub fn summary_line(totals: &SavingsTotals) -> String {
+/// The stats line appended to a result: `[mcp-snapshot-filter: <stats_body>]`.
+pub fn stats_line(shrink: Shrink, totals: &SavingsTotals) -> String {
+    format!("[mcp-snapshot-filter: {}]", stats_body(shrink, totals))
+}
+
+/// The summary printed on stderr when the proxy exits. `totals.results` counts the results of
+/// the tools the proxy filters (snapshots, network and console lists, scripts); the others
+/// never reach the filter.
+pub fn summary_line(totals: &SavingsTotals, level: Level) -> String {
+    if level == Level::Off {
+        return "session: filter level off, every tool result forwarded unchanged".to_string();
+    }
+    let seen = match totals.results {
+        1 => "1 result".to_string(),
+        n => format!("{n} results"),
+    };
+    if totals.calls == 0 {
+        return format!(
+            "session: nothing saved; none of {seen} of filtered tools (snapshots, network and console lists, scripts) needed shrinking"
+        );
+    }
     format!(
-        "session saved {} of {} ({}), ~{} tokens, in {} of {} tool results{}",
+        "session saved {} of {} ({}), ~{} tokens, shrinking {} of {seen} of filtered tools (snapshots, network and console lists, scripts){}",
         format_bytes(totals.bytes_saved()),
         format_bytes(totals.bytes_in),
         format_reduction(totals.bytes_in, totals.bytes_out),
-        format_count(estimate_tokens(totals.bytes_saved())),
+        format_count(totals.tokens_saved()),
         totals.calls,
-        totals.results,
         delta_part(totals),
     )
 }
@@ -210,30 +243,63 @@ mod tests {
         assert_eq!(format_count(999), "999");
         assert_eq!(format_reduction(1000, 310), "−69%");
         assert_eq!(format_reduction(0, 0), "−0%");
-        assert_eq!(estimate_tokens(34), 10);
+    }
+
+    fn shrink(bytes_in: u64, bytes_out: u64, tokens_in: u64, tokens_out: u64) -> Shrink {
+        Shrink {
+            bytes_in,
+            bytes_out,
+            tokens_in,
+            tokens_out,
+        }
     }
 
     #[test]
     fn stats_line_has_the_documented_shape() {
-        let mut totals = SavingsTotals::default();
-        totals.record(1_100_000, 688_000);
-        totals.record(38_500, 12_100);
-        let line = stats_line(38_500, 12_100, &totals);
+        let mut totals = SavingsTotals {
+            results: 4,
+            ..SavingsTotals::default()
+        };
+        totals.record(shrink(1_100_000, 688_000, 330_000, 200_000));
+        let call = shrink(38_500, 12_100, 11_000, 4_400);
+        totals.record(call);
+        let line = stats_line(call, &totals);
         assert_eq!(
             line,
-            "[mcp-snapshot-filter: 38.5 KB → 12.1 KB (−69%), ~7.8k tokens saved | session: 438 KB saved over 2 calls (−39%)]"
+            "[mcp-snapshot-filter: 38.5 KB → 12.1 KB (−69%), ~6.6k tokens saved | session: 438 KB saved over 2 calls (−39%)]"
         );
-        assert!(summary_line(&totals).contains("in 2 of 0 tool results"));
+        assert_eq!(
+            summary_line(&totals, Level::Moderate),
+            "session saved 438 KB of 1.1 MB (−39%), ~137k tokens, shrinking 2 of 4 results of filtered tools (snapshots, network and console lists, scripts)"
+        );
         // Deltas add their part once one was sent, and have a short line of their own.
         assert!(!line.contains("delta"));
-        totals.record(30_000, 138);
+        let delta = shrink(30_000, 138, 9_000, 40);
+        totals.record(delta);
         totals.record_delta(4_600, 138);
         assert_eq!(
-            delta_stats_line(30_000, 138),
+            delta_stats_line(delta),
             "[mcp-snapshot-filter: 30.0 KB → 138 B as a delta]"
         );
-        assert!(stats_line(38_500, 12_100, &totals).ends_with("), 1 snapshot delta saved 4.5 KB]"));
-        assert!(summary_line(&totals).ends_with("tool results, 1 snapshot delta saved 4.5 KB"));
+        assert!(stats_line(call, &totals).ends_with("), 1 snapshot delta saved 4.5 KB]"));
+        assert!(summary_line(&totals, Level::Moderate)
+            .ends_with("scripts), 1 snapshot delta saved 4.5 KB"));
+    }
+
+    #[test]
+    fn summary_says_why_nothing_was_saved() {
+        let mut totals = SavingsTotals::default();
+        assert_eq!(
+            summary_line(&totals, Level::Off),
+            "session: filter level off, every tool result forwarded unchanged"
+        );
+        totals.results = 1;
+        let line = summary_line(&totals, Level::Light);
+        assert!(
+            line.starts_with("session: nothing saved; none of 1 result "),
+            "{line}"
+        );
+        assert!(!line.contains("−0%"), "{line}");
     }
 
     #[test]

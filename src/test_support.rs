@@ -1,14 +1,19 @@
 //! Shared by the corpus-wide tests of every module.
 
+use std::io::Write;
 use std::path::PathBuf;
 
-/// The corpus of real responses (`$MCP_CORPUS_DIR`, else `../shared/corpus` beside the repo),
-/// or `None` with a loud message when it is missing outside CI. Under CI a missing corpus
-/// fails the test: it would otherwise pass without checking anything.
-pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("MCP_CORPUS_DIR")
+/// Where the corpus would be: `$MCP_CORPUS_DIR`, else `../shared/corpus` beside the repo.
+fn corpus_location() -> PathBuf {
+    std::env::var_os("MCP_CORPUS_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"))
+}
+
+/// The corpus of real responses, or `None` with a loud message when it is missing outside CI.
+/// Under CI a missing corpus fails the test: it would otherwise pass without checking anything.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = corpus_location();
     if dir.join("chrome-devtools-mcp").is_dir() {
         return Some(dir);
     }
@@ -17,11 +22,53 @@ pub fn corpus_dir() -> Option<PathBuf> {
         "corpus not found at {} (set MCP_CORPUS_DIR)",
         dir.display()
     );
-    eprintln!(
-        "!!!!! SKIPPED: corpus not found at {} (set MCP_CORPUS_DIR) !!!!!",
-        dir.display()
+    report(
+        "SKIPPED",
+        &format!("corpus not found at {} (set MCP_CORPUS_DIR)", dir.display()),
     );
     None
+}
+
+/// True when the corpus is there (no message either way).
+pub fn has_corpus() -> bool {
+    corpus_location().join("chrome-devtools-mcp").is_dir()
+}
+
+/// A file the repository ships (`samples/`, `__test__/fixtures/`), for tests that a small real
+/// sample serves when the corpus is absent.
+pub fn shipped(relative: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(relative)
+}
+
+/// Notes that a corpus test ran on the shipped samples only (the corpus is absent).
+pub fn note_samples_only() {
+    report(
+        "SAMPLES ONLY",
+        &format!(
+            "corpus not found at {}: ran on the samples the repository ships",
+            corpus_location().display()
+        ),
+    );
+}
+
+/// Says it on stderr (cargo shows it for failing tests only) and, when `npm test` runs cargo
+/// (scripts/test.js sets `MCP_TEST_SKIP_LOG`), in a file it summarises in its own output.
+pub fn report(kind: &str, why: &str) {
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("unnamed test")
+        .to_string();
+    eprintln!("!!!!! {kind}: {test}: {why} !!!!!");
+    if let Some(log) = std::env::var_os("MCP_TEST_SKIP_LOG") {
+        let line = format!("{kind}\t{test}\t{why}\n");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log);
+        if let Ok(mut file) = file {
+            let _ = file.write_all(line.as_bytes());
+        }
+    }
 }
 
 /// A tiny deterministic generator (xorshift) for the property tests: no crate needed, and the

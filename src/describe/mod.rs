@@ -4,7 +4,8 @@
 //! Protect, compress, restore: technical spans become sentinels (`protect`), the prose rules
 //! run around them (`rules`, `japanese`, and at aggressive `shorten`), and the spans come back
 //! byte for byte. `list` decides which `description` values are prose; nothing else in the
-//! result changes, except the no-op schema keywords `schema_compact` drops when asked.
+//! result changes, except the no-op schema keywords `schema_compact` drops: a root `$schema`
+//! naming MCP's default dialect from moderate on, the rest when asked.
 
 mod context;
 mod japanese;
@@ -15,8 +16,11 @@ mod rules;
 /// The negation and limit words no rule may drop (the fuzz targets and tests count them).
 pub use rules::LIMIT_WORDS;
 mod schema_compact;
+mod sentences;
 mod shorten;
 
+#[cfg(test)]
+mod linear_tests;
 #[cfg(test)]
 mod prop_tests;
 #[cfg(test)]
@@ -46,7 +50,16 @@ pub const LIST_METHODS: [&str; 4] = [
     "resources/templates/list",
 ];
 
-/// Compresses the descriptions of a list result; `Ok(None)` when nothing changed.
+/// A list result larger than this passes through unchanged: real lists are under 100 KB (the
+/// largest in the corpus, chrome-devtools-mcp with every category, is 80 KB), and the proxy
+/// holds every other message while it compresses one (adversarial prose costs about 3 µs a
+/// byte, so this bounds that to about a second).
+pub const MAX_LIST_RESULT_BYTES: usize = 256 * 1024;
+/// A description longer than this stays as it is (the longest in the corpus has 2,781 bytes).
+pub const MAX_DESCRIPTION_BYTES: usize = 16 * 1024;
+
+/// Compresses the descriptions of a list result; `Ok(None)` when nothing changed (or the
+/// result is over `MAX_LIST_RESULT_BYTES`).
 pub fn compress_list_result(
     method: &str,
     result_json: &str,
@@ -55,6 +68,9 @@ pub fn compress_list_result(
     let items_key = list::items_key(method).ok_or_else(|| {
         FilterError::InvalidArgument(format!("{method:?} is not a list method this filter knows"))
     })?;
+    if result_json.len() > MAX_LIST_RESULT_BYTES {
+        return Ok(None);
+    }
     let mut result: Value = serde_json::from_str(result_json)
         .map_err(|e| FilterError::InvalidArgument(format!("result is not JSON: {e}")))?;
     if options.level == Level::Off {
@@ -73,11 +89,25 @@ pub fn compress_list_result(
     // At aggressive, a property whose name and description an earlier tool of the list already
     // gave keeps its name only: the model reads the list whole.
     let mut seen_properties: HashSet<(String, String)> = HashSet::new();
+    // The list's tool names of more than one word ("performance_start_trace", "get-sum") are
+    // protected in every item: a sentence pointing to another tool is code to the model.
+    let tool_names: Vec<String> = items
+        .iter()
+        .filter_map(|item| item.get("name").and_then(Value::as_str))
+        .filter(|name| name.contains(['_', '-']) && !name.contains(char::is_whitespace))
+        .map(str::to_string)
+        .collect();
     for item in items.iter_mut() {
         let Value::Object(item) = item else { continue };
-        let vocab = list::item_vocab(item);
+        let mut vocab = list::item_vocab(item);
+        for name in &tool_names {
+            vocab.add(name);
+        }
         let item_name = list::item_name(item).to_string();
         list::item_descriptions(item, &mut |text, site, _| {
+            if text.len() > MAX_DESCRIPTION_BYTES {
+                return true;
+            }
             if options.level >= Level::Moderate && context::restates_name(text, site, &item_name) {
                 changed = true;
                 return false;
@@ -118,9 +148,12 @@ pub fn compress_list_result(
             }
             true
         });
-        if compact {
-            for key in ["inputSchema", "outputSchema"] {
-                if let Some(schema) = item.get_mut(key) {
+        for key in ["inputSchema", "outputSchema"] {
+            if let Some(schema) = item.get_mut(key) {
+                if options.level >= Level::Moderate {
+                    changed |= schema_compact::drop_default_dialect(schema);
+                }
+                if compact {
                     changed |= schema_compact::compact_schema(schema);
                 }
             }
@@ -163,14 +196,31 @@ fn compress_ranges(text: &str, level: Level, ranges: Vec<(usize, usize)>, site: 
 
 /// Runs the rules of `level` on a protected text; the result still holds sentinels.
 fn compress_protected(protected: &protect::Protected, level: Level, site: &Site) -> String {
-    let mut prose = if level >= Level::Moderate {
-        let text = rules::whitespace(&protected.text);
-        let text = context::apply(&text, site, protected);
-        rules::apply(&text, level)
+    let prose = before_cut(protected, level, site);
+    if level == Level::Aggressive {
+        shorten::shorten(&prose, protected)
     } else {
-        rules::apply(&protected.text, level)
+        prose
+    }
+}
+
+/// Every rule of `level` but the aggressive cut to the first sentences.
+fn before_cut(protected: &protect::Protected, level: Level, site: &Site) -> String {
+    // Each step that may drop a sentence's first words gives it back its capital.
+    let tidy = rules::whitespace(&protected.text);
+    let before_rules = if level >= Level::Moderate {
+        let text = context::apply(&tidy, site, protected);
+        match text {
+            std::borrow::Cow::Owned(changed) => {
+                sentences::capitalize_dropped_starts(&tidy, &changed)
+            }
+            std::borrow::Cow::Borrowed(same) => same.to_string(),
+        }
+    } else {
+        tidy.into_owned()
     };
-    prose = japanese::apply(&prose, level);
+    let prose = japanese::apply(&rules::apply(&before_rules, level), level);
+    let mut prose = sentences::capitalize_dropped_starts(&before_rules, &prose);
     if level == Level::Aggressive {
         let is_example = |c: char| {
             protected
@@ -178,7 +228,6 @@ fn compress_protected(protected: &protect::Protected, level: Level, site: &Site)
                 .is_some_and(|span| span.starts_with("e.g"))
         };
         prose = rules::example_asides(&prose, &is_example);
-        prose = shorten::shorten(&prose, protected);
     }
     prose
 }

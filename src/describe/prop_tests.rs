@@ -150,7 +150,12 @@ fn check(case: usize, text: &str, level: Level) -> String {
             from += at.unwrap_or(0) + span.len();
         }
     }
-    let words = |t: &str| t.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    // Lowercased: a sentence that lost its first words starts with a capital again.
+    let words = |t: &str| {
+        t.split_whitespace()
+            .map(str::to_lowercase)
+            .collect::<Vec<_>>()
+    };
     match level {
         Level::Off => assert_eq!(out, text, "case {case}: off changed the text"),
         Level::Light => assert_eq!(

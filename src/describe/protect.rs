@@ -32,9 +32,12 @@ pub const SPAN_CLASSES: [(&str, &str); 17] = [
     ("inline code", r"`[^`\n]+`"),
     (
         "URL",
-        r"(?-u:\b)[A-Za-z][A-Za-z0-9+.\-]*(?:\(s\))?://(?:[A-Za-z0-9\-._~:/?#\[\]@!$&*+,;=%{}|]*[A-Za-z0-9\-_~/#@$&*+=%}|])?",
+        r"(?-u:\b)[A-Za-z][A-Za-z0-9+.\-]{0,31}(?:\(s\))?://(?:[A-Za-z0-9\-._~:/?#\[\]@!$&*+,;=%{}|]*[A-Za-z0-9\-_~/#@$&*+=%}|])?",
     ),
-    ("email", r"(?-u:\b)[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+(?-u:\b)"),
+    (
+        "email",
+        r"(?-u:\b)(?:[A-Za-z0-9_.+\-]|[^\x00-\x7F\u{A0}\u{2000}-\u{206F}\u{3000}-\u{303F}]){1,64}@(?:[A-Za-z0-9_\-]|[^\x00-\x7F\u{A0}\u{2000}-\u{206F}\u{3000}-\u{303F}]){1,63}(?:\.[\w\-]+)+(?-u:\b)",
+    ),
     ("double-quoted string", r#""[^"\n]{0,200}"|“[^”\n]{0,200}”"#),
     (
         "single-quoted string",
@@ -42,7 +45,7 @@ pub const SPAN_CLASSES: [(&str, &str); 17] = [
     ),
     (
         "file path",
-        r"(?:[A-Za-z]:\\[\w\\.\-]*|(?:~|\.{1,2})?/[\w.*\-/{}\[\]]*|\*\*?/[\w.*\-/]*|(?-u:\b)[\w\-*]+(?:/[\w.\-*{}]+)+/?|(?-u:\B)\.[A-Za-z][\w\-]*|\*\.[\w\-]+)",
+        r"(?:[A-Za-z]:\\[\w\\.\-]*|(?:~|\.{1,2})?/[\w.*\-/{}\[\]]*|\*\*?/[\w.*\-/]*|(?-u:\b)(?:[A-Za-z0-9_\-*]|[^\x00-\x7F\u{A0}\u{2000}-\u{206F}\u{3000}-\u{303F}]){1,64}(?:/[\w.\-*{}]+)+/?|(?-u:\B)\.[A-Za-z][\w\-]*|\*\.[\w\-]+)",
     ),
     (
         "abbreviation",
@@ -50,11 +53,11 @@ pub const SPAN_CLASSES: [(&str, &str); 17] = [
     ),
     (
         "call",
-        r"(?-u:\b)[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\([^()\n]{0,200}\)",
+        r"(?-u:\b)[A-Za-z_$](?:[A-Za-z0-9_$]|[^\x00-\x7F\u{A0}\u{2000}-\u{206F}\u{3000}-\u{303F}]){0,63}(?:\.[A-Za-z_$][\w$]*)*\([^()\n]{0,200}\)",
     ),
     (
         "dotted name",
-        r"(?-u:\b)[A-Za-z_$][\w$\-]*(?:\.[A-Za-z_$0-9][\w$\-]*)+",
+        r"(?-u:\b)[A-Za-z_$](?:[A-Za-z0-9_$\-]|[^\x00-\x7F\u{A0}\u{2000}-\u{206F}\u{3000}-\u{303F}]){0,63}(?:\.[A-Za-z_$0-9][\w$\-]*)+",
     ),
     (
         "semver",
@@ -284,8 +287,9 @@ impl Protected {
         if self.spans.is_empty() {
             return text.to_string();
         }
-        let mut out =
-            String::with_capacity(text.len() + self.spans.iter().map(String::len).sum::<usize>());
+        // Sized by the text alone: restore runs once per sentence when shortening, so summing
+        // every span here would make that quadratic.
+        let mut out = String::with_capacity(text.len() * 2);
         for c in text.chars() {
             match self.sentinels.binary_search(&c) {
                 Ok(i) => out.push_str(self.spans.get(i).map_or("", String::as_str)),

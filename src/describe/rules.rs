@@ -65,21 +65,34 @@ fn word_before(text: &str, pos: usize) -> &str {
 }
 
 /// Whether byte `pos` starts a sentence: text start, after `.!?:` and blanks, at a line
-/// start, or right after a list marker (`- `, `* `, `1. `).
+/// start, or right after a list marker (`- `, `* `, `1. `). Looks back only over the blanks
+/// and the marker, never to the line start through prose, so a rule calling it per match stays
+/// linear on a long line.
 pub fn is_sentence_start(text: &str, pos: usize) -> bool {
     let head = text.get(..pos).unwrap_or("");
     let trimmed = head.trim_end_matches([' ', '\t']);
-    match trimmed.chars().next_back() {
-        None | Some('\n') | Some('.') | Some('!') | Some('?') | Some(':') => return true,
-        _ => {}
-    }
-    let line = trimmed.rsplit('\n').next().unwrap_or("").trim_start();
-    matches!(line, "-" | "*" | "•")
-        || (line.ends_with(['.', ')'])
-            && line.len() > 1
-            && line
-                .get(..line.len() - 1)
-                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit())))
+    let Some(last) = trimmed.chars().next_back() else {
+        return true;
+    };
+    let marker_start = match last {
+        '\n' | '.' | '!' | '?' | ':' => return true,
+        '-' | '*' | '•' => trimmed.len() - last.len_utf8(),
+        ')' => {
+            let body = &trimmed[..trimmed.len() - 1];
+            let digits = body.bytes().rev().take_while(u8::is_ascii_digit).count();
+            if digits == 0 {
+                return false;
+            }
+            body.len() - digits
+        }
+        _ => return false,
+    };
+    // Only blanks between the line start and the marker.
+    trimmed[..marker_start]
+        .chars()
+        .rev()
+        .find(|&c| c == '\n' || !c.is_whitespace())
+        .is_none_or(|c| c == '\n')
 }
 
 fn capitalize(word: &str) -> String {
@@ -449,6 +462,39 @@ pub fn note_prefix(text: &str) -> Cow<'_, str> {
     })
 }
 
+/// How far (in characters) a rule looks for the rest of a sentence around a match.
+const SENTENCE_WINDOW: usize = 1_000;
+const SENTENCE_ENDS: [char; 5] = ['.', '!', '?', ';', '\n'];
+
+/// The rest of the sentence after byte `end`; `None` when it runs on past `SENTENCE_WINDOW`.
+fn sentence_after(text: &str, end: usize) -> Option<&str> {
+    let rest = text.get(end..)?;
+    for (n, (i, c)) in rest.char_indices().enumerate() {
+        if SENTENCE_ENDS.contains(&c) {
+            return rest.get(..i);
+        }
+        if n >= SENTENCE_WINDOW {
+            return None;
+        }
+    }
+    Some(rest)
+}
+
+/// The start of the sentence before byte `start`; `None` when it reaches back past
+/// `SENTENCE_WINDOW`.
+fn sentence_before(text: &str, start: usize) -> Option<&str> {
+    let head = text.get(..start)?;
+    for (n, (i, c)) in head.char_indices().rev().enumerate() {
+        if SENTENCE_ENDS.contains(&c) {
+            return head.get(i + c.len_utf8()..);
+        }
+        if n >= SENTENCE_WINDOW {
+            return None;
+        }
+    }
+    Some(head)
+}
+
 static EITHER: Lazy<Regex> =
     Lazy::new(|| compile(&format!(r"(?-u:\b)either[ \t]+{}", next_word_pattern())));
 
@@ -463,19 +509,14 @@ pub fn either_or(text: &str) -> Cow<'_, str> {
         let start = c.get(0).map_or(0, |m| m.start());
         let end = c.get(0).map_or(0, |m| m.end());
         let next = group(c, 1);
-        let sentence_rest = text
-            .get(end..)
-            .unwrap_or("")
-            .split(['.', '!', '?', ';', '\n'])
-            .next()
-            .unwrap_or("");
+        // A sentence longer than the window keeps its "either" (the or and the negation are
+        // only looked for that far, so the rule stays linear).
+        let (Some(sentence_rest), Some(sentence_head)) =
+            (sentence_after(text, end), sentence_before(text, start))
+        else {
+            return whole.to_string();
+        };
         let or_follows = sentence_rest.split_whitespace().any(|w| w == "or");
-        let sentence_head = text
-            .get(..start)
-            .unwrap_or("")
-            .rsplit(['.', '!', '?', ';', '\n'])
-            .next()
-            .unwrap_or("");
         let negated = sentence_head
             .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
             .any(is_negation);

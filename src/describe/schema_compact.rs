@@ -1,4 +1,5 @@
-//! `compact_schemas` (aggressive only): drops schema keywords that tell the model nothing and
+//! From moderate on, a root `$schema` naming MCP's default dialect goes
+//! (`drop_default_dialect`). `compact_schemas` (aggressive only) drops schema keywords that tell the model nothing and
 //! cannot change any validation outcome:
 //! - `$schema`, unless the schema uses a keyword whose meaning differs between JSON Schema
 //!   dialects (array-form `items`, `prefixItems`, `dependencies`, boolean `exclusiveMinimum`,
@@ -90,6 +91,30 @@ pub fn compact_schema(schema: &mut Value) -> bool {
     changed
 }
 
+/// The dialect MCP assumes for a schema that names none (protocol 2025-11-25, SEP-1613).
+const MCP_DEFAULT_DIALECT: [&str; 2] = [
+    "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2020-12/schema#",
+];
+
+/// Drops a root `$schema` that names MCP's default dialect (moderate and aggressive): it says
+/// what a schema without it means anyway. Kept when the schema uses a keyword whose meaning
+/// differs between dialects, so a client that assumes an older default (an older protocol
+/// version) validates the same too.
+pub fn drop_default_dialect(schema: &mut Value) -> bool {
+    let names_default = schema
+        .get("$schema")
+        .and_then(Value::as_str)
+        .is_some_and(|uri| MCP_DEFAULT_DIALECT.contains(&uri));
+    if !names_default || uses_dialect_sensitive_keywords(schema) {
+        return false;
+    }
+    schema
+        .as_object_mut()
+        .and_then(|map| map.shift_remove("$schema"))
+        .is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +134,25 @@ mod tests {
             schema,
             json!({"type": "object", "properties": {"a": {"type": "object"}}, "additionalProperties": false})
         );
+    }
+
+    #[test]
+    fn drops_only_the_default_dialect_where_no_keyword_depends_on_it() {
+        let mut schema = json!({"type": "object", "$schema": "https://json-schema.org/draft/2020-12/schema", "properties": {"a": {"type": "string"}}});
+        assert!(drop_default_dialect(&mut schema));
+        assert_eq!(
+            schema,
+            json!({"type": "object", "properties": {"a": {"type": "string"}}})
+        );
+        for mut kept in [
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}),
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "prefixItems": [{"type": "string"}]}),
+            json!({"type": "object"}),
+        ] {
+            let before = kept.clone();
+            assert!(!drop_default_dialect(&mut kept));
+            assert_eq!(kept, before);
+        }
     }
 
     #[test]

@@ -1,12 +1,15 @@
 //! Aggressive shortening: a long description keeps its first sentences and every later
-//! sentence that states a limit (negation, "only", "must", "default", ...). Cuts fall only
-//! between sentences of the sentinel text, so never inside a protected span.
+//! sentence that states a limit (negation, "only", "must", "default", ...), a requirement
+//! ("have to", "should") or an exclusion ("excludes", "instead"), or that names code: a code
+//! span, a call, an identifier or another tool of the list. Cuts fall only between sentences
+//! of the sentinel text, so never inside a protected span.
 
 use once_cell::sync::Lazy;
 use regex::Regex;
 
 use super::protect::Protected;
 use super::rules::LIMIT_WORDS;
+use super::sentences::sentences;
 
 /// Descriptions at most this long (bytes of sentinel text) are left whole.
 const LONG: usize = 100;
@@ -14,44 +17,34 @@ const LONG: usize = 100;
 const OPENING: usize = 40;
 
 static KEEP_ALSO: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"(?i)(?-u:\b)(?:defaults?|deprecated|always|requires?|maximum|minimum|max|min|limit|ignored|unsafe)(?-u:\b)")
+    Regex::new(r"(?i)(?-u:\b)(?:defaults?|deprecated|always|requires?|maximum|minimum|max|min|limit|ignored|unsafe|ha(?:ve|s|d)[ \t]+to|needs?[ \t]+to|should|ought[ \t]+to|exclud(?:e|es|ed|ing)|instead|rather[ \t]+than)(?-u:\b)")
         .unwrap_or_else(|e| panic!("{e}"))
 });
 
-/// Splits into sentences, each keeping the blanks that follow it, so the parts concatenate
-/// back to the text.
-fn sentences(text: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let mut start = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        let ends = match c {
-            '\n' => true,
-            '.' | '!' | '?' => chars.peek().is_some_and(|&(_, n)| n.is_whitespace()),
-            _ => false,
-        };
-        if ends {
-            // Take the blanks that follow into this part.
-            let mut end = i + c.len_utf8();
-            while let Some(&(j, n)) = chars.peek() {
-                if n == ' ' || n == '\t' || (n == '\n' && c != '\n') {
-                    end = j + n.len_utf8();
-                    chars.next();
-                    if n == '\n' {
-                        break;
-                    }
-                } else {
-                    break;
-                }
-            }
-            parts.push(text.get(start..end).unwrap_or(""));
-            start = end;
-        }
+/// A protected span that names code: backticked or fenced code, or an identifier-shaped word
+/// (snake_case, kebab-case, camelCase, a dotted name or a call, quoted or not). Numbers, URLs,
+/// paths, quoted prose, plain words (a one-word parameter name) and PascalCase names (mostly products:
+/// DevTools, JavaScript) do not count.
+static CODE_SPAN: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^(?:`|~~~)|^[A-Za-z_$][\w$]*(?:[._\-][A-Za-z0-9_$][\w$]*)+(?:\(.*\))?$|^[A-Za-z_$][\w$]*\(.*\)$|^[a-z][a-z0-9]*[A-Z][\w$]*$")
+        .unwrap_or_else(|e| panic!("{e}"))
+});
+
+/// Whether a later sentence says something the cut must not lose.
+fn carries_meaning(sentence: &str, protected: &Protected) -> bool {
+    let names_code = sentence
+        .chars()
+        .filter_map(|c| protected.span_of(c))
+        .any(|span| {
+            // A quoted identifier ('resourceLink') is an identifier too.
+            let inner = span.trim_matches(['"', '\'', '‘', '’', '“', '”']);
+            CODE_SPAN.is_match(span) || CODE_SPAN.is_match(inner)
+        });
+    if names_code {
+        return true;
     }
-    if start < text.len() {
-        parts.push(text.get(start..).unwrap_or(""));
-    }
-    parts
+    let restored = protected.restore(sentence);
+    LIMIT_WORDS.is_match(&restored) || KEEP_ALSO.is_match(&restored)
 }
 
 /// Shortens a long sentinel text; `protected` restores a sentence to test it for limits
@@ -63,12 +56,7 @@ pub fn shorten(text: &str, protected: &Protected) -> String {
     let mut out = String::with_capacity(text.len());
     let mut opening = true;
     for sentence in sentences(text) {
-        let keep = if opening {
-            true
-        } else {
-            let restored = protected.restore(sentence);
-            LIMIT_WORDS.is_match(&restored) || KEEP_ALSO.is_match(&restored)
-        };
+        let keep = opening || carries_meaning(sentence, protected);
         if keep {
             out.push_str(sentence);
         }
@@ -83,13 +71,6 @@ pub fn shorten(text: &str, protected: &Protected) -> String {
 mod tests {
     use super::super::protect::{protect, Vocab};
     use super::*;
-
-    #[test]
-    fn sentences_concatenate_back() {
-        let text = "One. Two!\nThree\n- four? five";
-        assert_eq!(sentences(text).concat(), text);
-        assert_eq!(sentences(text).len(), 5);
-    }
 
     #[test]
     fn keeps_opening_and_limit_sentences() {

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use once_cell::sync::Lazy;
 use serde_json::Value;
 
 use super::context::{self, Site};
@@ -40,7 +41,7 @@ const MEANING: &[(&str, Level, &[&str], &[&str])] = &[
     (
         "Please make sure that the page is loaded.",
         Level::Moderate,
-        &["ensure"],
+        &["Ensure"],
         &["make that", "Please"],
     ),
     // Negations and limits stay.
@@ -114,7 +115,7 @@ const MEANING: &[(&str, Level, &[&str], &[&str])] = &[
     (
         "The code will not be ignored unless asked.",
         Level::Moderate,
-        &["code will not be ignored unless asked"],
+        &["Code will not be ignored unless asked"],
         &[],
     ),
     (
@@ -148,7 +149,7 @@ const MEANING: &[(&str, Level, &[&str], &[&str])] = &[
     (
         "The description used to obtain permission. It is used to sign.",
         Level::Moderate,
-        &["description to obtain permission", "It is used to sign"],
+        &["Description to obtain permission", "It is used to sign"],
         &[],
     ),
     // Rules that do apply.
@@ -207,6 +208,65 @@ const MEANING: &[(&str, Level, &[&str], &[&str])] = &[
         &["500 ms", "MAX_WAIT", "1.2.3"],
         &[],
     ),
+    // Later sentences that carry meaning survive the aggressive cut: a requirement, an
+    // example in code, an exclusion and a pointer to another tool (chrome-devtools-mcp's own
+    // evaluate_script, its function parameter and lighthouse_audit).
+    (
+        "Evaluate JavaScript inside the target page or service worker. The source can be provided inline or loaded from a local file. Returns the response as JSON, so returned values have to be JSON-serializable.",
+        Level::Aggressive,
+        &["returned values have to be JSON-serializable"],
+        &["local file"],
+    ),
+    (
+        "JavaScript source to execute in the target page. Provide either this or sourcePath, but not both. The source is interpreted according to format.\nExample without arguments: `() => document.title` or `async () => await fetch(\"example.com\")`.\nExample with arguments: `(el) => el.innerText`\n",
+        Level::Aggressive,
+        &["Example with arguments: `(el) => el.innerText`", "`() => document.title`"],
+        &[],
+    ),
+    (
+        "Get Lighthouse scores, failing audits, and the DOM nodes they flag for accessibility, SEO, best practices, and agentic browsing. Full reports are saved to disk. This excludes performance. For performance audits, run performance_start_trace",
+        Level::Aggressive,
+        &["Excludes performance.", "For performance audits, run performance_start_trace"],
+        &["saved to disk"],
+    ),
+    (
+        "Reads the whole page and returns its visible text as one long string of words. The page should be loaded first. Other words follow here.",
+        Level::Aggressive,
+        &["should be loaded first"],
+        &["Other words"],
+    ),
+    (
+        "Clicks the element with the given uid on the current page of the browser. The element needs to be visible. It scrolls when asked.",
+        Level::Aggressive,
+        &["needs to be visible"],
+        &["scrolls"],
+    ),
+    (
+        "Types text into the focused element of the current page of the browser. For a form, use the form tool instead. It is quick.",
+        Level::Aggressive,
+        &["use form tool instead"],
+        &["quick"],
+    ),
+    // A sentence whose first words went starts with a capital.
+    (
+        "Take a text snapshot of the target page based on the a11y tree. The snapshot lists page elements along with a unique\nidentifier (uid). Always use the latest snapshot. The snapshot indicates the element selected\nin the DevTools Elements panel (if any).",
+        Level::Moderate,
+        &["Snapshot lists page elements", "Snapshot indicates element"],
+        &["snapshot lists", "snapshot indicates"],
+    ),
+    (
+        "This tool returns the list of pages open in the browser.",
+        Level::Moderate,
+        &["Returns pages open"],
+        &["returns"],
+    ),
+    ("Please close the page.", Level::Light, &["Close the page."], &[]),
+    (
+        "You can skip it. The page reloads. the url stays.",
+        Level::Moderate,
+        &["Skip it. Page reloads. url stays"],
+        &[],
+    ),
     // Japanese.
     (
         "恐れ入りますが、ファイルを指定してください。",
@@ -224,21 +284,17 @@ const MEANING: &[(&str, Level, &[&str], &[&str])] = &[
 
 #[test]
 fn meaning_table() {
+    let mut failures = Vec::new();
     for &(input, level, keep, drop) in MEANING {
         let out = compress_text(input, level);
-        for fragment in keep {
-            assert!(
-                out.contains(fragment),
-                "{input:?} at {level}: {out:?} lost {fragment:?}"
-            );
+        for fragment in keep.iter().filter(|f| !out.contains(**f)) {
+            failures.push(format!("{input:?} at {level}: {out:?} lost {fragment:?}"));
         }
-        for fragment in drop {
-            assert!(
-                !out.contains(fragment),
-                "{input:?} at {level}: {out:?} kept {fragment:?}"
-            );
+        for fragment in drop.iter().filter(|f| out.contains(**f)) {
+            failures.push(format!("{input:?} at {level}: {out:?} kept {fragment:?}"));
         }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
@@ -265,7 +321,7 @@ fn only_list_descriptions_change_and_vocab_is_protected() {
         .unwrap();
     let out: Value = serde_json::from_str(&out).unwrap();
     let tool = &out["tools"][0];
-    assert_eq!(tool["description"], "tool reads head of file");
+    assert_eq!(tool["description"], "Tool reads head of file");
     assert_eq!(
         tool["inputSchema"]["properties"]["head"]["description"],
         "head lines"
@@ -288,7 +344,7 @@ fn prompts_and_resources_are_compressed() {
         .unwrap();
     assert_eq!(
         out,
-        r#"{"prompts":[{"name":"p","description":"prompt with city","arguments":[{"name":"city","description":"name of city to visit"}]}]}"#
+        r#"{"prompts":[{"name":"p","description":"Prompt with city","arguments":[{"name":"city","description":"Name of city to visit"}]}]}"#
     );
     let templates = r#"{"resourceTemplates":[{"uriTemplate":"x://{id}","name":"t","description":"The {id} of the item."}]}"#;
     let out = compress_list_result(
@@ -420,6 +476,29 @@ fn limit_word_counts(text: &str) -> HashMap<String, usize> {
     counts
 }
 
+/// Removes every tool schema's root `$schema` that names JSON Schema 2020-12, MCP's default
+/// dialect (what moderate drops where no keyword depends on the dialect).
+fn drop_default_dialect_uri(result: &mut Value) {
+    for tool in result
+        .get_mut("tools")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        for key in ["inputSchema", "outputSchema"] {
+            if let Some(Value::Object(schema)) = tool.get_mut(key) {
+                let default = schema
+                    .get("$schema")
+                    .and_then(Value::as_str)
+                    .is_some_and(|u| u.starts_with("https://json-schema.org/draft/2020-12/schema"));
+                if default {
+                    schema.shift_remove("$schema");
+                }
+            }
+        }
+    }
+}
+
 /// The invariants every level must keep on one list result.
 fn check_invariants(path: &Path, method: &str, json: &str) -> usize {
     let mut checked = 0;
@@ -497,8 +576,13 @@ fn check_invariants(path: &Path, method: &str, json: &str) -> usize {
                 }
             }
             if level == Level::Off || level == Level::Light {
-                // Light drops pleasantries and blanks, nothing else.
-                let words = |t: &str| t.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+                // Light drops pleasantries and blanks, nothing else (a sentence that lost its
+                // "Please" starts with a capital again).
+                let words = |t: &str| {
+                    t.split_whitespace()
+                        .map(str::to_lowercase)
+                        .collect::<Vec<_>>()
+                };
                 let expected = if level == Level::Light {
                     rules::pleasantries(original).into_owned()
                 } else {
@@ -510,9 +594,13 @@ fn check_invariants(path: &Path, method: &str, json: &str) -> usize {
                 );
             }
         }
-        // Everything but descriptions identical, key order included.
+        // Everything but descriptions identical, key order included; from moderate on, a
+        // root `$schema` naming MCP's default dialect may go.
         remove_descriptions(method, &mut before);
         remove_descriptions(method, &mut after);
+        if level >= Level::Moderate {
+            drop_default_dialect_uri(&mut before);
+        }
         assert_eq!(
             serde_json::to_string(&before).unwrap(),
             serde_json::to_string(&after).unwrap(),
@@ -542,6 +630,116 @@ fn corpus_lists_keep_every_invariant() {
     for (path, method, json) in &lists {
         check_invariants(path, method, json);
     }
+}
+
+/// The list's tool names of more than one word (what `compress_list_result` protects).
+fn multi_word_tool_names(result: &Value) -> Vec<String> {
+    result
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .filter(|n| n.contains(['_', '-']))
+        .map(str::to_string)
+        .collect()
+}
+
+/// What a dropped sentence must not hold, found without the compressor's own span classes:
+/// code in backticks, a snake_case, camelCase or dotted identifier (outside links), a call,
+/// another tool's name, a requirement or an exclusion.
+fn meaning_in(sentence: &str, tool_names: &[String]) -> Option<String> {
+    static MEANING: Lazy<regex::Regex> = Lazy::new(|| {
+        regex::Regex::new(concat!(
+            r"`[^`]+`",
+            r"|\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b",
+            r"|\b[a-z]+[0-9]*[A-Z][A-Za-z0-9]*\b",
+            r"|\b[A-Za-z_]\w+\.[A-Za-z_]\w+\b",
+            r"|\b[A-Za-z_]\w*\([^)]*\)",
+            r"|(?i)\b(?:have to|has to|had to|needs? to|should|exclud(?:e|es|ed|ing)|instead)\b",
+        ))
+        .unwrap()
+    });
+    // A link is a reference, not code: the dots of its host do not count.
+    static URL: Lazy<regex::Regex> = Lazy::new(|| regex::Regex::new(r"[a-z]+://\S+").unwrap());
+    let sentence = &*URL.replace_all(sentence, "<url>");
+    if let Some(m) = MEANING.find(sentence) {
+        return Some(m.as_str().to_string());
+    }
+    tool_names
+        .iter()
+        .find(|name| {
+            sentence.match_indices(name.as_str()).any(|(at, _)| {
+                let before = sentence[..at].chars().next_back();
+                let after = sentence[at + name.len()..].chars().next();
+                let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                !word(before) && !word(after)
+            })
+        })
+        .cloned()
+}
+
+/// The sentences of `before` (sentinel text) that `after`, made of some of them in order,
+/// left out.
+fn dropped_sentences<'a>(before: &'a str, after: &str) -> Vec<&'a str> {
+    let mut dropped = Vec::new();
+    let mut at = 0;
+    for sentence in sentences::sentences(before) {
+        let kept = sentence.trim_end();
+        if !kept.is_empty() && after.get(at..).is_some_and(|rest| rest.starts_with(kept)) {
+            at += sentence.len().min(after.len() - at);
+        } else if !kept.is_empty() {
+            dropped.push(sentence);
+        }
+    }
+    dropped
+}
+
+/// Over every fixture and corpus list: no sentence the aggressive cut drops holds code, an
+/// identifier, another tool's name, a requirement or an exclusion.
+#[test]
+fn the_aggressive_cut_drops_no_sentence_that_carries_meaning() {
+    let mut dirs = vec![fixtures_dir()];
+    dirs.extend(corpus_dir().map(|c| corpus_lists(&c)).unwrap_or_default());
+    let (mut cut, mut dropped_total) = (0, 0);
+    let mut failures = Vec::new();
+    for (path, method, json) in list_results(&dirs) {
+        let mut result: Value = serde_json::from_str(&json).unwrap();
+        let tool_names = multi_word_tool_names(&result);
+        for Found {
+            mut vocab,
+            text,
+            site,
+            ..
+        } in descriptions(method, &mut result)
+        {
+            for name in &tool_names {
+                vocab.add(name);
+            }
+            let protected = protect::protect(&text, &vocab).unwrap();
+            let before = before_cut(&protected, Level::Aggressive, &site);
+            let after = shorten::shorten(&before, &protected);
+            let dropped = dropped_sentences(&before, &after);
+            cut += usize::from(!dropped.is_empty());
+            dropped_total += dropped.len();
+            for sentence in dropped {
+                let restored = protected.restore(sentence);
+                if let Some(what) = meaning_in(&restored, &tool_names) {
+                    failures.push(format!(
+                        "{}: dropped {restored:?} ({what:?})",
+                        path.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The cut still cuts: the check looked at real drops.
+    assert!(
+        cut >= 20 && dropped_total >= 40,
+        "{cut} cut, {dropped_total} dropped"
+    );
+    eprintln!("aggressive cut: {cut} descriptions shortened, {dropped_total} sentences dropped");
 }
 
 /// At aggressive, a span is kept whole or dropped whole: the sentinels left after the rules

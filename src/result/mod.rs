@@ -26,6 +26,7 @@ use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
 use crate::snapshot::delta::{filter_with_deltas, DeltaInput, Sent, SentPage};
 use crate::snapshot::{FilteredSnapshot, SnapshotLimits, SnapshotOptions};
+use crate::tokens;
 
 use console::ConsoleLimits;
 use evaluate::EvaluateLimits;
@@ -198,6 +199,11 @@ pub struct FilterFigures {
     pub text_bytes_out: usize,
     /// UTF-8 bytes of the `structuredContent` dropped (0 when kept or absent).
     pub structured_bytes_removed: usize,
+    /// Estimated tokens (`crate::tokens`) of the text blocks before and after, and of the
+    /// `structuredContent` dropped.
+    pub text_tokens_in: usize,
+    pub text_tokens_out: usize,
+    pub structured_tokens_removed: usize,
     pub uids_hidden: usize,
     pub reqids_hidden: usize,
     pub msgids_hidden: usize,
@@ -211,6 +217,15 @@ impl FilterFigures {
 
     pub fn bytes_out(&self) -> usize {
         self.text_bytes_out
+    }
+
+    /// Estimated tokens the client would have read, and now reads.
+    pub fn tokens_in(&self) -> usize {
+        self.text_tokens_in + self.structured_tokens_removed
+    }
+
+    pub fn tokens_out(&self) -> usize {
+        self.text_tokens_out
     }
 }
 
@@ -333,19 +348,25 @@ pub fn filter_tool_result_object(
             continue;
         };
         figures.text_bytes_in += text.len();
+        let tokens_in = tokens::estimate_tokens(text);
+        figures.text_tokens_in += tokens_in;
         if let Some(new_text) =
             filter_text(tool_name, text, is_error, options, &mut figures, capture)
         {
             *text = new_text;
             changed_block.get_or_insert(index);
+            figures.text_tokens_out += tokens::estimate_tokens(text);
+        } else {
+            figures.text_tokens_out += tokens_in;
         }
         figures.text_bytes_out += text.len();
     }
     let Some(changed_block) = changed_block else {
         return Ok(None);
     };
-    figures.structured_bytes_removed =
-        structured::reconcile_structured_content(&mut result, options.has_output_schema);
+    let removed = structured::reconcile_structured_content(&mut result, options.has_output_schema);
+    figures.structured_bytes_removed = removed.len();
+    figures.structured_tokens_removed = tokens::estimate_tokens(&removed);
     debug_assert!(figures.structured_bytes_removed <= structured_bytes);
     Ok(Some(FilteredValue {
         result,

@@ -13,17 +13,17 @@
 use serde_json::{Map, Value};
 
 /// Removes `structuredContent` from a result whose text was filtered, unless the tool declared
-/// an `outputSchema`. Returns the UTF-8 size of what was removed (0 when nothing was).
+/// an `outputSchema`. Returns the JSON of what was removed (empty when nothing was).
 pub fn reconcile_structured_content(
     result: &mut Map<String, Value>,
     has_output_schema: bool,
-) -> usize {
+) -> String {
     if has_output_schema {
-        return 0;
+        return String::new();
     }
     result
         .remove("structuredContent")
-        .map_or(0, |removed| removed.to_string().len())
+        .map_or_else(String::new, |removed| removed.to_string())
 }
 
 /// UTF-8 size of a result's `structuredContent` as serialized JSON (0 when absent).
@@ -45,9 +45,9 @@ mod tests {
             panic!("object")
         };
         let mut kept = map.clone();
-        assert_eq!(reconcile_structured_content(&mut kept, true), 0);
+        assert_eq!(reconcile_structured_content(&mut kept, true), "");
         assert!(kept.contains_key("structuredContent"));
-        assert_eq!(reconcile_structured_content(&mut map, false), 7);
+        assert_eq!(reconcile_structured_content(&mut map, false), r#"{"a":1}"#);
         assert!(!map.contains_key("structuredContent"));
         assert!(map.contains_key("_meta"));
     }

@@ -11,7 +11,7 @@ pub mod escape;
 pub mod parse;
 pub mod syntax;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod url;
 pub mod writer;
 

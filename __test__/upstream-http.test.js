@@ -1,0 +1,78 @@
+'use strict'
+
+// bin/upstream-http.js through the upstream interface the proxy uses (send(text) / online(line)),
+// against the scriptable fixture on 127.0.0.1: what the upstream wrote reaches the client as it
+// came, even where the SDK's parse would change it, and failures come back as error lines.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+
+const { HttpUpstream, fetchAgent, trustedCertificates, parseHeaders, redactUrl, isLoopback } = require('../bin/upstream-http.js')
+const { INIT, waitUntil } = require('./helpers.js')
+const { startFixture } = require('./http-servers.js')
+
+function open(url) {
+  const upstream = new HttpUpstream({ url, retrySeconds: 2 })
+  const lines = []
+  upstream.online = (line) => lines.push(line.toString('utf8'))
+  const lineFor = async (pred, ms = 10000) => {
+    assert.ok(await waitUntil(() => lines.some((l) => pred(JSON.parse(l))), ms, 20), `no such line in:\n${lines.join('\n')}`)
+    return lines.find((l) => pred(JSON.parse(l)))
+  }
+  return { upstream, lines, lineFor }
+}
+
+test('answers are the upstream\'s own text; errors and held lines come back as lines', { timeout: 30000 }, async (t) => {
+  const server = await startFixture()
+  t.after(() => server.stop())
+  const { upstream, lines, lineFor } = open(server.url)
+  t.after(() => upstream.close())
+  await upstream.start()
+  assert.equal(upstream.send(JSON.stringify(INIT)), true)
+  assert.match(await lineFor((m) => m.id === 0), /"protocolVersion":"2025-11-25"/)
+  upstream.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+
+  // Written by hand by the server: an integer beyond 2^53, 1.50, an escape, a member the SDK's
+  // schema does not know. As JSON and as an SSE event, it arrives byte for byte.
+  for (const [id, tool] of [[5, 'raw-json'], [6, 'raw-sse']]) {
+    upstream.send(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${tool}","arguments":{}}}`)
+    const line = await lineFor((m) => m.id === id)
+    assert.equal(line, `{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"raw \\u00e9"}],"n":12345678901234567890,"f":1.50},"x-extra":true}`)
+  }
+
+  upstream.send('{"jsonrpc":"2.0","id":"e","method":"tools/call","params":{"name":"http-500","arguments":{}}}')
+  const error = JSON.parse(await lineFor((m) => m.id === 'e'))
+  assert.equal(error.error.code, -32000)
+  assert.match(error.error.message, /HTTP 500/)
+
+  // The client is not reading: lines wait until it is.
+  upstream.pause()
+  upstream.send('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"held"}}}')
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  assert.ok(!lines.some((l) => JSON.parse(l).id === 7), 'a line came while paused')
+  upstream.resume()
+  assert.match(await lineFor((m) => m.id === 7), /"text":"held"/)
+})
+
+test('headers: ${VAR} from the environment, bad ones refused without their values; URLs logged without secrets', () => {
+  assert.deepEqual(parseHeaders(['Authorization: Bearer ${TOK}', 'X-A:b c '], { TOK: 's3cret' }), { Authorization: 'Bearer s3cret', 'X-A': 'b c' })
+  assert.throws(() => parseHeaders(['Authorization: ${MISSING}'], {}), (err) => /MISSING is not set/.test(err.message))
+  assert.throws(() => parseHeaders(['X: a${NL}b'], { NL: '\r\nInjected: 1' }), (err) => /line break/.test(err.message) && !err.message.includes('Injected'))
+  assert.throws(() => parseHeaders([': nameless']), /valid name/)
+  assert.equal(redactUrl(new URL('https://u:p@host.example:8443/mcp?token=t#f')), 'https://host.example:8443/mcp?…')
+  for (const host of ['localhost', '127.0.0.1', '127.3.4.5', '[::1]', 'a.localhost']) assert.ok(isLoopback(new URL(`http://${host}/`).hostname), host)
+  for (const host of ['example.com', '10.0.0.1', '128.0.0.1', 'localhost.example.com']) assert.ok(!isLoopback(new URL(`http://${host}/`).hostname), host)
+})
+
+test('the Agent behind Node\'s fetch is found (no fetch timeouts, the system\'s CAs); the system CAs are read', async () => {
+  // Without it, a remote call silent for 300 s would be cut and company CAs refused: this fails
+  // loudly the day a Node release stops exposing undici's global dispatcher.
+  const agent = await fetchAgent()
+  assert.ok(agent, 'no Agent class behind Node\'s fetch')
+  assert.equal(typeof agent.dispatch, 'function')
+  const tls = require('node:tls')
+  const own = tls.rootCertificates.length
+  const fs = require('node:fs')
+  if (fs.existsSync('/etc/ssl/certs/ca-certificates.crt')) assert.ok(trustedCertificates({}).length > own)
+  assert.equal(trustedCertificates({ SSL_CERT_FILE: '/nonexistent' }).length, own)
+})

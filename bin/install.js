@@ -1,0 +1,268 @@
+'use strict'
+
+// `mcp-snapshot-filter install` / `uninstall`: rewrites an MCP server entry the user already has
+// in Claude Code (~/.claude.json: top-level and per-project `mcpServers`; a project's .mcp.json) or Cursor
+// (~/.cursor/mcp.json, <project>/.cursor/mcp.json) so that it runs through this proxy, and back.
+//
+// The wrapped entry runs `node <absolute path of this bin/cli.js> -- <original command> <args>`:
+// the package is not on the npm registry yet, so `npx mcp-snapshot-filter` would not resolve,
+// and an absolute path works whatever directory the client starts servers in. Everything else
+// in the entry (type, env, other keys) and in the file stays as it was. `uninstall` takes the
+// original command back from after the `--`: the entry itself is the record, nothing is stored
+// elsewhere. Each write is preceded by a backup copy of the file and done atomically (a
+// temporary file renamed over the real one, its mode kept).
+
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+
+const { UsageError } = require('./options.js')
+
+const CLI = path.join(__dirname, 'cli.js')
+const CLIENTS = ['claude', 'cursor']
+/** What a browser MCP server's command line contains; others are wrapped only when named. */
+const BROWSER_SERVERS = [/(^|[\s/@])chrome-devtools-mcp(@|\s|$|\/)/, /@playwright\/mcp(@|\s|$|\/)/]
+
+const HELP = `mcp-snapshot-filter install — run an MCP server you already configured through the proxy
+
+Usage:
+  mcp-snapshot-filter install   [--client claude|cursor] [--project DIR] [--dry-run] [NAME]
+  mcp-snapshot-filter uninstall [--client claude|cursor] [--project DIR] [--dry-run] [NAME]
+
+install rewrites the stdio entries of chrome-devtools-mcp and Playwright MCP (or the one
+named NAME, whatever it runs) so that the client starts them through the proxy:
+  "command": "node", "args": ["${CLI}", "--", <the original command and args>]
+uninstall puts the original command back. Files (both clients when --client is not given):
+  claude  ~/.claude.json (the top-level "mcpServers" and every project's) and DIR/.mcp.json
+  cursor  ~/.cursor/mcp.json and DIR/.cursor/mcp.json
+(DIR: --project, default: the current directory)
+Before a file changes it is copied to FILE.bak-mcp-snapshot-filter-<time>. A file that is
+not valid JSON, or an entry that is not a stdio command, is left alone with a message.
+Restart the client (quit Claude Code first: it rewrites ~/.claude.json while it runs).
+The entry points at this copy of the package: moving or deleting it breaks the entry.
+
+Options:
+  --client claude|cursor   Only this client's files.
+  --project DIR            The project whose .mcp.json and .cursor/mcp.json to change (default: cwd).
+  --dry-run                Print the changes, write nothing.
+  -h, --help               Show this help and exit.
+
+Exit status: 0 when an entry changed (or would, with --dry-run), 1 when none did or a file
+could not be read, 2 on a usage error.
+`
+
+function parseInstallArgs(argv) {
+  const [action, ...rest] = argv
+  const opts = { action, clients: CLIENTS, project: process.cwd(), dryRun: false, name: null, help: false }
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]
+    const [flag, inline] = arg.startsWith('--') ? arg.split(/=(.*)/s) : [arg]
+    const value = () => {
+      const v = inline ?? rest[++i]
+      if (v === undefined || v === '') throw new UsageError(`${flag} needs a value`)
+      return v
+    }
+    if (arg === '-h' || arg === '--help') opts.help = true
+    else if (arg === '--dry-run') opts.dryRun = true
+    else if (flag === '--client') {
+      const client = value()
+      if (!CLIENTS.includes(client)) throw new UsageError(`invalid value ${JSON.stringify(client)} for --client: expected claude or cursor`)
+      opts.clients = [client]
+    } else if (flag === '--project') opts.project = path.resolve(value())
+    else if (arg.startsWith('-')) throw new UsageError(`unknown option ${flag} (see ${action} --help)`)
+    else if (opts.name !== null) throw new UsageError(`one NAME only (got ${JSON.stringify(opts.name)} and ${JSON.stringify(arg)})`)
+    else opts.name = arg
+  }
+  return opts
+}
+
+/** The config files of the chosen clients: [{ client, file, servers(doc) -> [{ scope, map }] }]. */
+function configFiles(clients, home, project) {
+  const files = []
+  if (clients.includes('claude')) {
+    files.push({
+      client: 'claude',
+      file: path.join(home, '.claude.json'),
+      scopes(doc) {
+        const out = [{ scope: 'top-level', holder: doc }]
+        if (isObject(doc.projects)) {
+          for (const [dir, p] of Object.entries(doc.projects)) if (isObject(p)) out.push({ scope: `project ${dir}`, holder: p })
+        }
+        return out
+      },
+    })
+    // `claude mcp add --scope project` writes the project's own .mcp.json (shared in its repo).
+    files.push({ client: 'claude', file: path.join(project, '.mcp.json'), scopes: (doc) => [{ scope: 'mcpServers', holder: doc }] })
+  }
+  if (clients.includes('cursor')) {
+    const scopes = (doc) => [{ scope: 'mcpServers', holder: doc }]
+    files.push({ client: 'cursor', file: path.join(home, '.cursor', 'mcp.json'), scopes })
+    const local = path.join(project, '.cursor', 'mcp.json')
+    if (local !== path.join(home, '.cursor', 'mcp.json')) files.push({ client: 'cursor', file: local, scopes })
+  }
+  return files
+}
+
+function isObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
+}
+
+function isStringArray(v) {
+  return Array.isArray(v) && v.every((a) => typeof a === 'string')
+}
+
+/** The wrapped form's `--` position, or -1 when the entry does not run this proxy. */
+function proxySeparator(entry) {
+  if (!isStringArray(entry.args)) return -1
+  const first = entry.args[0] ?? ''
+  // This bin (or another copy of it, maybe moved since), the global bin, or `npx mcp-snapshot-filter`.
+  const runsProxy = first === CLI || (/mcp-snapshot-filter/.test(first) && /[\\/]bin[\\/]cli\.js$/.test(first)) || entry.command === 'mcp-snapshot-filter' || entry.args.includes('mcp-snapshot-filter')
+  if (!runsProxy) return -1
+  return entry.args.indexOf('--')
+}
+
+/** How the entry names node: `node` when the upstream already relies on PATH (npx, …), else this very node. */
+function nodeCommand(entry) {
+  const bare = !entry.command.includes('/') && !entry.command.includes('\\')
+  return bare ? 'node' : process.execPath
+}
+
+/** The change to one entry, or a reason it is left alone: { after } | { skip }. */
+function planEntry(action, entry, named) {
+  if (!isObject(entry)) return { skip: 'not an object' }
+  // Unless named, only browser servers are looked at (and reported).
+  const words = [entry.command, ...(Array.isArray(entry.args) ? entry.args : []), entry.url].filter((w) => typeof w === 'string').join(' ')
+  if (!named && action === 'install' && !BROWSER_SERVERS.some((re) => re.test(words))) return { skip: null }
+  if (entry.url !== undefined || (entry.type !== undefined && entry.type !== 'stdio')) return { skip: `not a stdio server (type ${JSON.stringify(entry.type ?? 'url')}): only stdio servers can run through the proxy` }
+  if (typeof entry.command !== 'string' || entry.command === '') return { skip: 'no "command" string' }
+  if (entry.args !== undefined && !isStringArray(entry.args)) return { skip: '"args" is not an array of strings' }
+  const args = entry.args ?? []
+  const sep = proxySeparator(entry)
+  if (action === 'install') {
+    if (sep !== -1 || entry.command === 'mcp-snapshot-filter') return { skip: 'already runs through mcp-snapshot-filter' }
+    return { after: { ...entry, command: nodeCommand(entry), args: [CLI, '--', entry.command, ...args] } }
+  }
+  if (sep === -1) return named ? { skip: 'does not run through mcp-snapshot-filter' } : { skip: null }
+  const original = entry.args.slice(sep + 1)
+  if (original.length === 0) return { skip: 'nothing after "--" to restore' }
+  return { after: { ...entry, command: original[0], args: original.slice(1) } }
+}
+
+function commandLine(entry) {
+  return [entry.command, ...(entry.args ?? [])].map((a) => (/[\s"']/.test(a) ? JSON.stringify(a) : a)).join(' ')
+}
+
+/** Reads and plans one file: { file, client, changes: [{ scope, name, before, after }], notes, error, doc, text }. */
+function planFile(action, spec, name) {
+  const out = { ...spec, changes: [], notes: [], error: null, doc: null, text: null, exists: true }
+  try {
+    out.text = fs.readFileSync(spec.file, 'utf8')
+  } catch (err) {
+    if (err.code === 'ENOENT') out.exists = false
+    else out.error = `cannot read: ${err.code ?? err.message}`
+    return out
+  }
+  try {
+    out.doc = JSON.parse(out.text)
+  } catch (err) {
+    out.error = `not valid JSON (${err.message.replace(/^.*?JSON[^:]*: ?/, '')}): left unchanged; fix or edit it by hand`
+    return out
+  }
+  if (!isObject(out.doc)) {
+    out.error = 'not a JSON object: left unchanged'
+    return out
+  }
+  for (const { scope, holder } of spec.scopes(out.doc)) {
+    if (holder.mcpServers === undefined) continue
+    if (!isObject(holder.mcpServers)) {
+      out.notes.push(`${scope}: "mcpServers" is not an object: left unchanged`)
+      continue
+    }
+    for (const [server, entry] of Object.entries(holder.mcpServers)) {
+      if (name !== null && server !== name) continue
+      const plan = planEntry(action, entry, name !== null)
+      if (plan.after) out.changes.push({ scope, holder, name: server, before: entry, after: plan.after })
+      else if (plan.skip) out.notes.push(`${scope} "${server}": ${plan.skip}: left unchanged`)
+    }
+  }
+  return out
+}
+
+function timestamp(date = new Date()) {
+  return date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+}
+
+/** Backup copy (exclusive create, the file's own mode), then an atomic replace of the real file. */
+function writeFile(plan) {
+  const real = fs.realpathSync(plan.file) // a symlinked config (dotfiles) stays a symlink
+  const { mode } = fs.statSync(real)
+  let backup = `${plan.file}.bak-mcp-snapshot-filter-${timestamp()}`
+  for (let n = 1; fs.existsSync(backup); n++) backup = `${plan.file}.bak-mcp-snapshot-filter-${timestamp()}-${n}`
+  fs.writeFileSync(backup, plan.text, { flag: 'wx', mode: mode & 0o777 })
+  for (const c of plan.changes) c.holder.mcpServers[c.name] = c.after
+  const indent = /^[ \t]*\{\s*\n([ \t]+)"/.exec(plan.text)?.[1] ?? '  '
+  const text = `${JSON.stringify(plan.doc, null, indent)}${plan.text.endsWith('\n') ? '\n' : ''}`
+  const tmp = path.join(path.dirname(real), `.${path.basename(real)}.mcp-snapshot-filter-${process.pid}.tmp`)
+  fs.writeFileSync(tmp, text, { flag: 'wx', mode: mode & 0o777 })
+  try {
+    fs.renameSync(tmp, real)
+  } catch (err) {
+    fs.rmSync(tmp, { force: true })
+    throw err
+  }
+  return backup
+}
+
+/** Entry point; returns the exit code. */
+function main(argv, { stdout = process.stdout, stderr = process.stderr, home = os.homedir() } = {}) {
+  let opts
+  try {
+    opts = parseInstallArgs(argv)
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err
+    stderr.write(`mcp-snapshot-filter ${argv[0]}: error: ${err.message}\n`)
+    return 2
+  }
+  if (opts.help) {
+    stdout.write(HELP)
+    return 0
+  }
+  const say = (line) => stdout.write(`${line}\n`)
+  const plans = configFiles(opts.clients, home, opts.project).map((spec) => planFile(opts.action, spec, opts.name))
+  let changed = 0
+  let failed = false
+  for (const plan of plans) {
+    if (!plan.exists) continue
+    if (plan.error) {
+      stderr.write(`mcp-snapshot-filter ${opts.action}: ${plan.file}: ${plan.error}\n`)
+      failed = true
+      continue
+    }
+    for (const note of plan.notes) say(`${plan.file}: ${note}`)
+    if (plan.changes.length === 0) continue
+    for (const c of plan.changes) {
+      say(`${plan.file}: ${c.scope} "${c.name}"${opts.dryRun ? ' (dry run, not written)' : ''}`)
+      say(`  - ${commandLine(c.before)}`)
+      say(`  + ${commandLine(c.after)}`)
+    }
+    changed += plan.changes.length
+    if (opts.dryRun) continue
+    try {
+      const backup = writeFile(plan)
+      say(`  written; the previous file is kept as ${backup}`)
+    } catch (err) {
+      stderr.write(`mcp-snapshot-filter ${opts.action}: cannot write ${plan.file}: ${err.code ?? err.message}\n`)
+      failed = true
+    }
+  }
+  if (changed === 0) {
+    const looked = plans.map((p) => `${p.file}${p.exists ? '' : ' (absent)'}`).join(', ')
+    const what = opts.name !== null ? `no entry named ${JSON.stringify(opts.name)} to ${opts.action === 'install' ? 'wrap' : 'restore'}` : opts.action === 'install' ? 'no chrome-devtools-mcp or Playwright MCP stdio entry to wrap (name another server: install NAME)' : 'no entry running through mcp-snapshot-filter'
+    stderr.write(`mcp-snapshot-filter ${opts.action}: ${what} in ${looked}\n`)
+    return 1
+  }
+  if (!opts.dryRun && !failed) say(`Restart ${opts.clients.length === 1 ? (opts.clients[0] === 'claude' ? 'Claude Code' : 'Cursor') : 'the client'} to use the change.`)
+  return failed ? 1 : 0
+}
+
+module.exports = { main, parseInstallArgs, planEntry, HELP, CLI }
