@@ -38,7 +38,7 @@ function prepareDir(dir) {
   }
 }
 
-async /** What the ledger names the upstream by: its command, or the remote URL's host (never its path, query or credentials). */
+/** What the ledger names the upstream by: its command, or the remote URL's host (never its path, query or credentials). */
 function ledgerUpstream(parsed, remote) {
   if (!remote) return { command: parsed.command, args: parsed.args }
   let host = 'remote'
@@ -50,7 +50,7 @@ function ledgerUpstream(parsed, remote) {
   return { command: host, args: [] }
 }
 
-function main(argv) {
+async function main(argv) {
   let parsed
   try {
     parsed = parseArgs(argv)
