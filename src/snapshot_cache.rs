@@ -84,7 +84,14 @@ impl SnapshotCache {
         sent: Option<SentPage>,
     ) -> Result<(), CacheMiss> {
         self.remove(page);
-        let bytes = raw.len() + sent.as_ref().map_or(0, SentPage::approx_bytes);
+        let mut sent = sent;
+        let mut bytes = raw.len() + sent.as_ref().map_or(0, SentPage::approx_bytes);
+        if bytes > self.cap_bytes && raw.len() <= self.cap_bytes {
+            // The raw text is what the proxy tools need: it goes in without the fingerprint
+            // (the page's next snapshot is then sent whole).
+            sent = None;
+            bytes = raw.len();
+        }
         if bytes > self.cap_bytes {
             return Err(CacheMiss::TooLarge {
                 page: page.to_string(),
@@ -190,6 +197,27 @@ mod tests {
             Err(CacheMiss::TooLarge { bytes: 26, .. })
         ));
         assert!(cache.bytes() <= 25);
+    }
+
+    #[test]
+    fn a_fingerprint_that_does_not_fit_is_dropped_but_the_raw_text_kept() {
+        use crate::snapshot::delta::Fingerprint;
+        use crate::snapshot::Notation;
+        let raw: String = (0..50)
+            .map(|i| format!("uid=1_{i} link \"item {i}\"\n"))
+            .collect();
+        let mut implied = Vec::new();
+        let tree = crate::notation::cdp::Cdp.parse(&raw, &mut implied);
+        let sent = Fingerprint::of(&tree).sent_page(&tree, 1, 0);
+        assert!(sent.approx_bytes() > 0);
+        let mut roomy = SnapshotCache::new(raw.len() + sent.approx_bytes());
+        roomy.put("1", raw.clone(), Some(sent.clone())).unwrap();
+        assert!(roomy.sent("1").is_some());
+        let mut tight = SnapshotCache::new(raw.len() + 1);
+        tight.put("1", raw.clone(), Some(sent)).unwrap();
+        assert!(tight.sent("1").is_none());
+        assert_eq!(tight.get(Some("1")).map(|s| s.raw.len()), Ok(raw.len()));
+        assert_eq!(tight.bytes(), raw.len());
     }
 
     #[test]
