@@ -1,7 +1,8 @@
 //! The format-neutral snapshot core: the [`tree::Tree`] every notation parses into, the lossy
 //! passes of each level (`prune`, `records`, `collapse`, over the one child walk of `walk`),
 //! the markers that name what they hid (`marker`), the one traversal that writes a tree through
-//! a notation's line writer (`render`), and retrieval from the raw text (`retrieve`). It names
+//! a notation's line writer (`render`), retrieval from the raw text (`retrieve`), and snapshot
+//! deltas against what was last sent of a page (`delta`). It names
 //! no notation: a notation comes in as a [`Notation`], and the choice
 //! of one for a given text is made above this module.
 //!
