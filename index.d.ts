@@ -285,6 +285,12 @@ export interface SessionConfig {
    * @default true at moderate and aggressive
    */
   snapshotDeltas?: boolean
+  /**
+   * Drop `structuredContent` from every `tools/call` result (after reading the snapshot tree
+   * from it): for an upstream the proxy itself asked for it, which the client did not.
+   * @default false
+   */
+  dropStructuredContent?: boolean
 }
 
 /** A filtered snapshot and what the filter did to it. */

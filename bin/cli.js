@@ -6,12 +6,14 @@ const { log } = require('./log.js')
 const { loadNative } = require('./native.js')
 
 /** The native session's configuration from the parsed options. */
-function sessionConfig(options) {
+function sessionConfig(options, { dropStructuredContent = false } = {}) {
   const config = {
     filter: { level: options['filter-level'] },
     stats: options.stats,
     compactSchemas: options['compact-schemas'],
   }
+  // The proxy asked the default upstream for structuredContent; the client did not.
+  if (dropStructuredContent) config.dropStructuredContent = true
   if (options['describe-level'] !== undefined) config.describeLevel = options['describe-level']
   if (options['proxy-tools'] !== undefined) config.proxyTools = options['proxy-tools']
   if (options['filter-level'] === 'off' && options['proxy-tools']) {
@@ -74,7 +76,7 @@ async function main(argv) {
   let config
   let remote = null
   try {
-    config = sessionConfig(parsed.options)
+    config = sessionConfig(parsed.options, parsed)
     if (parsed.options['upstream-url'] !== undefined) remote = require('./upstream-http.js').fromOptions(parsed.options, UsageError)
   } catch (err) {
     if (!(err instanceof UsageError)) throw err
@@ -95,7 +97,8 @@ async function main(argv) {
       process.exit(code)
     },
     filtering: parsed.options['filter-level'] !== 'off' || session.describeLevel !== 'off',
-    isFilteredTool: native.isFilteredTool,
+    // Every result crosses when its structuredContent has to go, whatever the tool.
+    isFilteredTool: parsed.dropStructuredContent ? () => true : native.isFilteredTool,
     // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.
     localTools: {
       has: (name) => session.isProxyTool(name),

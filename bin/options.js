@@ -5,6 +5,13 @@
 
 const LEVELS = ['off', 'light', 'moderate', 'aggressive']
 const DEFAULT_UPSTREAM = ['npx', '-y', 'chrome-devtools-mcp@latest']
+/**
+ * Added to the default upstream unless the level is off: chrome-devtools-mcp then also gives
+ * each snapshot as an exact tree (structuredContent.snapshot), which the filter reads instead
+ * of the text, where page text can look like nodes. The client did not ask for it, so the proxy
+ * drops structuredContent from every result (README: structuredContent).
+ */
+const STRUCTURED_FLAG = '--experimentalStructuredContent'
 
 class UsageError extends Error {}
 
@@ -131,7 +138,8 @@ Usage:
                                                Code or Cursor through the proxy (install --help);
                                                \`uninstall\` restores it
 
-With no upstream command it starts: ${DEFAULT_UPSTREAM.join(' ')}
+With no upstream command it starts: ${DEFAULT_UPSTREAM.join(' ')} ${STRUCTURED_FLAG}
+(the flag left out at --filter-level=off)
 
 The proxy forwards every MCP message between the client (its stdin/stdout) and the upstream
 server unchanged, except the results it knows how to shrink: accessibility snapshots, network and
@@ -278,11 +286,13 @@ function parseArgs(argv, env = process.env) {
     const given = name === 'header' ? options[name].length > 0 : options[name] !== 'auto'
     if (given) warnings.push(`--${name} is ignored without --upstream-url`)
   }
-  const [command, ...args] = upstream ?? DEFAULT_UPSTREAM
+  // The proxy asks the default upstream for the snapshot tree (not at off: nothing is read).
+  const askStructured = upstream === null && options['filter-level'] !== 'off'
+  const [command, ...args] = upstream ?? (askStructured ? [...DEFAULT_UPSTREAM, STRUCTURED_FLAG] : DEFAULT_UPSTREAM)
   if (args.includes('--slim')) {
     warnings.push('the upstream runs with --slim: its results carry little for this proxy to filter')
   }
-  return { mode: 'proxy', options, command, args, warnings }
+  return { mode: 'proxy', options, command, args, warnings, dropStructuredContent: askStructured }
 }
 
-module.exports = { parseArgs, UsageError, HELP, LEVELS, OPTIONS, DEFAULT_UPSTREAM, parseSize }
+module.exports = { parseArgs, UsageError, HELP, LEVELS, OPTIONS, DEFAULT_UPSTREAM, STRUCTURED_FLAG, parseSize }

@@ -438,6 +438,10 @@ pub struct SessionConfig {
     /// and only with the proxy tools.
     /// @default true at moderate and aggressive
     pub snapshot_deltas: Option<bool>,
+    /// Drop `structuredContent` from every `tools/call` result (after reading the snapshot tree
+    /// from it): for an upstream the proxy itself asked for it, which the client did not.
+    /// @default false
+    pub drop_structured_content: Option<bool>,
 }
 
 /// The state one proxy keeps across an MCP session: options, the tools' output schemas and
@@ -471,6 +475,7 @@ impl FilterSession {
         if let Some(deltas) = config.snapshot_deltas {
             options.snapshot_deltas = deltas;
         }
+        options.drop_structured_content = config.drop_structured_content.unwrap_or(false);
         Ok(FilterSession {
             inner: Session::new(options),
         })

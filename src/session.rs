@@ -38,6 +38,8 @@ pub struct SessionOptions {
     /// `moderate` and `aggressive`, and only with the proxy tools (a delta's unchanged lines
     /// are expanded through them).
     pub snapshot_deltas: bool,
+    /// Drop `structuredContent` from every `tools/call` result (the proxy asked upstream for it).
+    pub drop_structured_content: bool,
 }
 
 impl SessionOptions {
@@ -53,6 +55,7 @@ impl SessionOptions {
             cache_bytes: DEFAULT_CACHE_BYTES,
             raw_snapshots_dir: None,
             snapshot_deltas: Self::snapshot_deltas_default(level),
+            drop_structured_content: false,
         }
     }
 
@@ -164,7 +167,8 @@ impl Session {
     ) -> FilterResult<Option<String>> {
         let mut result_span = None;
         let filtered = self.filter_with(tool_name, arguments_json, |options, capture| {
-            if options.level == Level::Off || !result::tools::is_content_heavy(tool_name) {
+            let heavy = result::tools::is_content_heavy(tool_name);
+            if options.level == Level::Off || !(heavy || options.drop_structured_content) {
                 return Ok(None);
             }
             let (span, result) = result_member(response_json)?;
@@ -198,6 +202,7 @@ impl Session {
             snapshot: self.options.snapshot.clone(),
             limits: self.options.limits.clone(),
             has_output_schema: self.tools_with_output_schema.contains(tool_name),
+            drop_structured_content: self.options.drop_structured_content,
             requested_resource_types: Vec::new(),
             requested_console_types: Vec::new(),
         }
@@ -249,6 +254,10 @@ impl Session {
             self.totals.record_delta(full_bytes, sent_bytes);
         }
         self.last_sent = sent;
+        if !filtered.text_changed {
+            // Only the structuredContent the proxy asked for went: nothing to report.
+            return Ok(Some(filtered));
+        }
         for note in &notes {
             filtered.append_line(note);
         }

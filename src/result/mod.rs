@@ -100,6 +100,9 @@ pub struct ResultOptions {
     /// The tool declared an `outputSchema` in `tools/list`: `structuredContent` must stay valid
     /// against it.
     pub has_output_schema: bool,
+    /// Drop `structuredContent` from every result, filtered or not (the proxy asked upstream for
+    /// it to read the snapshot tree; the client did not).
+    pub drop_structured_content: bool,
     /// The call's `resourceTypes` argument (list_network_requests): kinds never hidden.
     pub requested_resource_types: Vec<String>,
     /// The call's `types` argument (list_console_messages): types never hidden.
@@ -113,6 +116,7 @@ impl ResultOptions {
             snapshot: SnapshotLimits::for_level(level),
             limits: ResultLimits::for_level(level),
             has_output_schema: false,
+            drop_structured_content: false,
             requested_resource_types: Vec::new(),
             requested_console_types: Vec::new(),
         }
@@ -246,6 +250,8 @@ pub struct FilteredValue {
     pub result: Map<String, Value>,
     /// Index in `content` of the first text block that changed: where a stats line goes.
     pub changed_block: usize,
+    /// A text block changed (false: only `structuredContent` was dropped).
+    pub text_changed: bool,
     pub figures: FilterFigures,
 }
 
@@ -309,7 +315,9 @@ pub fn filter_tool_result_capturing(
     options: &ResultOptions,
     capture: &mut SnapshotCapture<'_>,
 ) -> FilterResult<Option<FilteredValue>> {
-    if options.level == Level::Off || !tools::is_content_heavy(tool_name) {
+    if options.level == Level::Off
+        || !(tools::is_content_heavy(tool_name) || options.drop_structured_content)
+    {
         return Ok(None);
     }
     let value: Value = serde_json::from_str(result_json)
@@ -325,7 +333,7 @@ pub fn filter_tool_result_object(
     options: &ResultOptions,
     capture: &mut SnapshotCapture<'_>,
 ) -> FilterResult<Option<FilteredValue>> {
-    if options.level == Level::Off || !tools::is_content_heavy(tool_name) {
+    if options.level == Level::Off {
         return Ok(None);
     }
     let Value::Object(mut result) = value else {
@@ -333,8 +341,18 @@ pub fn filter_tool_result_object(
             "result is not a JSON object".to_string(),
         ));
     };
+    if !tools::is_content_heavy(tool_name) {
+        return Ok(drop_asked_structured_content(result, options));
+    }
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     let structured_bytes = structured::structured_content_bytes(&result);
+    // The exact tree of the snapshot, when upstream gives it (taken out in place, put back
+    // below): the snapshot is read from it rather than from its ambiguous text.
+    let structured_snapshot = result
+        .get_mut("structuredContent")
+        .and_then(|s| s.get_mut("snapshot"))
+        .filter(|s| s.is_object())
+        .map(Value::take);
     let Some(content) = result.get_mut("content").and_then(Value::as_array_mut) else {
         return Ok(None);
     };
@@ -350,9 +368,15 @@ pub fn filter_tool_result_object(
         figures.text_bytes_in += text.len();
         let tokens_in = tokens::estimate_tokens(text);
         figures.text_tokens_in += tokens_in;
-        if let Some(new_text) =
-            filter_text(tool_name, text, is_error, options, &mut figures, capture)
-        {
+        if let Some(new_text) = filter_text(
+            tool_name,
+            text,
+            is_error,
+            options,
+            &mut figures,
+            capture,
+            structured_snapshot.as_ref(),
+        ) {
             *text = new_text;
             changed_block.get_or_insert(index);
             figures.text_tokens_out += tokens::estimate_tokens(text);
@@ -361,18 +385,48 @@ pub fn filter_tool_result_object(
         }
         figures.text_bytes_out += text.len();
     }
+    if let Some(snapshot) = structured_snapshot {
+        if let Some(slot) = result
+            .get_mut("structuredContent")
+            .and_then(|s| s.get_mut("snapshot"))
+        {
+            *slot = snapshot;
+        }
+    }
     let Some(changed_block) = changed_block else {
-        return Ok(None);
+        return Ok(drop_asked_structured_content(result, options));
     };
     let removed = structured::reconcile_structured_content(&mut result, options.has_output_schema);
     figures.structured_bytes_removed = removed.len();
     figures.structured_tokens_removed = tokens::estimate_tokens(&removed);
     debug_assert!(figures.structured_bytes_removed <= structured_bytes);
+    if options.drop_structured_content {
+        result.remove("structuredContent");
+    }
     Ok(Some(FilteredValue {
         result,
         changed_block,
+        text_changed: true,
         figures,
     }))
+}
+
+/// A result whose text no filter changed: without its `structuredContent` when the proxy asked
+/// upstream for it (`None`, forward the original, otherwise or when it has none).
+fn drop_asked_structured_content(
+    mut result: Map<String, Value>,
+    options: &ResultOptions,
+) -> Option<FilteredValue> {
+    if !options.drop_structured_content {
+        return None;
+    }
+    result.remove("structuredContent")?;
+    Some(FilteredValue {
+        result,
+        changed_block: 0,
+        text_changed: false,
+        figures: FilterFigures::default(),
+    })
 }
 
 /// Filters one text block section by section; `None` when no section changed.
@@ -383,6 +437,7 @@ fn filter_text(
     options: &ResultOptions,
     figures: &mut FilterFigures,
     capture: &mut SnapshotCapture<'_>,
+    structured_snapshot: Option<&Value>,
 ) -> Option<String> {
     if crate::notation::playwright::is_playwright_tool(tool_name) {
         // Playwright results have their own sections: only the YAML snapshot is filtered.
@@ -401,9 +456,13 @@ fn filter_text(
     let mut changed = false;
     for section in &sections {
         let replacement = match section.kind {
-            SectionKind::Snapshot => {
-                filter_snapshot_section(section.text, options, figures, capture)
-            }
+            SectionKind::Snapshot => filter_snapshot_section(
+                section.text,
+                options,
+                figures,
+                capture,
+                structured_snapshot,
+            ),
             SectionKind::NetworkList => network::filter_network_list(
                 section.text,
                 &options.limits.network,
@@ -437,12 +496,16 @@ fn filter_text(
 }
 
 /// The snapshot section: its header line, then the filtered body. The body keeps its final
-/// newline, which separates it from the next section.
+/// newline, which separates it from the next section. With the structured tree of the snapshot
+/// (`structuredContent.snapshot`), the tree is read from it, and the raw snapshot kept for the
+/// proxy tools is that tree in the lossless light notation (which reads back exactly), not the
+/// text: its retrieval answers then show no more than the tree has either.
 fn filter_snapshot_section(
     section: &str,
     options: &ResultOptions,
     figures: &mut FilterFigures,
     capture: &mut SnapshotCapture<'_>,
+    structured_snapshot: Option<&Value>,
 ) -> Option<String> {
     let (header, body) = section.split_at(section.find('\n')? + 1);
     if body.is_empty() {
@@ -452,7 +515,18 @@ fn filter_snapshot_section(
         level: options.level,
         limits: options.snapshot.clone(),
     };
-    let filtered = capture.filter(body, &snapshot_options);
+    let exact = structured_snapshot
+        .filter(|_| !crate::notation::playwright::is_yaml_snapshot(body))
+        .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body));
+    let filtered = match exact {
+        // The tree read from structuredContent: filtered whole (no delta; the next snapshot of
+        // the page is whole too, since nothing is held for it).
+        Some(tree) => {
+            capture.raw = Some(crate::notation::cdp::writer::render(&tree, false).text);
+            crate::snapshot::filter_tree(&crate::notation::cdp::Cdp, body, tree, &snapshot_options)
+        }
+        None => capture.filter(body, &snapshot_options),
+    };
     if filtered.text == body {
         return None;
     }

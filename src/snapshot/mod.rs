@@ -137,7 +137,17 @@ pub fn filter_with<N: Notation + ?Sized>(
     options: &SnapshotOptions,
 ) -> FilteredSnapshot {
     let mut implied = Vec::new();
-    let mut tree = notation.parse(text, &mut implied);
+    let tree = notation.parse(text, &mut implied);
+    filter_tree(notation, text, tree, options)
+}
+
+/// `filter_with` on a tree read already (from upstream's structured tree of `text`, say).
+pub fn filter_tree<N: Notation + ?Sized>(
+    notation: &N,
+    text: &str,
+    mut tree: tree::Tree<'_>,
+    options: &SnapshotOptions,
+) -> FilteredSnapshot {
     let uids_in = tree.distinct_uid_count();
     let unchanged = |markers| FilteredSnapshot {
         text: text.to_string(),

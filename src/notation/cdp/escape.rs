@@ -1,8 +1,8 @@
 //! Escaping of names and values in the light notation, so that no page text can pose as a node
 //! line or close a name early: newline `\n`, carriage return `\r`, the closing delimiter (`\"`
 //! in a quoted name, `\]` in a link's `[text]`), and a backslash written `\\` only where it
-//! could be misread (before `n`, `r`, the delimiter, `\` or at the end). Every other backslash
-//! (regexes, Windows paths in page text) stays as it is.
+//! could be misread (before `n`, `r`, a line break, the delimiter, `\` or at the end). Every
+//! other backslash (regexes, Windows paths in page text) stays as it is.
 
 use std::borrow::Cow;
 
@@ -31,8 +31,12 @@ fn escape_delimited_into(out: &mut String, s: &str, close: char) {
         match c {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
+            // Doubled wherever what follows it is written starting with `n`, `r`, `\\` or the
+            // delimiter: a line break is written `\\n`, so a backslash before one is doubled too.
             '\\' => match chars.peek() {
-                Some(&next) if !matches!(next, 'n' | 'r' | '\\') && next != close => out.push('\\'),
+                Some(&next) if !matches!(next, 'n' | 'r' | '\\' | '\n' | '\r') && next != close => {
+                    out.push('\\')
+                }
                 _ => out.push_str("\\\\"),
             },
             c if c == close => {
@@ -98,6 +102,8 @@ mod tests {
             "\\n literal and \\d regex and \\\\ double",
             "\r\n\"\\",
             "[x](y) ] \\] \\",
+            "\\\n",
+            "a\\\r\nb\\\\\nc",
         ] {
             let mut out = String::new();
             escape_into(&mut out, s);
@@ -107,6 +113,44 @@ mod tests {
             escape_link_text_into(&mut link, s);
             assert!(!link.contains('\n'), "{link}");
             assert_eq!(unescape_link_text(&link), s);
+        }
+    }
+
+    /// Issue 20 item 3: a backslash before a line break was written `\\n`, which reads back as
+    /// a backslash and `n`.
+    #[test]
+    fn a_backslash_before_a_line_break_reads_back() {
+        let mut out = String::new();
+        escape_into(&mut out, "\\\n");
+        assert_eq!(out, "\\\\\\n");
+        assert_eq!(unescape(&out), "\\\n");
+        let mut link = String::new();
+        escape_link_text_into(&mut link, "a\\\r");
+        assert_eq!(link, "a\\\\\\r");
+        assert_eq!(unescape_link_text(&link), "a\\\r");
+    }
+
+    /// Every string over the characters that matter reads back, for both delimiters.
+    #[test]
+    fn every_short_string_of_the_escaped_characters_round_trips() {
+        const ALPHABET: [char; 8] = ['\\', 'n', 'r', '\n', '\r', '"', ']', 'a'];
+        for len in 0..=5u32 {
+            for code in 0..ALPHABET.len().pow(len) {
+                let mut rest = code;
+                let s: String = (0..len)
+                    .map(|_| {
+                        let c = ALPHABET[rest % ALPHABET.len()];
+                        rest /= ALPHABET.len();
+                        c
+                    })
+                    .collect();
+                let mut out = String::new();
+                escape_into(&mut out, &s);
+                assert_eq!(unescape(&out), s, "{s:?} written {out:?}");
+                let mut link = String::new();
+                escape_link_text_into(&mut link, &s);
+                assert_eq!(unescape_link_text(&link), s, "{s:?} written {link:?}");
+            }
         }
     }
 

@@ -9,9 +9,12 @@
 
 pub mod escape;
 pub mod parse;
+pub mod structured;
 pub mod syntax;
 #[cfg(test)]
 pub(crate) mod tests;
+#[cfg(test)]
+mod trust_tests;
 mod url;
 pub mod writer;
 

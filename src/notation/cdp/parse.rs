@@ -3,6 +3,18 @@
 //! the legend line, names escaped, markers). Indentation gives the depth; an explicit stack
 //! builds the tree so any depth works. Nothing is dropped: unreadable lines become `Verbatim`
 //! nodes and every node keeps its raw text.
+//!
+//! The raw notation is ambiguous wherever page text holds a quote and a line break: a textarea
+//! value or a `<pre>` text can go on with lines such as `    uid=1_2 button "Keep my account
+//! safe"`. Page text must never become structure, so a `uid=` line is believed only when the
+//! snapshot allows it (see [`UidLines`]): its uid is not another node's (upstream repeats one uid,
+//! on nodes without a DOM node: text, `InlineTextBox`, `ignored`, images), it keeps the order in
+//! which upstream numbers the nodes of a snapshot (`<snapshot>_<n>`, `n` counting up in document
+//! order; nodes kept from an earlier snapshot keep that one's order), its prefix is not older
+//! than the root's, and it is at most one level deeper than the node before. A line that is not believed, like any line without `uid=`, is
+//! text of the string left open before it: the value or name of the last believed node. Values
+//! of the page-text attributes (`value`, `description`, …) may hold quotes and line breaks; the
+//! attribute list after them is checked against what upstream prints (sorted keys).
 
 use std::borrow::Cow;
 
@@ -36,15 +48,238 @@ pub fn parse(text: &str) -> Tree<'_> {
         tree.light_notation = true;
         i = 1;
     }
+    let believed = if tree.light_notation {
+        UidLines::default()
+    } else {
+        UidLines::scan(&lines)
+    };
     while i < lines.len() {
         let consumed = if tree.light_notation {
             parse_light_line(&mut tree, &mut builder, &lines, i)
         } else {
-            parse_raw_line(&mut tree, &mut builder, &lines, i)
+            parse_raw_line(&mut tree, &mut builder, &lines, &believed, i)
         };
         i += consumed.max(1);
     }
     tree
+}
+
+/// Roles of the nodes upstream gives one shared uid: those without a DOM node of their own (CSS
+/// generated text, inline text boxes, ignored wrappers, images), all numbered with the id of the
+/// first such node of the page.
+const SHARED_UID_ROLES: [&str; 7] = [
+    "",
+    "InlineTextBox",
+    "StaticText",
+    "ignored",
+    "image",
+    "LineBreak",
+    "ListMarker",
+];
+
+/// Which `uid=` lines of a raw snapshot can be believed to start a node (module doc).
+#[derive(Default)]
+struct UidLines {
+    /// For each line, the first later line that starts a believed node (the line count if none).
+    next_believed: Vec<u32>,
+}
+
+/// One `uid=` line, for the scan.
+struct UidLine {
+    line: u32,
+    prefix: u64,
+    counter: u64,
+    depth: u32,
+    shared_role: bool,
+}
+
+impl UidLines {
+    fn scan(lines: &LineIndex<'_>) -> UidLines {
+        let n = lines.len();
+        let mut found: Vec<UidLine> = Vec::with_capacity(n);
+        for i in 0..n {
+            let Some(line) = lines.line(i) else { continue };
+            let (indent, rest) = split_indent(line);
+            let Some(after) = rest.strip_prefix("uid=") else {
+                continue;
+            };
+            let uid_len = find_byte(after, b' ').unwrap_or(after.len());
+            let (uid, tail) = after.split_at(uid_len);
+            let Some(sep) = find_byte(uid, b'_').filter(|_| is_uid(uid)) else {
+                continue;
+            };
+            let (prefix, counter) = (
+                uid.get(..sep).unwrap_or(""),
+                uid.get(sep + 1..).unwrap_or(""),
+            );
+            let tail = tail.strip_prefix(' ').unwrap_or("");
+            let role = if tail.starts_with('"') {
+                ""
+            } else {
+                tail.get(..find_byte(tail, b' ').unwrap_or(tail.len()))
+                    .unwrap_or("")
+            };
+            found.push(UidLine {
+                line: u32::try_from(i).unwrap_or(u32::MAX),
+                prefix: saturating_number(prefix),
+                counter: saturating_number(counter),
+                depth: u32::try_from(indent / 2).unwrap_or(u32::MAX),
+                shared_role: SHARED_UID_ROLES.contains(&role),
+            });
+        }
+        let mut believed = vec![false; n];
+        for (line, ok) in believed_lines(&found) {
+            if let Some(flag) = believed.get_mut(line as usize) {
+                *flag = ok;
+            }
+        }
+        let mut next_believed = vec![0u32; n];
+        let mut next = u32::try_from(n).unwrap_or(u32::MAX);
+        for (i, (slot, &ok)) in next_believed.iter_mut().zip(&believed).enumerate().rev() {
+            *slot = next;
+            if ok {
+                next = u32::try_from(i).unwrap_or(u32::MAX);
+            }
+        }
+        UidLines { next_believed }
+    }
+
+    /// The first line after `i` that starts a believed node, or the line count.
+    fn next_believed_after(&self, i: usize, len: usize) -> usize {
+        self.next_believed
+            .get(i)
+            .map_or(len, |&j| (j as usize).min(len))
+    }
+}
+
+fn saturating_number(digits: &str) -> u64 {
+    digits.bytes().fold(0u64, |n, b| {
+        n.saturating_mul(10)
+            .saturating_add(u64::from(b.wrapping_sub(b'0')))
+    })
+}
+
+/// `(line, believed)` for every `uid=` line, in line order.
+fn believed_lines(found: &[UidLine]) -> Vec<(u32, bool)> {
+    let mut ok = vec![false; found.len()];
+    // The lines of each prefix, in line order (a snapshot has a few prefixes).
+    let mut by_prefix: Vec<usize> = (0..found.len()).collect();
+    by_prefix.sort_by_key(|&k| found.get(k).map(|f| f.prefix));
+    let counter = |k: usize| found.get(k).map_or(0, |f| f.counter);
+    for run in by_prefix
+        .chunk_by(|&a, &b| found.get(a).map(|f| f.prefix) == found.get(b).map(|f| f.prefix))
+    {
+        // Lines whose counter does not count up from the lines before: the only ones that can
+        // repeat a uid or be out of order. Usually none.
+        let mut max: Option<u64> = None;
+        let mut behind: Vec<u64> = Vec::new();
+        for &k in run {
+            let c = counter(k);
+            if max.is_some_and(|m| c <= m) {
+                behind.push(c);
+            } else {
+                max = Some(c);
+            }
+        }
+        if behind.is_empty() {
+            for &k in run {
+                if let Some(flag) = ok.get_mut(k) {
+                    *flag = true;
+                }
+            }
+            continue;
+        }
+        // A uid on several lines is shared (believed) when every one of those lines has a role
+        // without a DOM node; the other lines keep their counters' order: the longest strictly
+        // increasing run of them (in line order) is believed, the rest not. A uid on two lines
+        // counts once at most.
+        behind.sort_unstable();
+        behind.dedup();
+        let mut repeated: Vec<(u64, usize)> = run
+            .iter()
+            .map(|&k| (counter(k), k))
+            .filter(|(c, _)| behind.binary_search(c).is_ok())
+            .collect();
+        repeated.sort_unstable();
+        let mut shared = Vec::new();
+        for same in repeated.chunk_by(|a, b| a.0 == b.0) {
+            let all_shared = same
+                .iter()
+                .all(|&(_, k)| found.get(k).is_some_and(|f| f.shared_role));
+            if same.len() > 1 && all_shared {
+                shared.extend(same.iter().map(|&(_, k)| k));
+            }
+        }
+        shared.sort_unstable();
+        let ordered: Vec<usize> = run
+            .iter()
+            .copied()
+            .filter(|k| shared.binary_search(k).is_err())
+            .collect();
+        let counters: Vec<u64> = ordered.iter().map(|&k| counter(k)).collect();
+        let increasing = longest_increasing(&counters)
+            .into_iter()
+            .filter_map(|p| ordered.get(p).copied());
+        for k in shared.iter().copied().chain(increasing) {
+            if let Some(flag) = ok.get_mut(k) {
+                *flag = true;
+            }
+        }
+    }
+    depth_and_root(found, &ok)
+}
+
+/// `ok` (in order, or shared) narrowed by the root and depth rules, as `(line, believed)`.
+fn depth_and_root(found: &[UidLine], ok: &[bool]) -> Vec<(u32, bool)> {
+    // Every node of a document is numbered in its snapshot or a later one: none has an older
+    // snapshot's prefix than the root (the first line). A node is at most one level deeper
+    // than the believed node before it.
+    let root_prefix = found.first().map_or(0, |f| f.prefix);
+    let mut out = Vec::with_capacity(found.len());
+    let mut last_depth: Option<u32> = None;
+    for (f, &in_order) in found.iter().zip(ok) {
+        let too_deep = last_depth.is_some_and(|d| f.depth > d.saturating_add(1));
+        let believed = in_order && f.prefix >= root_prefix && !too_deep;
+        if believed {
+            last_depth = Some(f.depth);
+        }
+        out.push((f.line, believed));
+    }
+    out
+}
+
+/// The positions of one longest strictly increasing subsequence of `keys` (patience sorting,
+/// O(n log n)).
+fn longest_increasing(keys: &[u64]) -> Vec<usize> {
+    // tail_keys[l] / tail_pos[l]: the smallest last key of an increasing run of length l+1.
+    let mut tail_keys: Vec<u64> = Vec::new();
+    let mut tail_pos: Vec<usize> = Vec::new();
+    let mut previous: Vec<Option<usize>> = vec![None; keys.len()];
+    for (pos, &k) in keys.iter().enumerate() {
+        // Mostly counting up: the key usually extends the longest run.
+        let at = if tail_keys.last().is_none_or(|&t| t < k) {
+            tail_keys.len()
+        } else {
+            tail_keys.partition_point(|&t| t < k)
+        };
+        if let Some(slot) = previous.get_mut(pos) {
+            *slot = at.checked_sub(1).and_then(|a| tail_pos.get(a).copied());
+        }
+        if at == tail_keys.len() {
+            tail_keys.push(k);
+            tail_pos.push(pos);
+        } else if let (Some(t), Some(p)) = (tail_keys.get_mut(at), tail_pos.get_mut(at)) {
+            *t = k;
+            *p = pos;
+        }
+    }
+    let mut out = Vec::with_capacity(tail_pos.len());
+    let mut cur = tail_pos.last().copied();
+    while let Some(pos) = cur {
+        out.push(pos);
+        cur = previous.get(pos).copied().flatten();
+    }
+    out
 }
 
 /// Byte ranges of the lines of `body`, so multi-line names can be borrowed from the input.
@@ -158,10 +393,36 @@ fn rfind_byte(s: &str, b: u8) -> Option<usize> {
     s.bytes().rposition(|c| c == b)
 }
 
-fn is_key(word: &str) -> bool {
+pub(super) fn is_key(word: &str) -> bool {
     let mut bytes = word.bytes();
     bytes.next().is_some_and(|b| b.is_ascii_lowercase())
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// Attribute keys whose value is page text, printed raw by upstream: it may hold quotes, and
+/// (all but `url`, which a URL parser keeps on one line) line breaks.
+const PAGE_TEXT_KEYS: [&str; 6] = [
+    "description",
+    "keyshortcuts",
+    "roledescription",
+    "url",
+    "value",
+    "valuetext",
+];
+
+/// Longest attribute key upstream prints (`multiselectable`, `roledescription`), with room.
+const MAX_KEY_LEN: usize = 24;
+
+/// Where `key` sorts among the attributes of a line: upstream prints them by key, a capability
+/// word (`disableable`) at the place of the state it stands for (`disabled`), just before it.
+fn sort_key(key: &str) -> (&str, u8) {
+    match key {
+        "disableable" => ("disabled", 0),
+        "expandable" => ("expanded", 0),
+        "focusable" => ("focused", 0),
+        "selectable" => ("selected", 0),
+        other => (other, 1),
+    }
 }
 
 /// Positions in `s` where a valid attribute tail (` key="v"`, ` word`, the DevTools suffix)
@@ -171,6 +432,8 @@ struct AttrTailStarts<'s> {
     s: &'s str,
     /// The last position yielded; `None` before the first.
     pos: Option<usize>,
+    /// The key of the attribute starting at `pos`.
+    key: Option<&'s str>,
     done: bool,
 }
 
@@ -179,22 +442,80 @@ impl<'s> AttrTailStarts<'s> {
         AttrTailStarts {
             s,
             pos: None,
+            key: None,
             done: false,
         }
     }
 
-    fn step(seg: &str) -> Option<usize> {
+    /// The attribute that ends `seg`: where it starts (its space) and its key.
+    fn step(seg: &'s str, right: Option<&str>) -> Option<(usize, &'s str)> {
         if let Some(inner) = seg.strip_suffix('"') {
-            // key="value" (a value holding no quote)
-            rfind_byte(inner, b'"').and_then(|q| {
-                let before = inner.get(..q)?.strip_suffix('=')?;
+            // key="value" (a value holding no quote); a value holding one needs a quote too.
+            let q = rfind_byte(inner, b'"')?;
+            let plain = inner.get(..q)?.strip_suffix('=').and_then(|before| {
                 let space = rfind_byte(before, b' ')?;
-                is_key(before.get(space + 1..)?).then_some(space)
-            })
+                let key = before.get(space + 1..)?;
+                let breaks = inner.get(q..).is_some_and(|v| v.contains('\n'));
+                (is_key(key) && (!breaks || allows_line_breaks(key))).then_some((space, key))
+            });
+            plain.or_else(|| page_text_value_start(inner, right))
         } else {
-            rfind_byte(seg, b' ').filter(|&space| seg.get(space + 1..).is_some_and(is_key))
+            let space = rfind_byte(seg, b' ')?;
+            let word = seg.get(space + 1..)?;
+            is_key(word).then_some((space, word))
         }
     }
+}
+
+fn allows_line_breaks(key: &str) -> bool {
+    key != "url" && PAGE_TEXT_KEYS.contains(&key)
+}
+
+/// Where a page-text value holding quotes starts in `inner` (the attribute without its closing
+/// quote): the last ` key="` of a page-text key that sorts before the attribute to its right and
+/// follows a closed name or value or a bare word. Linear: each `="` is looked at once, with a
+/// bounded look back.
+fn page_text_value_start<'s>(inner: &'s str, right: Option<&str>) -> Option<(usize, &'s str)> {
+    let bytes = inner.as_bytes();
+    let mut last_break = None;
+    let mut end = bytes.len();
+    while let Some(eq) = bytes.get(..end)?.windows(2).rposition(|w| w == b"=\"") {
+        end = eq;
+        let window = eq.saturating_sub(MAX_KEY_LEN + 1);
+        let Some(space) = bytes
+            .get(window..eq)
+            .and_then(|w| w.iter().rposition(|&b| b == b' '))
+            .map(|p| p + window)
+        else {
+            continue;
+        };
+        let Some(key) = inner.get(space + 1..eq) else {
+            continue;
+        };
+        if !PAGE_TEXT_KEYS.contains(&key) || right.is_some_and(|r| sort_key(key) >= sort_key(r)) {
+            continue;
+        }
+        // A url stays on one line (looked for once, only when a url could start here).
+        let one_line = allows_line_breaks(key)
+            || last_break
+                .get_or_insert_with(|| rfind_byte(inner, b'\n'))
+                .is_none_or(|lb| lb < eq);
+        if one_line && attribute_may_follow(inner.get(..space)?) {
+            return Some((space, key));
+        }
+    }
+    None
+}
+
+/// An attribute can start after `left`: the start of the tail, a closing quote (of the name or
+/// of a value), or a bare word.
+fn attribute_may_follow(left: &str) -> bool {
+    if left.is_empty() || left.ends_with('"') {
+        return true;
+    }
+    let from = left.len().saturating_sub(MAX_KEY_LEN + 1);
+    let tail = left.get(from..).unwrap_or("");
+    rfind_byte(tail, b' ').is_some_and(|space| tail.get(space + 1..).is_some_and(is_key))
 }
 
 impl Iterator for AttrTailStarts<'_> {
@@ -205,17 +526,24 @@ impl Iterator for AttrTailStarts<'_> {
             return None;
         }
         let next = match self.pos {
-            None => Some(self.s.len()),
+            None => Some((self.s.len(), None)),
             Some(pos) if pos == self.s.len() && self.s.ends_with(DEVTOOLS_SELECTED) => {
-                Some(pos - DEVTOOLS_SELECTED.len())
+                Some((pos - DEVTOOLS_SELECTED.len(), None))
             }
-            Some(pos) => self.s.get(..pos).and_then(Self::step),
+            Some(pos) => self
+                .s
+                .get(..pos)
+                .and_then(|seg| Self::step(seg, self.key))
+                .map(|(p, k)| (p, Some(k))),
         };
         match next {
-            Some(p) => self.pos = Some(p),
+            Some((p, key)) => {
+                self.pos = Some(p);
+                self.key = key;
+            }
             None => self.done = true,
         }
-        next
+        next.map(|(p, _)| p)
     }
 }
 
@@ -278,25 +606,15 @@ fn parse_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
     }
 }
 
-fn next_line_is_raw_node(lines: &LineIndex<'_>, i: usize) -> bool {
-    match lines.line(i) {
-        None => true,
-        Some(l) => split_indent(l).1.strip_prefix("uid=").is_some_and(|after| {
-            is_uid(
-                after
-                    .get(..find_byte(after, b' ').unwrap_or(after.len()))
-                    .unwrap_or(""),
-            )
-        }),
-    }
-}
-
-/// One node of the chrome-devtools-mcp notation, with its continuation lines. Returns the
+/// One node of the chrome-devtools-mcp notation with its continuation lines: the lines a string
+/// opened on its line runs on (the line cannot close it), then every line up to the next
+/// believed node line (see [`UidLines`]), which can only be text of its last string. Returns the
 /// number of lines consumed.
 fn parse_raw_line<'a>(
     tree: &mut Tree<'a>,
     builder: &mut Builder,
     lines: &LineIndex<'a>,
+    believed: &UidLines,
     i: usize,
 ) -> usize {
     let Some(line) = lines.line(i) else { return 1 };
@@ -318,85 +636,113 @@ fn parse_raw_line<'a>(
         builder.add_element(tree, node, depth);
         return 1;
     };
-    let name_part = if let Some(quoted) = tail.strip_prefix('"') {
-        Some(quoted)
+    // Where this node's strings run: after the name's opening quote, or the attributes of a
+    // node without a name.
+    let (named, piece) = if let Some(quoted) = tail.strip_prefix('"') {
+        (true, quoted)
     } else {
         let role_len = find_byte(tail, b' ').unwrap_or(tail.len());
         let (role, after_role) = tail.split_at(role_len);
         node.role = role;
         match after_role.strip_prefix(" \"") {
-            Some(quoted) => Some(quoted),
-            None => {
-                parse_raw_attrs(&mut node, after_role);
-                None
-            }
+            Some(quoted) => (true, quoted),
+            None => (false, after_role),
         }
     };
-    let Some(quoted) = name_part else {
-        builder.add_element(tree, node, depth);
-        return 1;
-    };
-    // Offset of the name's first byte in the whole text.
-    let name_start = lines.start(i) + (line.len() - quoted.len());
-    let first_line_close = raw_name_close(quoted, 0);
-    if let Some(close) = first_line_close {
-        if next_line_is_raw_node(lines, i + 1) {
-            let tail = quoted.get(close..).unwrap_or("");
-            set_raw_name(&mut node, lines, name_start, name_start + close - 1, tail);
-            builder.add_element(tree, node, depth);
-            return 1;
+    let closes = |p: &str| {
+        if named {
+            raw_name_close(p, 0)
+        } else {
+            attrs_close(p)
         }
-    }
-    // The name goes on (or stray lines follow): the continuation closes on a line followed by a
-    // node line; failing that, the first place it could close; failing that, it stays open.
+    };
+    let holds_string = named || piece.contains('"');
+    // Without a string nothing can run on: the attributes are read once, below.
+    let first_close = if holds_string { closes(piece) } else { Some(0) };
     let within = |j: usize| {
         j < lines.len()
             && j - i <= MAX_CONTINUATION_LINES
             && lines.start(j) - lines.start(i) <= MAX_CONTINUATION_BYTES
     };
-    if let Some(j) = builder
-        .closes
-        .next_good(lines, i + 1)
-        .filter(|&j| within(j))
-    {
-        return finish_multiline(tree, builder, lines, node, depth, i, j, name_start);
+    // The line that closes the string left open on this one.
+    let closing = if first_close.is_some() || !holds_string {
+        Some(i)
+    } else {
+        builder.closes.next_any(lines, i + 1).filter(|&j| within(j))
+    };
+    let Some(closing) = closing else {
+        // Never closes: the opening line alone, its name unclosed.
+        if named {
+            node.name = Some(Cow::Borrowed(piece));
+        } else {
+            parse_raw_attrs(&mut node, piece);
+        }
+        builder.add_element(tree, node, depth);
+        return 1;
+    };
+    let piece_start = lines.start(i) + (line.len() - piece.len());
+    let next = believed.next_believed_after(closing, lines.len());
+    let mut last = closing;
+    let mut unclosed = false;
+    if holds_string && next > closing + 1 {
+        // Lines no node can start: text of the last string, which closes on the last of them.
+        last = next - 1;
+        unclosed = lines
+            .line(last)
+            .and_then(|l| raw_name_close(l, 0))
+            .is_none();
     }
-    if let Some(close) = first_line_close {
-        let tail = quoted.get(close..).unwrap_or("");
-        set_raw_name(&mut node, lines, name_start, name_start + close - 1, tail);
+    let span = lines.text.get(piece_start..lines.end(last)).unwrap_or("");
+    if !named && last > i && attrs_close(span).is_none() {
+        // Not an attribute list across lines: the line is read alone.
+        parse_raw_attrs(&mut node, piece);
         builder.add_element(tree, node, depth);
         return 1;
     }
-    if let Some(j) = builder.closes.next_any(lines, i + 1).filter(|&j| within(j)) {
-        return finish_multiline(tree, builder, lines, node, depth, i, j, name_start);
+    if last > i {
+        node.raw = lines.text.get(lines.start(i)..lines.end(last));
     }
-    // Never closes: read the opening line alone, its name unclosed.
-    node.name = Some(Cow::Borrowed(quoted));
+    if !named {
+        parse_raw_attrs(&mut node, span);
+    } else if unclosed {
+        node.name = Some(Cow::Borrowed(span));
+    } else {
+        // The close that leaves a valid attribute list, else the last line's own.
+        let close = if last == i { first_close } else { None };
+        let close = close.or_else(|| raw_name_close(span, 0)).or_else(|| {
+            let own = raw_name_close(lines.line(last)?, 0)?;
+            (lines.start(last) + own).checked_sub(piece_start)
+        });
+        match close {
+            Some(close) => {
+                let tail = span.get(close..).unwrap_or("");
+                set_raw_name(&mut node, lines, piece_start, piece_start + close - 1, tail);
+            }
+            None => node.name = Some(Cow::Borrowed(span)),
+        }
+    }
     builder.add_element(tree, node, depth);
-    1
+    last - i + 1
 }
 
-/// The next line that could close a continued name (`any`) and the next that could close it
-/// before a node line (`good`), found by scanning forward on demand. Lines are asked about in
-/// increasing order, so each cursor scans every line at most once: reading continuation lines
-/// stays linear without examining every line of snapshots that have none.
+/// A node without a name: its attributes read as a list from the start.
+fn attrs_close(piece: &str) -> Option<usize> {
+    (AttrTailStarts::new(piece).last() == Some(0)).then_some(0)
+}
+
+/// The next line that could close a continued name or value, found by scanning forward on
+/// demand. Lines are asked about in increasing order, so the cursor scans every line at most
+/// once: reading continuation lines stays linear without examining every line of snapshots
+/// that have none.
 #[derive(Default)]
 struct Closes {
     any: NextLine,
-    good: NextLine,
 }
 
 impl Closes {
     fn next_any(&mut self, lines: &LineIndex<'_>, j: usize) -> Option<usize> {
         self.any.find(lines, j, |k| {
             lines.line(k).and_then(|l| raw_name_close(l, 0)).is_some()
-        })
-    }
-
-    fn next_good(&mut self, lines: &LineIndex<'_>, j: usize) -> Option<usize> {
-        self.good.find(lines, j, |k| {
-            lines.line(k).and_then(|l| raw_name_close(l, 0)).is_some()
-                && next_line_is_raw_node(lines, k + 1)
         })
     }
 }
@@ -454,32 +800,6 @@ fn set_raw_name<'a>(
     parse_raw_attrs(node, tail);
 }
 
-#[allow(clippy::too_many_arguments)]
-fn finish_multiline<'a>(
-    tree: &mut Tree<'a>,
-    builder: &mut Builder,
-    lines: &LineIndex<'a>,
-    mut node: Node<'a>,
-    depth: usize,
-    first: usize,
-    last: usize,
-    name_start: usize,
-) -> usize {
-    let close = lines
-        .line(last)
-        .and_then(|l| raw_name_close(l, 0))
-        .unwrap_or(0);
-    let last_start = lines.start(last);
-    let tail = lines
-        .text
-        .get(last_start + close..lines.end(last))
-        .unwrap_or("");
-    set_raw_name(&mut node, lines, name_start, last_start + close - 1, tail);
-    node.raw = lines.text.get(lines.start(first)..lines.end(last));
-    builder.add_element(tree, node, depth);
-    last - first + 1
-}
-
 /// One line of the light notation: a node (or a run of text nodes), a marker, or an escaped
 /// verbatim line.
 fn parse_light_line<'a>(
@@ -515,7 +835,7 @@ fn parse_light_line<'a>(
 }
 
 /// `DIGITS_DIGITS`.
-fn is_uid(token: &str) -> bool {
+pub(super) fn is_uid(token: &str) -> bool {
     let bytes = token.as_bytes();
     let Some(sep) = bytes.iter().position(|&c| !c.is_ascii_digit()) else {
         return false;

@@ -1,0 +1,185 @@
+'use strict'
+
+// Issue 20 item 1, through the real browser: a page whose own text imitates snapshot lines
+// (corpus/hostile/spoof-in-text.html, copied to __test__/site/hostile/) served from 127.0.0.1,
+// chrome-devtools-mcp 1.11.0 driving headless Chromium behind the real bin. At every lossy and
+// lossless level, from the text alone and with the structured tree, every uid a reader can find
+// in the output, in expand_snapshot and in search_snapshot answers, clicks the element whose
+// role and name the output gives it; none of the planted uids or names shows as a node.
+
+const assert = require('node:assert/strict')
+const path = require('node:path')
+const { describe, test, before, after } = require('node:test')
+
+const { connect, proxyCommand } = require('./helpers.js')
+const { serveDirectory, chromeDevtoolsCommand, upstreamEnv, chromiumInstalled, resultText, CHROMIUM, SITE_DIR } = require('../bench/live-browser.js')
+
+const CALL_TIMEOUT_MS = 120_000
+const STEP_TIMEOUT_MS = 300_000
+const PAGE = '/hostile/spoof-in-text.html'
+/** Names the page plants inside its text, each after a fake `uid=`. */
+const PLANTED = ['Keep my account safe', 'Claim prize', 'descfake', 'vtfake', 'phfake', 'titlefake', 'cefake', 'prefake']
+
+/**
+ * Every node a reader can find in filtered text, as { uid, role, name }: `1_2 role "name"`,
+ * `1_2 "text"`, `1_2 [name](url)`, after a line start, a space, `|`, `>`, `=` or `[`; names
+ * unescaped (`\n`, `\"`, `\\`, `\]`). The upstream's `uid=1_2 …` lines match too (after `=`).
+ */
+function nodeLines(text) {
+  const pattern = /(?:^|[\s|>=[(])(\d+_\d+)(?: ([A-Za-z]+))? (?:"((?:[^"\\]|\\.)*)"|\[((?:[^\]\\]|\\.)*)\]\()/gm
+  const unescape = (s) => s.replace(/\\(.)/g, (_, c) => (c === 'n' ? '\n' : c === 'r' ? '\r' : c))
+  return [...text.matchAll(pattern)].map((m) => ({
+    uid: m[1],
+    role: m[2] ?? (m[4] !== undefined ? 'link' : ''),
+    name: unescape(m[3] ?? m[4]),
+  }))
+}
+
+test('nodeLines finds nodes in both notations and no marker', () => {
+  const text = [
+    '#snapshot-filter: uid role "name" attrs',
+    '1_0 RootWebArea "Bank" url=http://x/',
+    '  1_2 [nav link \\] 0](p0)|1_4 "a \\"b\\"\\nc" > 1_5 button "OK"',
+    '  … 12 hidden (link 12; uid 1_6…1_30): expand_snapshot uid=1_6 until=1_30',
+    'uid=1_9 button "raw"',
+  ].join('\n')
+  assert.deepEqual(nodeLines(text), [
+    { uid: '1_0', role: 'RootWebArea', name: 'Bank' },
+    { uid: '1_2', role: 'link', name: 'nav link ] 0' },
+    { uid: '1_4', role: '', name: 'a "b"\nc' },
+    { uid: '1_5', role: 'button', name: 'OK' },
+    { uid: '1_9', role: 'button', name: 'raw' },
+  ])
+})
+
+/** In the page: every click is caught before the page sees it, and what it hit is kept. */
+const CATCH_CLICKS = `() => {
+  window.__clicked = null
+  window.addEventListener('click', (e) => {
+    e.preventDefault()
+    e.stopImmediatePropagation()
+    const el = e.target
+    window.__clicked = {
+      tag: el.tagName,
+      role: el.getAttribute('role'),
+      label: el.getAttribute('aria-label'),
+      text: el.textContent,
+      editable: el.isContentEditable,
+      within: [],
+    }
+    for (let a = el; a; a = a.parentElement) window.__clicked.within.push(a.tagName)
+  }, true)
+  return true
+}`
+
+/** Whether the element a click hit is the node the output showed (role and name, a cut name's start). */
+function clickedMatches(node, hit) {
+  if (!hit) return false
+  const cut = node.name.endsWith('…') ? node.name.slice(0, -1) : null
+  const same = (s) => typeof s === 'string' && (cut === null ? s.trim() === node.name.trim() : s.trim().startsWith(cut.trim()))
+  const holds = (s) => typeof s === 'string' && (cut === null ? s.includes(node.name) : s.includes(cut))
+  switch (node.role) {
+    case 'link':
+      return hit.tag === 'A' && same(hit.text)
+    case 'button':
+      return hit.tag === 'BUTTON' && same(hit.label ?? hit.text)
+    case 'textbox':
+      return (hit.tag === 'TEXTAREA' || hit.tag === 'INPUT' || hit.editable) && same(hit.label)
+    case 'slider':
+      return hit.role === 'slider' && same(hit.label)
+    case '':
+      // A text node: the click lands on the element holding the text.
+      return holds(hit.text)
+    case 'navigation':
+      // A container is clicked at its middle, on whatever lies there.
+      return hit.within.includes('NAV')
+    case 'main':
+      return hit.within.includes('MAIN')
+    default:
+      return false
+  }
+}
+
+if (!chromiumInstalled()) {
+  const message = `Chromium not found at ${CHROMIUM}: the hostile-page end-to-end test cannot run. Install it (apt-get install chromium) or set CHROMIUM_PATH.`
+  if (process.env.CI) {
+    test('hostile page through Chromium', () => assert.fail(`${message} (CI is set: this is a failure)`))
+  } else {
+    process.stderr.write(`\n!!!!!!!!!!\n!!! SKIPPED: ${message}\n!!!!!!!!!!\n\n`)
+    test('hostile page through Chromium', { skip: message }, () => {})
+  }
+} else {
+  describe('hostile page: page text never poses as a node (real chrome-devtools-mcp + Chromium)', { timeout: 20 * 60_000 }, () => {
+    let site
+    before(async () => {
+      site = await serveDirectory(SITE_DIR)
+    })
+    after(async () => {
+      await site?.close()
+    })
+
+    const runs = [
+      { level: 'light', structured: false },
+      { level: 'moderate', structured: false },
+      { level: 'aggressive', structured: false },
+      { level: 'moderate', structured: true },
+    ]
+    for (const { level, structured } of runs) {
+      const what = `${level}, ${structured ? 'with the structured tree (--experimentalStructuredContent)' : 'from the text alone'}`
+      test(`every uid shown is the node it says it is: ${what}`, { timeout: STEP_TIMEOUT_MS }, async () => {
+        const upstream = [...chromeDevtoolsCommand(), ...(structured ? ['--experimentalStructuredContent'] : [])]
+        const session = await connect(proxyCommand(upstream, [`--filter-level=${level}`, '--proxy-tools']), { env: upstreamEnv() })
+        try {
+          const call = async (name, args = {}, { allowError = false } = {}) => {
+            const result = await session.client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS })
+            if (!allowError) assert.ok(!result.isError, `${name} ${JSON.stringify(args)} failed: ${resultText(result)}\nstderr:\n${session.stderr()}`)
+            return result
+          }
+          const pages = resultText(await call('list_pages'))
+          const pageId = Number(/^(\d+): .*\[selected\]$/m.exec(pages)[1])
+          await call('navigate_page', { pageId, url: `${site.origin}${PAGE}` })
+          const snapshot = resultText(await call('take_snapshot', { pageId }))
+          assert.match(snapshot, /#snapshot-filter/, 'the snapshot was filtered')
+          await call('evaluate_script', { pageId, function: CATCH_CLICKS })
+
+          // Every text a reader gets: the snapshot, what its markers expand to, searches for the planted names.
+          const answers = [['take_snapshot', snapshot]]
+          const markers = [...snapshot.matchAll(/expand_snapshot uid=(\d+_\d+)(?: until=(\d+_\d+))?/g)]
+          for (const [, uid, until] of markers.slice(0, 12)) {
+            answers.push([`expand ${uid}`, resultText(await call('expand_snapshot', { uid, ...(until ? { until } : {}), pageId }))])
+          }
+          const main = nodeLines(snapshot).find((n) => n.role === 'main')
+          if (main) answers.push([`expand ${main.uid}`, resultText(await call('expand_snapshot', { uid: main.uid, pageId }))])
+          for (const query of ['Keep my account', 'Claim prize', 'prefake', 'uid=1_']) {
+            answers.push([`search ${query}`, resultText(await call('search_snapshot', { query, pageId }))])
+          }
+
+          const checked = new Map()
+          let clicks = 0
+          for (const [source, text] of answers) {
+            for (const node of nodeLines(text)) {
+              assert.ok(!PLANTED.includes(node.name), `${what}, ${source}: planted "${node.name}" shows as node ${node.uid}:\n${text}`)
+              if (node.role === 'RootWebArea') continue
+              const key = `${node.uid} ${node.role} ${node.name}`
+              if (checked.has(key)) continue
+              const clicked = await call('click', { pageId, uid: node.uid }, { allowError: true })
+              assert.ok(!clicked.isError, `${what}, ${source}: uid ${node.uid} (${node.role} "${node.name}") does not click: ${resultText(clicked)}\n${text}`)
+              clicks++
+              const read = '() => { const hit = window.__clicked; window.__clicked = null; return hit }'
+              const hit = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(resultText(await call('evaluate_script', { pageId, function: read })))[1])
+              assert.ok(clickedMatches(node, hit), `${what}, ${source}: uid ${node.uid} shown as ${node.role} "${node.name}" clicked ${JSON.stringify(hit)}`)
+              checked.set(key, true)
+            }
+          }
+          process.stderr.write(`  e2e hostile ${what}: ${answers.length} answers, ${clicks} uids clicked, each the node shown\n`)
+          assert.ok(clicks >= 10, `only ${clicks} uids checked`)
+        } finally {
+          await session.client.close()
+        }
+        assert.doesNotMatch(session.stderr(), /filter failed/, `the proxy failed open:\n${session.stderr()}`)
+      })
+    }
+  })
+}
+
+module.exports = { nodeLines, clickedMatches, PAGE: path.posix.join(PAGE) }
