@@ -852,3 +852,41 @@ fn a_whole_page_follows_deltas_in_a_row_and_expand_without_uid_counts_as_one() {
     send(&mut s, snap);
     assert!(matches!(s.last_sent(), Some(Sent::Delta { .. })));
 }
+
+#[test]
+fn snapshots_read_from_structured_content_get_deltas_too() {
+    // The default upstream is asked for structuredContent: its tree is what is filtered.
+    let Some(corpus) = corpus_dir() else {
+        return;
+    };
+    let file = corpus.join("chrome-devtools-mcp-structured/app-grid/take_snapshot.json");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap_or_default())
+        .unwrap_or_default();
+    let result = doc["result"].clone();
+    assert!(
+        result["structuredContent"]["snapshot"].is_object(),
+        "{}",
+        file.display()
+    );
+    let step = Step {
+        tool: "take_snapshot".into(),
+        args: json!({"pageId": 1}),
+        result,
+    };
+    let mut s = session(Level::Moderate, true);
+    let first = send(&mut s, &step);
+    assert_eq!(
+        s.last_sent(),
+        Some(Sent::Full(FullReason::First)),
+        "{first}"
+    );
+    let again = send(&mut s, &step);
+    assert!(
+        matches!(s.last_sent(), Some(Sent::Delta { counts, .. }) if counts.is_empty()),
+        "{again}"
+    );
+    assert!(
+        again.contains("snapshot 2: unchanged since snapshot 1"),
+        "{again}"
+    );
+}

@@ -24,7 +24,9 @@ use serde_json::{Map, Value};
 
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
-use crate::snapshot::delta::{filter_with_deltas, DeltaInput, Sent, SentPage};
+use crate::snapshot::delta::{
+    filter_tree_with_deltas, filter_with_deltas, DeltaInput, Sent, SentPage,
+};
 use crate::snapshot::{FilteredSnapshot, SnapshotLimits, SnapshotOptions};
 use crate::tokens;
 
@@ -187,6 +189,28 @@ impl SnapshotCapture<'_> {
             return crate::notation::filter_snapshot(body, options);
         };
         let out = filter_with_deltas(crate::notation::notation_of(body), body, options, input);
+        self.keep(out)
+    }
+
+    /// `filter` on a chrome-devtools-mcp tree read already (from structuredContent); `raw` is
+    /// what the proxy tools read for it.
+    pub fn filter_tree(
+        &mut self,
+        body: &str,
+        tree: crate::snapshot::tree::Tree<'_>,
+        raw: String,
+        options: &SnapshotOptions,
+    ) -> FilteredSnapshot {
+        self.raw = Some(raw);
+        let cdp = &crate::notation::cdp::Cdp;
+        let Some(input) = self.deltas else {
+            return crate::snapshot::filter_tree(cdp, body, tree, options);
+        };
+        let out = filter_tree_with_deltas(cdp, body, tree, options, input);
+        self.keep(out)
+    }
+
+    fn keep(&mut self, out: crate::snapshot::delta::DeltaFiltered) -> FilteredSnapshot {
         self.holds = out.holds;
         self.sent = out.sent;
         self.full_bytes = out.full_bytes;
@@ -519,11 +543,9 @@ fn filter_snapshot_section(
         .filter(|_| !crate::notation::playwright::is_yaml_snapshot(body))
         .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body));
     let filtered = match exact {
-        // The tree read from structuredContent: filtered whole (no delta; the next snapshot of
-        // the page is whole too, since nothing is held for it).
         Some(tree) => {
-            capture.raw = Some(crate::notation::cdp::writer::render(&tree, false).text);
-            crate::snapshot::filter_tree(&crate::notation::cdp::Cdp, body, tree, &snapshot_options)
+            let raw = crate::notation::cdp::writer::render(&tree, false).text;
+            capture.filter_tree(body, tree, raw, &snapshot_options)
         }
         None => capture.filter(body, &snapshot_options),
     };

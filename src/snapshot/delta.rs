@@ -22,7 +22,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use super::marker::{hidden_run_end, ExpandTarget};
 use super::render::flatten;
 use super::tree::{DeltaMarks, NodeKind, Tree};
-use super::{apply_passes, filter_with, FilteredSnapshot, Notation, SnapshotOptions};
+use super::{apply_passes, filter_tree, FilteredSnapshot, Notation, SnapshotOptions};
 use crate::level::Level;
 
 /// Deltas sent in a row before a full snapshot again: a client that drops old tool results
@@ -584,6 +584,19 @@ pub fn filter_with_deltas<N: Notation + ?Sized>(
     options: &SnapshotOptions,
     input: DeltaInput<'_>,
 ) -> DeltaFiltered {
+    let mut implied = Vec::new();
+    let tree = notation.parse(text, &mut implied);
+    filter_tree_with_deltas(notation, text, tree, options, input)
+}
+
+/// `filter_with_deltas` on a tree read already (from upstream's structured tree of `text`).
+pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
+    notation: &N,
+    text: &str,
+    mut tree: Tree<'_>,
+    options: &SnapshotOptions,
+    input: DeltaInput<'_>,
+) -> DeltaFiltered {
     let passthrough = |filtered: FilteredSnapshot| DeltaFiltered {
         full_bytes: filtered.text.len(),
         filtered,
@@ -591,20 +604,26 @@ pub fn filter_with_deltas<N: Notation + ?Sized>(
         sent: None,
         delta_bytes: None,
     };
-    if options.level < Level::Moderate {
-        return passthrough(filter_with(notation, text, options));
+    if options.level < Level::Moderate || tree.nodes.is_empty() {
+        return passthrough(filter_tree(notation, text, tree, options));
     }
-    let mut implied = Vec::new();
-    let mut tree = notation.parse(text, &mut implied);
     let uids_in = tree.distinct_uid_count();
-    if tree.nodes.is_empty() {
-        return passthrough(filter_with(notation, text, options));
-    }
     apply_passes(&mut tree, options);
     let full = notation.render(&tree, true);
     if full.text.len() >= text.len() {
         // Sent as it came (filtering never grows a snapshot): nothing to take a delta against.
-        return passthrough(filter_with(notation, text, options));
+        let markers = tree
+            .nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::Marker)
+            .count();
+        return passthrough(FilteredSnapshot {
+            text: text.to_string(),
+            uids_in,
+            uids_shown: uids_in,
+            uids_hidden: 0,
+            markers,
+        });
     }
     let fp = Fingerprint::of(&tree);
     let full_of = |reason: FullReason, deltas_in_row: u32| {
