@@ -168,6 +168,13 @@ export interface FilterOptions {
    * @default false
    */
   hasOutputSchema?: boolean
+  /**
+   * Token budget of one result's whole text (estimated with `estimateTokens`); over it the
+   * result gives way step by step, last cut at a line with a marker. `0`: no budget. Not at
+   * level `off`.
+   * @default 25000
+   */
+  maxTokens?: number
 }
 
 /** Filters bare snapshot text (the body of a `## Latest page snapshot` section). */
@@ -181,8 +188,8 @@ export declare function filterSnapshot(text: string, options?: FilterOptions | u
 export declare function filterToolResult(toolName: string, resultJson: string, options?: FilterOptions | undefined | null): string | null
 
 /**
- * True when `filterToolResult` may change results of the named tool: the others need not
- * cross into native code at all.
+ * True when `filterToolResult` may change results of the named tool whatever their size:
+ * the others need not cross into native code unless `mayExceedBudget` says so.
  */
 export declare function isFilteredTool(toolName: string): boolean
 
@@ -194,6 +201,13 @@ export declare function isFilteredTool(toolName: string): boolean
  * of crossing the boundary, measured on the very call (core noise cancels out).
  */
 export declare function lastCoreTime(): number | null
+
+/**
+ * True when text of `length` UTF-16 code units (or bytes) may be over a token budget of
+ * `maxTokens` (0: no budget) by the estimate: a result of another tool that is not need not
+ * cross into native code.
+ */
+export declare function mayExceedBudget(length: number, maxTokens: number): boolean
 
 /**
  * Options of a proxy session.
@@ -268,7 +282,7 @@ export interface SessionConfig {
   /**
    * Add `expand_snapshot` and `search_snapshot` to `tools/list` and answer them from the
    * cached raw snapshots (`isProxyTool`, `callProxyTool`).
-   * @default true at moderate and aggressive, false at light and off
+   * @default true at moderate and aggressive, and at light under a token budget; false at off
    */
   proxyTools?: boolean
   /**

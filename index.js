@@ -844,4 +844,5 @@ module.exports.filterSnapshot = nativeBinding.filterSnapshot
 module.exports.filterToolResult = nativeBinding.filterToolResult
 module.exports.isFilteredTool = nativeBinding.isFilteredTool
 module.exports.lastCoreTime = nativeBinding.lastCoreTime
+module.exports.mayExceedBudget = nativeBinding.mayExceedBudget
 module.exports.searchSnapshot = nativeBinding.searchSnapshot

@@ -22,7 +22,7 @@ const EXPECT_STATS_LINE = true
 const EXPECT_RETRIEVAL_TOOLS = true
 
 /** Tools the proxy adds to the upstream's list (issue 4). */
-const PROXY_TOOLS = new Set(['expand_snapshot', 'search_snapshot'])
+const PROXY_TOOLS = new Set(['expand_snapshot', 'search_snapshot', 'read_result'])
 
 const CALL_TIMEOUT_MS = 120_000 // the first call starts the browser: 10+ s on a busy machine
 const STEP_TIMEOUT_MS = 180_000

@@ -59,7 +59,7 @@ const text = (result) => result.content.map((c) => c.text).join('\n')
 test('the tools are listed, answered by the proxy, and return the original lines', async () => {
   const p = start()
   try {
-    assert.deepEqual((await p.listTools()).slice(-2), ['expand_snapshot', 'search_snapshot'])
+    assert.deepEqual((await p.listTools()).slice(-3), ['expand_snapshot', 'search_snapshot', 'read_result'])
     const none = await p.call('expand_snapshot', { uid: '72_34' })
     assert.equal(none.isError, true)
     assert.match(text(none), /No snapshot to read yet: take one first \(take_snapshot/)
@@ -109,7 +109,7 @@ test('the tools stay listed after the upstream says its tool list changed', asyn
     p.proxy.send({ jsonrpc: '2.0', id: 'lc', method: 'fixture/list-changed' })
     await p.proxy.waitFor((m) => m.method === 'notifications/tools/list_changed')
     const names = await p.listTools()
-    assert.deepEqual(names.slice(-2), ['expand_snapshot', 'search_snapshot'])
+    assert.deepEqual(names.slice(-3), ['expand_snapshot', 'search_snapshot', 'read_result'])
     assert.equal(names.filter((n) => n === 'expand_snapshot').length, 1)
   } finally {
     await p.stop()
@@ -139,8 +139,8 @@ test('the snapshot cache respects its byte cap, oldest page evicted first', asyn
   }
 })
 
-test('--no-proxy-tools and level light leave tools/list and calls to the upstream', async () => {
-  for (const args of [['--no-proxy-tools'], ['--filter-level=light']]) {
+test('--no-proxy-tools and level light without a budget leave tools/list and calls to the upstream', async () => {
+  for (const args of [['--no-proxy-tools'], ['--filter-level=light', '--max-tokens=0']]) {
     const p = start(args)
     try {
       const names = await p.listTools()
@@ -188,7 +188,7 @@ test('tools/list through the proxy is smaller than direct, proxy tools included'
     try {
       const direct = JSON.parse(fs.readFileSync(path.join(LISTS, file), 'utf8')).result
       const proxied = await p.listResult()
-      assert.deepEqual(proxied.tools.slice(-2).map((t) => t.name), ['expand_snapshot', 'search_snapshot'])
+      assert.deepEqual(proxied.tools.slice(-3).map((t) => t.name), ['expand_snapshot', 'search_snapshot', 'read_result'])
       const before = encode(JSON.stringify(direct)).length
       const after = encode(JSON.stringify(proxied)).length
       const saved = (before - after) / before
@@ -340,5 +340,36 @@ test('the wait for an in-flight snapshot is bounded', async () => {
     if (saved === undefined) delete process.env.FIXTURE_REPLAY_DIR
     else process.env.FIXTURE_REPLAY_DIR = saved
     await proxy.shutdown(0, null)
+  }
+})
+
+test('--max-tokens: a big result of a tool no filter knows is cut within the budget and read_result pages through all of it', async () => {
+  const { bigText } = require(FIXTURE)
+  const { estimateTokens } = require('../index.js')
+  const expected = bigText(200 * 1000)
+  const p = start(['--max-tokens=3000'])
+  try {
+    const first = text(await p.call('fixture_big', { chars: 200 * 1000 }))
+    assert.ok(estimateTokens(first) <= 3000, `${estimateTokens(first)} tokens`)
+    assert.match(first, /token budget 3\.0k: cut\]$/)
+    const CUT = '[… cut at the token budget'
+    let marker = /read_result id=(r\d+) offset=(\d+)/.exec(first)
+    assert.ok(marker, first.slice(-300))
+    // Cut at a line boundary: what is shown is the start of the text, whole lines.
+    let whole = first.slice(0, first.indexOf(CUT))
+    assert.ok(whole.endsWith('\n') && expected.startsWith(whole))
+    // Paged by offset, every page within the budget: the pages join to the whole text.
+    for (let pages = 0; marker; pages++) {
+      assert.ok(pages < 1000)
+      const page = text(await p.call('read_result', { id: marker[1], offset: Number(marker[2]) }))
+      assert.ok(estimateTokens(page) <= 3000)
+      marker = /read_result id=(r\d+) offset=(\d+) reads on\]$/.exec(page)
+      whole += marker ? page.slice(0, page.indexOf(CUT)) : page
+    }
+    assert.equal(whole, expected)
+    // A small result of the same tool is forwarded as it was.
+    assert.equal(text(await p.call('fixture_big', { chars: 10 })), bigText(10))
+  } finally {
+    await p.stop()
   }
 })

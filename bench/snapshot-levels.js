@@ -136,6 +136,48 @@ function interactiveInMain(body) {
   return out
 }
 
+// Controls with a label in the raw input: an interactive node other than a link whose previous
+// sibling (same indentation, same parent) is a text node (`uid=… "text"`) with a letter or digit. Returns [control uid, label uid].
+function labelledControls(body) {
+  const out = []
+  const lastAt = new Map() // indent -> { uid, text } of the previous line at that indent
+  for (const line of body.split('\n')) {
+    const m = /^( *)uid=(\S+)(?: ([A-Za-z][\w-]*))?/.exec(line)
+    if (!m) continue
+    const indent = m[1].length
+    for (const k of [...lastAt.keys()]) if (k > indent) lastAt.delete(k)
+    // A label says something: a separator (" · ") is decoration. Links carry their own name.
+    const isText = m[3] === undefined && /^ *uid=\S+ "[^"]*[\p{L}\p{N}]/u.test(line)
+    const prev = lastAt.get(indent)
+    const control = m[3] !== 'link' && (INTERACTIVE.has(m[3]) || /\b(focusable|expandable)\b/.test(line))
+    if (prev?.text && control) out.push([m[2], prev.uid])
+    lastAt.set(indent, { uid: m[2], text: isText })
+  }
+  return out
+}
+
+// Snapshot bodies of recorded sessions (jsonl steps whose result carries a snapshot).
+function sessionBodies(dirOrFile) {
+  const files = fs.existsSync(dirOrFile) && fs.statSync(dirOrFile).isDirectory()
+    ? fs.readdirSync(dirOrFile).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(dirOrFile, f))
+    : fs.existsSync(dirOrFile) ? [dirOrFile] : []
+  const out = []
+  for (const file of files.sort()) {
+    for (const [n, line] of fs.readFileSync(file, 'utf8').split('\n').entries()) {
+      if (!line) continue
+      const step = JSON.parse(line)
+      for (const block of step.result?.content ?? []) {
+        if (block.type !== 'text' || !block.text.includes(HEADER)) continue
+        let body = block.text.slice(block.text.indexOf(HEADER) + HEADER.length)
+        const next = body.search(/^## /m)
+        if (next >= 0) body = body.slice(0, next)
+        out.push({ name: `${path.basename(file, '.jsonl')}:${n + 1}`, body })
+      }
+    }
+  }
+  return out
+}
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b)
   if (!s.length) return NaN
@@ -194,6 +236,39 @@ for (const l of LEVELS) {
     `| ${l} | ${pct(median(saved[l]))} | ${pct(median(uidKept[l]))} (min ${pct(Math.min(...uidKept[l]))}) | ${pct(median(uidAccounted[l]))} (min ${pct(Math.min(...uidAccounted[l]))}) | ${pct(median(wordKept[l]))} (min ${pct(Math.min(...wordKept[l]))}) | ${malformed[l]} |`
   )
 }
+// What a lossy level keeps where it must choose, per page set: interactive uids inside main kept
+// in place, controls shown whose label is shown too, savings (o200k).
+const PAGE_SETS = [
+  ['corpus (chrome-devtools-mcp pages)', snapshotBodies()],
+  ['corpus sessions', sessionBodies(path.join(corpusDir, 'sessions'))],
+  ['captured docs (MCP_CAPTURED_DIR)', process.env.MCP_CAPTURED_DIR ? sessionBodies(process.env.MCP_CAPTURED_DIR) : []],
+  ['own app pages (__test__/fixtures/sessions)', sessionBodies(path.join(__dirname, '..', '__test__', 'fixtures', 'sessions'))],
+]
+console.log('\n| page set | snapshots | level | tokens saved (median) | main controls kept in place (median) | controls shown with their label shown |')
+console.log('|---|---:|---|---:|---:|---:|')
+for (const [setName, bodies] of PAGE_SETS) {
+  if (!bodies.length) continue
+  for (const level of ['moderate', 'aggressive']) {
+    const savedSet = []
+    const keptSet = []
+    let labelled = 0
+    let withLabel = 0
+    for (const { body } of bodies) {
+      const r = filterSnapshot(body, { level })
+      savedSet.push(1 - encode(r.text).length / encode(body).length)
+      const shown = new Set(shownUids(r.text))
+      const inMain = interactiveInMain(body)
+      if (inMain.length) keptSet.push(inMain.filter((u) => shown.has(u)).length / inMain.length)
+      for (const [control, label] of labelledControls(body)) {
+        if (!shown.has(control)) continue
+        labelled++
+        if (shown.has(label)) withLabel++
+      }
+    }
+    console.log(`| ${setName} | ${bodies.length} | ${level} | ${pct(median(savedSet))} | ${keptSet.length ? pct(median(keptSet)) : '–'} | ${labelled ? `${pct(withLabel / labelled)} (${withLabel}/${labelled})` : '–'} |`)
+  }
+}
+
 console.log(
   `\nInteractive uids inside main kept in place at moderate: median ${pct(median(mainKept))} over ${mainKept.length} snapshots with a main (min ${pct(Math.min(...mainKept))}), ${mainShown}/${mainTotal} overall.`
 )

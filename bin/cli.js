@@ -8,7 +8,7 @@ const { loadNative } = require('./native.js')
 /** The native session's configuration from the parsed options. */
 function sessionConfig(options, { dropStructuredContent = false } = {}) {
   const config = {
-    filter: { level: options['filter-level'] },
+    filter: { level: options['filter-level'], maxTokens: options['max-tokens'] },
     stats: options.stats,
     compactSchemas: options['compact-schemas'],
   }
@@ -29,6 +29,12 @@ function sessionConfig(options, { dropStructuredContent = false } = {}) {
   config.snapshotCacheBytes = Math.min(options['snapshot-cache-bytes'], 2 ** 32 - 1)
   if (options['raw-snapshots-dir'] !== undefined) config.rawSnapshotsDir = prepareDir(options['raw-snapshots-dir'])
   return config
+}
+
+/** Which results go to the filter: the filtered tools', and any that may be over the budget. */
+function budgetedTools(native, options) {
+  const maxTokens = options['filter-level'] === 'off' ? 0 : options['max-tokens']
+  return (tool, length) => native.isFilteredTool(tool) || (length !== undefined && native.mayExceedBudget(length, maxTokens))
 }
 
 /** The raw snapshots directory, checked and created (bin/raw-dir.js). */
@@ -97,8 +103,9 @@ async function main(argv) {
       process.exit(code)
     },
     filtering: parsed.options['filter-level'] !== 'off' || session.describeLevel !== 'off',
-    // Every result crosses when its structuredContent has to go, whatever the tool.
-    isFilteredTool: parsed.dropStructuredContent ? () => true : native.isFilteredTool,
+    // Every result crosses when its structuredContent has to go, whatever the tool; results
+    // of other tools otherwise only when they may be over the token budget.
+    isFilteredTool: parsed.dropStructuredContent ? () => true : budgetedTools(native, parsed.options),
     // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.
     localTools: {
       has: (name) => session.isProxyTool(name),

@@ -47,8 +47,16 @@ const OPTIONS = [
     env: 'MCP_SNAPSHOT_FILTER_PROXY_TOOLS',
     kind: 'flag',
     default: undefined,
-    defaultHelp: 'on at moderate and aggressive, off at light and off',
-    help: 'Add expand_snapshot and search_snapshot, answered by the proxy from the raw snapshots. --no-proxy-tools turns them off.',
+    defaultHelp: 'on at moderate and aggressive, and at light under a token budget (--max-tokens); off at off',
+    help: 'Add expand_snapshot, search_snapshot and read_result, answered by the proxy from the raw snapshots and cut results. --no-proxy-tools turns them off.',
+  },
+  {
+    name: 'max-tokens',
+    env: 'MCP_SNAPSHOT_FILTER_MAX_TOKENS',
+    kind: 'count',
+    metavar: 'N',
+    default: 25000,
+    help: 'Token budget of each result the client receives (estimated; stats line and markers included): over it a result gives way step by step, last cut at a line with a marker, and read_result / expand_snapshot / search_snapshot read the rest. 0: no budget. Not at --filter-level=off.',
   },
   {
     name: 'snapshot-cache-bytes',
@@ -201,6 +209,10 @@ function coerce(opt, raw, source) {
     const n = parseSize(raw)
     if (n === null) throw new UsageError(`invalid value ${JSON.stringify(raw)} for ${source}: expected a number of bytes (K, M and G suffixes allowed)`)
     return n
+  }
+  if (opt.kind === 'count') {
+    if (!/^\d+$/.test(raw) || Number(raw) > 2 ** 32 - 1) throw new UsageError(`invalid value ${JSON.stringify(raw)} for ${source}: expected a whole number from 0 to ${2 ** 32 - 1}`)
+    return Number(raw)
   }
   if (raw === '') throw new UsageError(`${source} needs a value`)
   return raw

@@ -84,7 +84,9 @@ class Proxy {
    * @param {NodeJS.ReadableStream} [opts.stdin]
    * @param {NodeJS.WritableStream} [opts.stdout]
    * @param {boolean} [opts.filtering] false: forward every response untouched (level off)
-   * @param {(tool: string) => boolean} [opts.isFilteredTool] which tools' results go to the filter
+   * @param {(tool: string, length?: number) => boolean} [opts.isFilteredTool] which tools' results go
+   *   to the filter, by tool and, for a response, its line's length (bytes or UTF-16 units): a
+   *   result of any tool may be over the token budget
    * @param {{has(name: string): boolean, call(name: string, argumentsJson: string): string}} [opts.localTools]
    *   tools the proxy answers itself (expand_snapshot, search_snapshot): `call` returns the result's JSON
    */
@@ -327,7 +329,7 @@ class Proxy {
   rewriteBig(entry, line, envelope) {
     if (!this.filtering || !envelope.hasResult) return null
     if (entry.method === 'tools/call' && entry.tool !== undefined) {
-      if (!this.isFilteredTool(entry.tool)) return null
+      if (!this.isFilteredTool(entry.tool, line.length)) return null
       return this.filterResponseLine(entry, null, () => this.session.filterToolResponseBuffer(entry.tool, line, entry.argumentsJson))
     }
     if (!LIST_METHODS.has(entry.method)) return null
@@ -352,8 +354,9 @@ class Proxy {
    */
   rewrite(entry, text) {
     if (entry.method === 'tools/call' && entry.tool !== undefined) {
-      // Results no filter touches (screenshots, clicks without snapshot…) never cross.
-      if (!this.isFilteredTool(entry.tool)) return null
+      // Results no filter touches (screenshots, clicks without snapshot…) cross only when
+      // they may be over the token budget.
+      if (!this.isFilteredTool(entry.tool, text.length)) return null
       if (typeof this.session.filterToolResponse === 'function') {
         return this.filterResponseLine(entry, null, () => this.session.filterToolResponse(entry.tool, text, entry.argumentsJson))
       }

@@ -117,9 +117,19 @@ pub struct FilterOptions {
     /// The tool declared an `outputSchema`: `structuredContent` stays valid against it.
     /// @default false
     pub has_output_schema: Option<bool>,
+    /// Token budget of one result's whole text (estimated with `estimateTokens`); over it the
+    /// result gives way step by step, last cut at a line with a marker. `0`: no budget. Not at
+    /// level `off`.
+    /// @default 25000
+    pub max_tokens: Option<u32>,
 }
 
 impl FilterOptions {
+    fn max_tokens(&self) -> usize {
+        self.max_tokens
+            .map_or(crate::budget::DEFAULT_MAX_TOKENS, |n| n as usize)
+    }
+
     fn level(&self) -> Result<Level> {
         Level::parse_opt(self.level.as_deref()).map_err(to_napi)
     }
@@ -198,16 +208,25 @@ pub fn filter_tool_result(
     let mut core = ResultOptions::for_level(level);
     core.snapshot = options.limits(level);
     core.has_output_schema = options.has_output_schema.unwrap_or(false);
+    core.max_tokens = options.max_tokens();
     timed_core(|| result::filter_tool_result(&tool_name, &result_json.0, &core))
         .map(|filtered| filtered.map(|f| f.json))
         .map_err(to_napi)
 }
 
-/// True when `filterToolResult` may change results of the named tool: the others need not
-/// cross into native code at all.
+/// True when `filterToolResult` may change results of the named tool whatever their size:
+/// the others need not cross into native code unless `mayExceedBudget` says so.
 #[napi]
 pub fn is_filtered_tool(tool_name: String) -> bool {
     crate::result::tools::is_content_heavy(&tool_name)
+}
+
+/// True when text of `length` UTF-16 code units (or bytes) may be over a token budget of
+/// `maxTokens` (0: no budget) by the estimate: a result of another tool that is not need not
+/// cross into native code.
+#[napi]
+pub fn may_exceed_budget(length: f64, max_tokens: u32) -> bool {
+    max_tokens > 0 && length * crate::budget::MAX_TOKENS_PER_UTF16_UNIT > f64::from(max_tokens)
 }
 
 /// Compresses the descriptions of a `tools/list`, `prompts/list`, `resources/list` or
@@ -426,7 +445,7 @@ pub struct SessionConfig {
     pub describe_level: Option<String>,
     /// Add `expand_snapshot` and `search_snapshot` to `tools/list` and answer them from the
     /// cached raw snapshots (`isProxyTool`, `callProxyTool`).
-    /// @default true at moderate and aggressive, false at light and off
+    /// @default true at moderate and aggressive, and at light under a token budget; false at off
     pub proxy_tools: Option<bool>,
     /// Bytes of raw snapshots kept for the proxy tools (latest per page, oldest evicted first).
     /// @default 33554432 (32 MiB)
@@ -460,6 +479,8 @@ impl FilterSession {
         let level = filter.level()?;
         let mut options = SessionOptions::for_level(level);
         options.snapshot = filter.limits(level);
+        options.max_tokens = filter.max_tokens();
+        options.proxy_tools = SessionOptions::proxy_tools_default(level, options.max_tokens);
         options.compact_schemas = config.compact_schemas.unwrap_or(false);
         options.stats = StatsMode::parse_opt(config.stats.as_deref()).map_err(to_napi)?;
         if let Some(describe) = config.describe_level.as_deref() {

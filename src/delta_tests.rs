@@ -61,6 +61,9 @@ fn session(level: Level, deltas: bool) -> Session {
     let mut options = SessionOptions::for_level(level);
     options.stats = StatsMode::Off;
     options.snapshot_deltas = deltas;
+    // These tests read expand answers whole; the budget's cut of long answers (read on with
+    // read_result) has its own tests in `result::budget_tests`.
+    options.max_tokens = 0;
     Session::new(options)
 }
 
@@ -368,6 +371,37 @@ fn an_unchanged_page_is_the_short_form_and_deltas_are_deterministic() {
         full_body.ends_with(&whole) || full_body.contains(whole.trim_end()),
         "{whole}"
     );
+}
+
+#[test]
+fn a_snapshot_the_budget_made_coarser_is_sent_whole_and_the_next_one_is_full() {
+    let Some(corpus) = corpus_dir() else {
+        return;
+    };
+    let file = corpus.join("sessions/grid-triage.jsonl");
+    let steps = read_session(&file);
+    let Some(snap) = steps.iter().find(|s| s.tool == "take_snapshot") else {
+        panic!("no take_snapshot in {}", file.display());
+    };
+    let mut options = SessionOptions::for_level(Level::Moderate);
+    options.stats = StatsMode::Off;
+    options.snapshot_deltas = true;
+    // Under the page's moderate snapshot: the budget takes a coarser step.
+    options.max_tokens = 1000;
+    let mut s = Session::new(options);
+    let first = send(&mut s, snap);
+    assert!(crate::tokens::estimate_tokens(&first) <= 1000, "{first}");
+    assert_eq!(s.last_sent(), Some(Sent::Full(FullReason::First)));
+    // What the coarser step sent has no fingerprint: the same page again is not called
+    // unchanged against a page the agent never got, but sent whole.
+    let again = send(&mut s, snap);
+    assert_eq!(
+        s.last_sent(),
+        Some(Sent::Full(FullReason::First)),
+        "{again}"
+    );
+    assert!(!again.contains("unchanged since"), "{again}");
+    assert!(crate::tokens::estimate_tokens(&again) <= 1000, "{again}");
 }
 
 #[test]

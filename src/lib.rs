@@ -25,3 +25,4 @@ mod delta_tests;
 mod fuzz_regressions;
 
 pub mod binding;
+pub mod budget;

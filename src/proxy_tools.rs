@@ -14,7 +14,9 @@ use crate::snapshot_cache::{CacheMiss, SnapshotCache};
 
 pub const EXPAND_SNAPSHOT: &str = "expand_snapshot";
 pub const SEARCH_SNAPSHOT: &str = "search_snapshot";
-pub const NAMES: [&str; 2] = [EXPAND_SNAPSHOT, SEARCH_SNAPSHOT];
+/// Reads on where a token budget cut a result (or a long answer of the other two).
+pub const READ_RESULT: &str = "read_result";
+pub const NAMES: [&str; 3] = [EXPAND_SNAPSHOT, SEARCH_SNAPSHOT, READ_RESULT];
 
 /// Hits returned by `search_snapshot` when the agent gives no limit, and the most it may ask.
 pub const DEFAULT_SEARCH_LIMIT: usize = 20;
@@ -60,6 +62,21 @@ pub fn definitions(describe_level: Level) -> Vec<Value> {
             "annotations": {"readOnlyHint": true},
             "_meta": {PROXY_TOOL_META: true}
         }),
+        json!({
+            "name": READ_RESULT,
+            "description": "Returns the rest of a result a token budget cut, from offset on. Answered by the mcp-snapshot-filter proxy; call it as the cut marker says (read_result id=… offset=…).",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "offset": {"type": "integer", "minimum": 0}
+                },
+                "required": ["id"],
+                "additionalProperties": false
+            },
+            "annotations": {"readOnlyHint": true},
+            "_meta": {PROXY_TOOL_META: true}
+        }),
     ];
     for def in &mut defs {
         if let Some(Value::String(text)) = def.get_mut("description") {
@@ -96,6 +113,49 @@ pub fn lists_a_snapshot_tool(result: &Value) -> bool {
         .get("tools")
         .and_then(Value::as_array)
         .is_some_and(|tools| tools.iter().any(returns_snapshots))
+}
+
+/// Answers `read_result`: the kept text from `offset`, cut to `max_tokens` (0: none) with a
+/// marker naming the next offset.
+pub fn read_result(arguments: &Value, kept: &SnapshotCache, max_tokens: usize) -> Value {
+    let empty = Map::new();
+    let args = arguments.as_object().unwrap_or(&empty);
+    if let Err(msg) = validate(READ_RESULT, args) {
+        return error_result(&msg);
+    }
+    let id = args.get("id").and_then(Value::as_str).unwrap_or_default();
+    let offset = args
+        .get("offset")
+        .and_then(Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(0);
+    let text = match kept.get(Some(id)) {
+        Ok(entry) => &entry.raw,
+        Err(_) => {
+            return error_result(&format!(
+                "No cut result {id:?} is kept (unknown, or evicted from the proxy's cache): call the tool again."
+            ))
+        }
+    };
+    let Some(rest) = text.get(offset..) else {
+        return error_result(&format!(
+            "offset {offset} is not a position in result {id} ({} bytes): use an offset a cut marker names.",
+            text.len()
+        ));
+    };
+    let marker = |cut: usize| {
+        crate::budget::cut_marker(
+            rest.get(cut..).unwrap_or_default(),
+            max_tokens,
+            Some(&format!("read_result id={id} offset={}", offset + cut)),
+        )
+    };
+    let answer = if max_tokens == 0 {
+        None
+    } else {
+        crate::budget::cut_to_budget(rest, max_tokens, &marker)
+    };
+    json!({"content": [{"type": "text", "text": answer.unwrap_or_else(|| rest.to_string())}]})
 }
 
 /// Appends the proxy's tools to a `tools/list` result, unless the upstream already has a tool
@@ -358,17 +418,17 @@ mod tests {
         let mut list = json!({"tools": [{"name": "take_snapshot"}]});
         assert_eq!(
             add_to_tools_list(&mut list, Level::Moderate),
-            vec![EXPAND_SNAPSHOT, SEARCH_SNAPSHOT]
+            vec![EXPAND_SNAPSHOT, SEARCH_SNAPSHOT, READ_RESULT]
         );
-        assert_eq!(list["tools"].as_array().map(Vec::len), Some(3));
+        assert_eq!(list["tools"].as_array().map(Vec::len), Some(4));
 
         let mut clash = json!({"tools": [{"name": "search_snapshot", "description": "theirs"}]});
         assert_eq!(
             add_to_tools_list(&mut clash, Level::Moderate),
-            vec![EXPAND_SNAPSHOT]
+            vec![EXPAND_SNAPSHOT, READ_RESULT]
         );
         assert_eq!(clash["tools"][0]["description"], "theirs");
-        assert_eq!(clash["tools"].as_array().map(Vec::len), Some(2));
+        assert_eq!(clash["tools"].as_array().map(Vec::len), Some(3));
     }
 
     #[test]

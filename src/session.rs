@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::budget;
 use crate::describe::{self, CompressOptions};
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
@@ -38,6 +39,8 @@ pub struct SessionOptions {
     /// `moderate` and `aggressive`, and only with the proxy tools (a delta's unchanged lines
     /// are expanded through them).
     pub snapshot_deltas: bool,
+    /// The token budget of every result the client receives (`crate::budget`); 0: none.
+    pub max_tokens: usize,
     /// Drop `structuredContent` from every `tools/call` result (the proxy asked upstream for it).
     pub drop_structured_content: bool,
 }
@@ -51,10 +54,11 @@ impl SessionOptions {
             compact_schemas: false,
             stats: StatsMode::default(),
             describe_level: level,
-            proxy_tools: Self::proxy_tools_default(level),
+            proxy_tools: Self::proxy_tools_default(level, budget::DEFAULT_MAX_TOKENS),
             cache_bytes: DEFAULT_CACHE_BYTES,
             raw_snapshots_dir: None,
             snapshot_deltas: Self::snapshot_deltas_default(level),
+            max_tokens: budget::DEFAULT_MAX_TOKENS,
             drop_structured_content: false,
         }
     }
@@ -64,9 +68,11 @@ impl SessionOptions {
         level >= Level::Moderate
     }
 
-    /// The proxy tools only pay where a level hides something.
-    pub fn proxy_tools_default(level: Level) -> bool {
-        level >= Level::Moderate
+    /// The proxy tools only pay where something may be hidden: at a lossy level, or at `light`
+    /// under a token budget (which gives way with the moderate passes and cuts that only the
+    /// proxy tools bring back).
+    pub fn proxy_tools_default(level: Level, max_tokens: usize) -> bool {
+        level >= Level::Moderate || (level == Level::Light && max_tokens > 0)
     }
 }
 
@@ -103,6 +109,10 @@ pub struct Session {
     snapshot_numbers: HashMap<String, u64>,
     /// How the last snapshot was sent, with deltas on.
     last_sent: Option<Sent>,
+    /// The whole texts budget cuts left out, by id (`read_result`); same bounds as snapshots.
+    cut_results: SnapshotCache,
+    /// Ids given to cut texts so far.
+    cut_result_ids: u64,
 }
 
 impl Session {
@@ -121,6 +131,8 @@ impl Session {
             last_figures: None,
             snapshot_numbers: HashMap::new(),
             last_sent: None,
+            cut_results: SnapshotCache::new(options.cache_bytes),
+            cut_result_ids: 0,
             options,
         }
     }
@@ -168,7 +180,9 @@ impl Session {
         let mut result_span = None;
         let filtered = self.filter_with(tool_name, arguments_json, |options, capture| {
             let heavy = result::tools::is_content_heavy(tool_name);
-            if options.level == Level::Off || !(heavy || options.drop_structured_content) {
+            if options.level == Level::Off
+                || !(heavy || options.drop_structured_content || options.max_tokens > 0)
+            {
                 return Ok(None);
             }
             let (span, result) = result_member(response_json)?;
@@ -205,19 +219,13 @@ impl Session {
             drop_structured_content: self.options.drop_structured_content,
             requested_resource_types: Vec::new(),
             requested_console_types: Vec::new(),
+            max_tokens: self.options.max_tokens,
+            // Only where read_result is listed (and so answered): else the marker says so.
+            read_id: self
+                .is_proxy_tool(proxy_tools::READ_RESULT)
+                .then(|| format!("r{}", self.cut_result_ids + 1)),
         }
         .with_arguments(arguments_json);
-        self.totals.results += 1;
-        // Bounded by the upstream's tool names: only results of filtered tools come here.
-        if let Some(t) = self.tool_totals.get_mut(tool_name) {
-            t.results += 1;
-        } else {
-            let t = SessionTotals {
-                results: 1,
-                ..SessionTotals::default()
-            };
-            self.tool_totals.insert(tool_name.to_string(), t);
-        }
         self.last_figures = None;
         self.last_sent = None;
         let page = arguments_json
@@ -242,6 +250,7 @@ impl Session {
             ..
         } = capture;
         let filtered = filtered?;
+        self.count_result(tool_name);
         let mut notes = Vec::new();
         if let Some(raw) = raw {
             self.snapshot_numbers.insert(page.clone(), number);
@@ -258,6 +267,12 @@ impl Session {
             // Only the structuredContent the proxy asked for went: nothing to report.
             return Ok(Some(filtered));
         }
+        let budget_step = filtered.budget.as_mut().map(|note| {
+            if let (Some(text), Some(id)) = (note.cut_text.take(), options.read_id.as_deref()) {
+                self.keep_cut_text(id, text);
+            }
+            note.step
+        });
         for note in &notes {
             filtered.append_line(note);
         }
@@ -273,19 +288,78 @@ impl Session {
         if let Some(t) = self.tool_totals.get_mut(tool_name) {
             t.record(shrink);
         }
+        let mut body = stats::stats_body(shrink, &self.totals);
+        if let Some(step) = budget_step {
+            body.push_str(&budget_note(step, self.options.max_tokens));
+        }
         match self.options.stats {
             StatsMode::Inline => filtered.append_line(&match sent {
-                Some(Sent::Delta { .. }) => stats::delta_stats_line(shrink),
-                _ => stats::stats_line(shrink, &self.totals),
+                Some(Sent::Delta { .. }) if budget_step.is_none() => {
+                    stats::delta_stats_line(shrink)
+                }
+                _ => format!("[mcp-snapshot-filter: {body}]"),
             }),
             // The proxy's log adds its own `[mcp-snapshot-filter]` prefix.
-            StatsMode::Stderr => {
-                let body = stats::stats_body(shrink, &self.totals);
-                self.pending_stats_line = Some(format!("{tool_name}: {body}"));
-            }
+            StatsMode::Stderr => self.pending_stats_line = Some(format!("{tool_name}: {body}")),
             StatsMode::Off => {}
         }
         Ok(Some(filtered))
+    }
+
+    fn count_result(&mut self, tool_name: &str) {
+        self.totals.results += 1;
+        // Bounded by the upstream's tool names: only results of filtered tools come here.
+        if let Some(t) = self.tool_totals.get_mut(tool_name) {
+            t.results += 1;
+        } else {
+            let t = SessionTotals {
+                results: 1,
+                ..SessionTotals::default()
+            };
+            self.tool_totals.insert(tool_name.to_string(), t);
+        }
+    }
+
+    /// Keeps a text a budget cut left out under `id`, for `read_result`.
+    fn keep_cut_text(&mut self, id: &str, text: String) {
+        self.cut_result_ids += 1;
+        // Larger than the whole cache: not kept; read_result then says so.
+        let _ = self.cut_results.put(id, text, None);
+    }
+
+    /// A proxy tool's answer within the budget: over it, the whole answer is kept for
+    /// `read_result` and the text cut at a line with a marker naming the next offset.
+    fn answer_within_budget(&mut self, answer: Value) -> Value {
+        let max = self.options.max_tokens;
+        let Some(text) = answer
+            .get("content")
+            .and_then(|c| c.get(0))
+            .and_then(|b| b.get("text"))
+            .and_then(Value::as_str)
+        else {
+            return answer;
+        };
+        if max == 0 || crate::tokens::estimate_tokens(text) <= max {
+            return answer;
+        }
+        let id = format!("r{}", self.cut_result_ids + 1);
+        let full = text.to_string();
+        let marker = |offset: usize| {
+            budget::cut_marker(
+                full.get(offset..).unwrap_or_default(),
+                max,
+                Some(&format!("read_result id={id} offset={offset}")),
+            )
+        };
+        let Some(cut) = budget::cut_to_budget(&full, max, &marker) else {
+            return answer;
+        };
+        let mut answer = answer;
+        if let Some(slot) = answer.pointer_mut("/content/0/text") {
+            *slot = Value::String(cut);
+        }
+        self.keep_cut_text(&id, full);
+        answer
     }
 
     /// Caches a raw snapshot for the proxy tools and writes it to the raw snapshots directory;
@@ -369,7 +443,8 @@ impl Session {
             && !self.shadowed_proxy_tools.contains(tool_name)
     }
 
-    /// Answers a call of one of the proxy's tools: a `CallToolResult` as JSON.
+    /// Answers a call of one of the proxy's tools: a `CallToolResult` as JSON, within the
+    /// token budget (a longer answer says how to read on).
     pub fn call_proxy_tool(
         &mut self,
         tool_name: &str,
@@ -386,6 +461,11 @@ impl Session {
             })?,
             None => Value::Null,
         };
+        if tool_name == proxy_tools::READ_RESULT {
+            let answer =
+                proxy_tools::read_result(&arguments, &self.cut_results, self.options.max_tokens);
+            return Ok(self.answer_within_budget(answer).to_string());
+        }
         let whole_page = crate::snapshot::SnapshotOptions {
             level: self.options.level,
             limits: self.options.snapshot.clone(),
@@ -403,7 +483,7 @@ impl Session {
                 .unwrap_or_default();
             self.cache.reset_deltas_in_row(&page);
         }
-        Ok(answer.to_string())
+        Ok(self.answer_within_budget(answer).to_string())
     }
 
     /// What the filters did to the last `tools/call` result, `None` when it passed unchanged.
@@ -489,6 +569,14 @@ impl Session {
     pub fn summary(&self) -> String {
         stats::summary_line(&self.totals, self.options.level)
     }
+}
+
+/// ` | token budget 25,000: aggressive` (the last step the budget took).
+fn budget_note(step: &str, max_tokens: usize) -> String {
+    format!(
+        " | token budget {}: {step}",
+        stats::format_count(max_tokens as u64)
+    )
 }
 
 /// Where the `result` member's value lies in a response object's text (the last one when the key
@@ -716,7 +804,12 @@ mod tools_list_tests {
         // After tools/list_changed the client lists again: rechecked each time.
         assert_eq!(
             listed(&mut session, &with),
-            ["take_snapshot", "expand_snapshot", "search_snapshot"]
+            [
+                "take_snapshot",
+                "expand_snapshot",
+                "search_snapshot",
+                "read_result"
+            ]
         );
         assert!(session.is_proxy_tool("search_snapshot"));
         assert_eq!(listed(&mut session, &without), ["echo"]);
@@ -731,7 +824,7 @@ mod tools_list_tests {
         assert_eq!(listed(&mut session, &first), ["take_snapshot"]);
         assert_eq!(
             listed(&mut session, &last),
-            ["echo", "expand_snapshot", "search_snapshot"]
+            ["echo", "expand_snapshot", "search_snapshot", "read_result"]
         );
         // The next listing starts afresh.
         assert_eq!(listed(&mut session, &last), ["echo"]);

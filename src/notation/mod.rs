@@ -50,3 +50,6 @@ pub fn search_snapshot(
 ) -> Result<SearchHits, FilterError> {
     retrieve::search_snapshot(notation_of(raw), raw, query, regex, limit)
 }
+
+#[cfg(test)]
+mod tests;

@@ -7,6 +7,9 @@
 //! Only text blocks are touched; image blocks, `_meta`, `isError` and its error line pass
 //! untouched, and so does every section without a filter, byte for byte.
 
+pub mod budget;
+#[cfg(test)]
+mod budget_tests;
 pub mod console;
 #[cfg(test)]
 mod corpus_tests;
@@ -109,6 +112,11 @@ pub struct ResultOptions {
     pub requested_resource_types: Vec<String>,
     /// The call's `types` argument (list_console_messages): types never hidden.
     pub requested_console_types: Vec<String>,
+    /// The token budget of the whole result (`crate::budget`); 0: none.
+    pub max_tokens: usize,
+    /// The id under which the session keeps the text a budget cut leaves out, named in the
+    /// cut's marker (`read_result id=…`); `None` when the proxy tools are off.
+    pub read_id: Option<String>,
 }
 
 impl ResultOptions {
@@ -121,6 +129,8 @@ impl ResultOptions {
             drop_structured_content: false,
             requested_resource_types: Vec::new(),
             requested_console_types: Vec::new(),
+            max_tokens: 0,
+            read_id: None,
         }
     }
 
@@ -277,6 +287,8 @@ pub struct FilteredValue {
     /// A text block changed (false: only `structuredContent` was dropped).
     pub text_changed: bool,
     pub figures: FilterFigures,
+    /// What the token budget did, when it acted.
+    pub budget: Option<budget::BudgetNote>,
 }
 
 impl FilteredValue {
@@ -340,7 +352,9 @@ pub fn filter_tool_result_capturing(
     capture: &mut SnapshotCapture<'_>,
 ) -> FilterResult<Option<FilteredValue>> {
     if options.level == Level::Off
-        || !(tools::is_content_heavy(tool_name) || options.drop_structured_content)
+        || !(tools::is_content_heavy(tool_name)
+            || options.drop_structured_content
+            || options.max_tokens > 0)
     {
         return Ok(None);
     }
@@ -350,24 +364,41 @@ pub fn filter_tool_result_capturing(
 }
 
 /// `filter_tool_result_capturing` on a result already parsed (taken out of a whole JSON-RPC
-/// response, so that the response is parsed once).
+/// response, so that the response is parsed once). With a token budget, results of every tool
+/// (not only the content-heavy ones) come out within it (`budget::fit`).
 pub fn filter_tool_result_object(
     tool_name: &str,
     value: Value,
     options: &ResultOptions,
     capture: &mut SnapshotCapture<'_>,
 ) -> FilterResult<Option<FilteredValue>> {
+    let heavy = tools::is_content_heavy(tool_name);
     if options.level == Level::Off {
         return Ok(None);
     }
-    let Value::Object(mut result) = value else {
+    let Value::Object(result) = value else {
         return Err(FilterError::InvalidArgument(
             "result is not a JSON object".to_string(),
         ));
     };
-    if !tools::is_content_heavy(tool_name) {
-        return Ok(drop_asked_structured_content(result, options));
+    if options.max_tokens == 0
+        || budget::text_tokens(&result) <= crate::budget::content_budget(options.max_tokens)
+    {
+        if !heavy {
+            return Ok(drop_asked_structured_content(result, options));
+        }
+        return filter_result_map(tool_name, result, options, capture);
     }
+    budget::fit(tool_name, result, options, capture)
+}
+
+/// The level's section filters over a result's text blocks, once.
+pub(crate) fn filter_result_map(
+    tool_name: &str,
+    mut result: Map<String, Value>,
+    options: &ResultOptions,
+    capture: &mut SnapshotCapture<'_>,
+) -> FilterResult<Option<FilteredValue>> {
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     let structured_bytes = structured::structured_content_bytes(&result);
     // The exact tree of the snapshot, when upstream gives it (taken out in place, put back
@@ -432,6 +463,7 @@ pub fn filter_tool_result_object(
         changed_block,
         text_changed: true,
         figures,
+        budget: None,
     }))
 }
 
@@ -450,6 +482,7 @@ fn drop_asked_structured_content(
         changed_block: 0,
         text_changed: false,
         figures: FilterFigures::default(),
+        budget: None,
     })
 }
 

@@ -23,23 +23,60 @@ pub fn cut_long_names(tree: &mut Tree<'_>, max_chars: usize) {
     }
 }
 
+/// A text this short with a control among the next `TITLE_REACH` siblings is the title of the
+/// section that control is in (a form section's "Notifications" before its prose and toggles):
+/// the text budget leaves it.
+const SHORT_TEXT_CHARS: usize = 40;
+const TITLE_REACH: usize = 3;
+
 /// Under each container, text nodes past `budget` characters hide (interactive nodes, headings
-/// and the rest stay): the start of each block of text stays readable.
+/// and the rest stay): the start of each block of text stays readable. What an agent acting on
+/// the page needs is ranked first: a control's label (the text right before it) and a short
+/// title a few siblings before a control are never hidden here and spend nothing; the budget
+/// goes to prose, in order, counted as shown (a name `cut_long_names` cut counts its kept
+/// characters only).
 pub fn budget_text(tree: &mut Tree<'_>, budget: usize) {
     let mut containers = Containers::new();
+    let mut protected = Vec::new();
     while let Some((_, items)) = containers.next(tree) {
+        let is_control = |c: usize| tree.nodes.get(c).is_some_and(roles::is_labelled_control);
+        protected.clear();
+        protected.extend(items.iter().enumerate().map(|(k, &c)| {
+            let Some(node) = tree.nodes.get(c) else {
+                return false;
+            };
+            let label = items.get(k + 1).is_some_and(|&next| is_control(next));
+            let short = node
+                .name
+                .as_deref()
+                .is_some_and(|n| n.chars().take(SHORT_TEXT_CHARS + 1).count() <= SHORT_TEXT_CHARS);
+            let title = short
+                && items
+                    .iter()
+                    .skip(k + 1)
+                    .take(TITLE_REACH)
+                    .any(|&next| is_control(next));
+            label || title
+        }));
         let mut used = 0usize;
-        for &c in items {
+        for (k, &c) in items.iter().enumerate() {
             let Some(node) = tree.nodes.get_mut(c) else {
                 continue;
             };
             if !node.is_text() || node.hidden || !node.children.is_empty() {
                 continue;
             }
+            if protected.get(k).copied().unwrap_or(false) {
+                continue;
+            }
             if used >= budget {
                 node.hidden = true;
             } else {
-                used += node.name.as_deref().map_or(0, |n| n.chars().count());
+                let shown = node.keep_chars.unwrap_or(usize::MAX);
+                used += node
+                    .name
+                    .as_deref()
+                    .map_or(0, |n| n.chars().take(shown).count());
             }
         }
     }

@@ -1,5 +1,5 @@
 //! Marker lines (their text; the notation's writer indents and frames it): where a lossy level
-//! hid something, one line says what (roles and counts), which uids (a list, or the first…last range in document order) and how to get them back:
+//! hid something, one line says what (roles and counts), which uids (a list, or the first…last range in document order, a uid counting where it first occurs, as a reader finds it) and how to get them back:
 //!
 //! `… 37 hidden (link 30, text 7; uid 7_120…7_410): expand_snapshot uid=7_120 until=7_400`
 //! `… 3 text hidden (uid 7_120…7_122): expand_snapshot uid=7_120 until=7_122` (one role)
@@ -10,7 +10,7 @@
 //! to `until`: markers name the smallest such thing. The parser reads these lines back as
 //! `Marker` nodes, so filtering filtered output keeps them as they are.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use super::tree::{NodeKind, RecordRun, Tree};
 
@@ -27,25 +27,59 @@ impl<'a> ExpandTarget<'a> {
         ExpandTarget { uid, until: None }
     }
 
-    /// The siblings of `run` themselves when they share a parent and their ends have uids;
+    /// The siblings of `run` themselves when they share a parent and their ends' uids find
+    /// them (a repeated uid finds its first node, `until` the first later sibling with it);
     /// otherwise `fallback` (an ancestor of all of them).
     pub fn for_run(tree: &Tree<'a>, run: &[usize], fallback: &'a str) -> Self {
-        let node = |i: Option<&usize>| i.and_then(|&i| tree.nodes.get(i));
-        let (Some(first), Some(last)) = (node(run.first()), node(run.last())) else {
+        let (Some(&first_id), Some(&last_id)) = (run.first(), run.last()) else {
+            return ExpandTarget::subtree(fallback);
+        };
+        let node = |i: usize| tree.nodes.get(i);
+        let Some(first) = node(first_id) else {
             return ExpandTarget::subtree(fallback);
         };
         let parent = first.parent;
         let siblings = run
             .iter()
             .all(|&i| tree.nodes.get(i).is_some_and(|n| n.parent == parent));
-        let has_uid = |n: &super::tree::Node<'_>| n.kind == NodeKind::Element && !n.uid.is_empty();
-        if !siblings || !has_uid(first) || !has_uid(last) {
+        if !siblings || first.kind != NodeKind::Element || first.uid.is_empty() {
             return ExpandTarget::subtree(fallback);
         }
-        ExpandTarget {
-            uid: first.uid,
-            until: (run.len() > 1).then_some(last.uid),
+        // When the ends' uids do not find them: the siblings' own parent, if its uid finds it.
+        let parent_or_fallback = match parent {
+            Some(p) if tree.uid_finds(p) => tree.nodes.get(p).map_or(fallback, |n| n.uid),
+            _ => fallback,
+        };
+        if !tree.uid_finds(first_id) {
+            return ExpandTarget::subtree(parent_or_fallback);
         }
+        if run.len() == 1 {
+            return ExpandTarget::subtree(first.uid);
+        }
+        // `until` ends the run at the first later sibling with its uid: `last`, or else the
+        // first sibling from `last` on whose uid no earlier sibling of the run repeats (one
+        // shown sibling more, far less than the parent).
+        let all = match parent.and_then(|p| tree.nodes.get(p)) {
+            Some(p) => p.children.as_slice(),
+            None => tree.roots.as_slice(),
+        };
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut reached_last = false;
+        for &s in all.iter().skip_while(|&&s| s != first_id) {
+            let Some(n) = tree.nodes.get(s) else { continue };
+            reached_last |= s == last_id;
+            let fresh = n.kind == NodeKind::Element && !n.uid.is_empty() && !seen.contains(n.uid);
+            if reached_last && fresh && s != first_id {
+                return ExpandTarget {
+                    uid: first.uid,
+                    until: Some(n.uid),
+                };
+            }
+            if n.kind == NodeKind::Element {
+                seen.insert(n.uid);
+            }
+        }
+        ExpandTarget::subtree(parent_or_fallback)
     }
 
     pub(crate) fn write(&self, out: &mut String) {
@@ -70,6 +104,11 @@ struct Summary<'a> {
     total: usize,
     by_role: BTreeMap<&'a str, usize>,
     uids: Vec<&'a str>,
+    /// The uids whose first node (where a reader finds them) comes first and last in the
+    /// document, with that node: the ends of a range, in document order even when a uid
+    /// repeats (a repeated uid hidden last may first occur before the others).
+    first: Option<(usize, &'a str)>,
+    last: Option<(usize, &'a str)>,
 }
 
 impl<'a> Summary<'a> {
@@ -78,6 +117,8 @@ impl<'a> Summary<'a> {
             total: 0,
             by_role: BTreeMap::new(),
             uids: Vec::new(),
+            first: None,
+            last: None,
         }
     }
 
@@ -108,6 +149,14 @@ impl<'a> Summary<'a> {
         *self.by_role.entry(role).or_default() += 1;
         if !node.uid.is_empty() {
             self.uids.push(node.uid);
+            let at = tree.first_with_uid(id);
+            // (not `is_none_or`: the README promises Rust 1.80)
+            if !matches!(self.first, Some((f, _)) if f <= at) {
+                self.first = Some((at, node.uid));
+            }
+            if !matches!(self.last, Some((l, _)) if l >= at) {
+                self.last = Some((at, node.uid));
+            }
         }
     }
 
@@ -117,9 +166,9 @@ impl<'a> Summary<'a> {
             if self.uids.len() <= MAX_LISTED_UIDS {
                 out.push_str(&self.uids.join(", "));
             } else {
-                out.push_str(self.uids.first().copied().unwrap_or(""));
+                out.push_str(self.first.map_or("", |(_, u)| u));
                 out.push('…');
-                out.push_str(self.uids.last().copied().unwrap_or(""));
+                out.push_str(self.last.map_or("", |(_, u)| u));
             }
         }
         out.push(')');

@@ -148,7 +148,7 @@ pub fn filter_tree<N: Notation + ?Sized>(
     mut tree: tree::Tree<'_>,
     options: &SnapshotOptions,
 ) -> FilteredSnapshot {
-    let uids_in = tree.distinct_uid_count();
+    let uids_in = tree.index_uids();
     let unchanged = |markers| FilteredSnapshot {
         text: text.to_string(),
         uids_in,

@@ -1,7 +1,8 @@
 //! The one traversal that writes any tree, through a notation's [`LineWriter`]: it walks the
 //! visible nodes in document order, gives each run of hidden siblings one marker (records or
-//! plain, see `marker`), names the layout nodes dropped under each root in one marker at the
-//! end of that root, and leaves every line's shape to the writer.
+//! plain, see `marker`), names the layout nodes dropped in each document (a root, or an
+//! iframe's content) in one marker at the end of that document, and leaves every line's shape
+//! to the writer.
 
 use std::collections::BTreeMap;
 
@@ -76,10 +77,24 @@ struct Frame<'t, S> {
     scope: S,
     /// The uid a marker in this frame tells the agent to expand.
     expand_uid: &'t str,
-    /// The root whose subtree this frame closes (to write its dropped-nodes marker).
-    closes_root: Option<usize>,
+    /// The document (a root or an iframe) whose dropped-nodes marker takes the layout nodes
+    /// dropped in this frame; `None` in the frame of the roots.
+    document: Option<usize>,
+    /// The document whose subtree this frame closes (to write its dropped-nodes marker).
+    closes_document: Option<usize>,
     /// The node whose children the frame holds (`None`: the roots).
     owner: Option<usize>,
+}
+
+/// A node whose subtree is a document of its own: a root, or an iframe a reader finds by its
+/// uid. Its dropped layout nodes are named at its end, expanding it (Playwright numbers an
+/// iframe's refs apart, so one range never spans two documents).
+fn opens_document(tree: &Tree<'_>, id: usize, depth: usize) -> bool {
+    depth == 0
+        || tree
+            .nodes
+            .get(id)
+            .is_some_and(|n| n.role.eq_ignore_ascii_case("iframe") && tree.uid_finds(id))
 }
 
 /// `children` with dropped nodes replaced by their own (visible) children; the dropped ones
@@ -100,7 +115,7 @@ pub fn render_with<'t, W: LineWriter<'t>>(
     r: &mut Rendered,
 ) {
     let uid_of = |id: usize| tree.nodes.get(id).map_or("", |n| n.uid);
-    let mut dropped_by_root: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut dropped_by_doc: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     let mut scratch = Vec::new();
     let mut marker_text = String::new();
     let mut stack = vec![Frame {
@@ -109,22 +124,22 @@ pub fn render_with<'t, W: LineWriter<'t>>(
         depth: 0,
         scope,
         expand_uid: "",
-        closes_root: None,
+        document: None,
+        closes_document: None,
         owner: None,
     }];
     let delta = tree.delta.as_deref();
-    let mut root_of_frame: Option<usize> = None;
     while let Some(frame) = stack.last_mut() {
         let Some(&id) = frame.items.get(frame.pos) else {
             if let Some(line) = delta.and_then(|d| d.removed.get(&frame.owner)) {
                 writer.marker(&mut r.text, frame.depth, line);
                 r.markers += 1;
             }
-            if let Some(root) = frame.closes_root {
-                if let Some(dropped) = dropped_by_root.remove(&root) {
+            if let Some(doc) = frame.closes_document {
+                if let Some(dropped) = dropped_by_doc.remove(&doc) {
                     marker_text.clear();
                     r.uids_hidden +=
-                        marker::write_dropped(&mut marker_text, tree, &dropped, uid_of(root));
+                        marker::write_dropped(&mut marker_text, tree, &dropped, uid_of(doc));
                     writer.marker(&mut r.text, frame.depth, &marker_text);
                     r.markers += 1;
                 }
@@ -136,9 +151,6 @@ pub fn render_with<'t, W: LineWriter<'t>>(
             frame.pos += 1;
             continue;
         };
-        if frame.depth == 0 {
-            root_of_frame = Some(id);
-        }
         let depth = frame.depth;
         if let Some((len, line)) = delta.and_then(|d| d.runs.get(&id)) {
             // A delta's run of siblings unchanged since the snapshot it is against.
@@ -182,14 +194,16 @@ pub fn render_with<'t, W: LineWriter<'t>>(
                     }
                     continue;
                 }
+                let own_doc = opens_document(tree, id, depth);
+                let document = if own_doc { Some(id) } else { frame.document };
                 let items = if node.children.is_empty() {
                     Vec::new()
                 } else {
                     scratch.clear();
                     let items = flatten(tree, &node.children, &mut scratch);
                     if !scratch.is_empty() {
-                        if let Some(root) = root_of_frame {
-                            dropped_by_root.entry(root).or_default().extend(&scratch);
+                        if let Some(doc) = document {
+                            dropped_by_doc.entry(doc).or_default().extend(&scratch);
                         }
                     }
                     items
@@ -199,10 +213,12 @@ pub fn render_with<'t, W: LineWriter<'t>>(
                 frame.pos += w.siblings.max(1);
                 match w.children {
                     Some(scope) if !items.is_empty() => {
-                        let expand_uid = if node.uid.is_empty() {
-                            frame.expand_uid
-                        } else {
+                        // A repeated uid finds an earlier node: expand the nearest ancestor
+                        // whose uid finds it instead.
+                        let expand_uid = if tree.uid_finds(id) {
                             node.uid
+                        } else {
+                            frame.expand_uid
                         };
                         stack.push(Frame {
                             items,
@@ -210,9 +226,23 @@ pub fn render_with<'t, W: LineWriter<'t>>(
                             depth: depth + 1,
                             scope,
                             expand_uid,
-                            closes_root: (depth == 0).then_some(id),
+                            document,
+                            closes_document: own_doc.then_some(id),
                             owner: Some(id),
                         });
+                    }
+                    _ if own_doc && depth > 0 => {
+                        if let Some(line) = removed_here {
+                            writer.marker(&mut r.text, depth + 1, line);
+                            r.markers += 1;
+                        }
+                        // An iframe written on one line: its dropped nodes join the enclosing
+                        // document's marker (no line can follow its children here).
+                        if let (Some(dropped), Some(outer)) =
+                            (dropped_by_doc.remove(&id), frame.document)
+                        {
+                            dropped_by_doc.entry(outer).or_default().extend(dropped);
+                        }
                     }
                     _ if removed_here.is_some() || depth == 0 => {
                         if let Some(line) = removed_here {
@@ -220,7 +250,7 @@ pub fn render_with<'t, W: LineWriter<'t>>(
                             r.markers += 1;
                         }
                         // A root with no frame of children closes here.
-                        if let Some(dropped) = dropped_by_root.remove(&id) {
+                        if let Some(dropped) = dropped_by_doc.remove(&id) {
                             marker_text.clear();
                             r.uids_hidden +=
                                 marker::write_dropped(&mut marker_text, tree, &dropped, node.uid);
@@ -233,10 +263,10 @@ pub fn render_with<'t, W: LineWriter<'t>>(
             }
         }
     }
-    // Dropped nodes whose root has no children left to close it.
-    for (root, dropped) in dropped_by_root {
+    // Dropped nodes whose document has no children left to close it.
+    for (doc, dropped) in dropped_by_doc {
         marker_text.clear();
-        r.uids_hidden += marker::write_dropped(&mut marker_text, tree, &dropped, uid_of(root));
+        r.uids_hidden += marker::write_dropped(&mut marker_text, tree, &dropped, uid_of(doc));
         writer.marker(&mut r.text, 1, &marker_text);
         r.markers += 1;
     }

@@ -1,11 +1,13 @@
 //! Getting back what a lossy level hid, from the raw (unfiltered) snapshot text:
 //! `expand_subtree` renders the subtree under a uid at `light` (lossless), `expand_range` a run
 //! of siblings (what one marker hid), `search_snapshot`
-//! finds the nodes whose role, name or attributes match, with the path of their ancestors.
+//! finds the nodes whose role, name or attributes match, best first (name or text, then role or
+//! attributes, urls last), with where they matched and the path of their ancestors.
 //! Each takes the [`Notation`] the raw text is in (the caller picks it; refs are uids).
 
 use regex::{Regex, RegexBuilder};
 
+use super::roles;
 use super::tree::{Node, NodeKind, Tree};
 use super::Notation;
 use crate::error::FilterError;
@@ -57,6 +59,8 @@ pub fn expand_range(
         },
     };
     if let Some(max) = depth {
+        // Markers will name what the depth hides: they need to know which uids repeat.
+        tree.index_uids();
         let mut below: Vec<(usize, usize)> = roots.iter().map(|&r| (r, 0)).collect();
         while let Some((id, d)) = below.pop() {
             let children = tree
@@ -106,6 +110,45 @@ fn unknown_uid(uid: &str) -> FilterError {
     ))
 }
 
+/// Where a search hit matched, in the order hits are ranked: what a node says (its name or
+/// text) first, then what it is (role, attributes), and a url last: on a page whose every link
+/// carries the query in its url, those links would otherwise bury the nodes that name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Matched<'a> {
+    Name,
+    Text,
+    Role,
+    Attribute(&'a str),
+    Url,
+}
+
+impl Matched<'_> {
+    /// 0: name or text, 1: role or attribute, 2: url only.
+    pub fn rank(self) -> usize {
+        match self {
+            Matched::Name | Matched::Text => 0,
+            Matched::Role | Matched::Attribute(_) => 1,
+            Matched::Url => 2,
+        }
+    }
+
+    fn write(self, out: &mut String) {
+        match self {
+            Matched::Name => out.push_str("name"),
+            Matched::Text => out.push_str("text"),
+            Matched::Role => out.push_str("role"),
+            Matched::Attribute(key) => {
+                out.push_str("attribute ");
+                out.push_str(key);
+            }
+            Matched::Url => out.push_str("url"),
+        }
+    }
+}
+
+/// What the ranks are called in a search's first line.
+const RANK_NAMES: [&str; 3] = ["by name or text", "by role or attribute", "by url only"];
+
 /// One node that matched a search.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchHit {
@@ -114,12 +157,16 @@ pub struct SearchHit {
     pub line: String,
     /// Its ancestors, outermost first (`RootWebArea "Title" > main > navigation "Primary"`).
     pub path: String,
+    /// The best field it matched in (the ranking's key).
+    pub matched: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SearchHits {
-    /// Nodes that matched, all of them (`hits` holds the first `limit`).
+    /// Nodes that matched, all of them (`hits` holds the best `limit`).
     pub total: usize,
+    /// Of `total`, how many matched at best by name or text, by role or attribute, by url.
+    pub by_rank: [usize; 3],
     pub hits: Vec<SearchHit>,
     /// The hits written for the agent.
     pub text: String,
@@ -156,22 +203,36 @@ impl Matcher {
     }
 }
 
-/// What a search looks at: role, name and attribute values (not the uid itself).
-fn searchable(node: &Node<'_>) -> String {
-    let mut s = String::from(node.role);
-    for part in node.name.iter().map(|n| n.as_ref()) {
-        s.push('\n');
-        s.push_str(part);
+/// The best field of `node` that matches: its name (text, for a role-less node), its role, an
+/// attribute (`key=value`, or the bare word), a url attribute; not the uid itself. Each field
+/// is matched alone, so a regex's `^` and `$` are the field's ends.
+fn best_match<'a>(matcher: &Matcher, node: &Node<'a>, buf: &mut String) -> Option<Matched<'a>> {
+    if node.name.as_deref().is_some_and(|n| matcher.matches(n)) {
+        return Some(if node.role.is_empty() {
+            Matched::Text
+        } else {
+            Matched::Name
+        });
     }
+    if !node.role.is_empty() && matcher.matches(node.role) {
+        return Some(Matched::Role);
+    }
+    let mut url = false;
     for attr in &node.attrs {
-        s.push('\n');
-        s.push_str(attr.key);
+        buf.clear();
+        buf.push_str(attr.key);
         if let Some(v) = &attr.value {
-            s.push('=');
-            s.push_str(v);
+            buf.push('=');
+            buf.push_str(v);
+        }
+        if matcher.matches(buf) {
+            if !roles::is_url_attr(attr.key) {
+                return Some(Matched::Attribute(attr.key));
+            }
+            url = true;
         }
     }
-    s
+    url.then_some(Matched::Url)
 }
 
 fn path_of(notation: &dyn Notation, tree: &Tree<'_>, id: usize) -> String {
@@ -197,7 +258,8 @@ fn path_of(notation: &dyn Notation, tree: &Tree<'_>, id: usize) -> String {
 }
 
 /// Nodes of the raw snapshot whose role, name or attributes contain `query` (case-insensitive;
-/// a regex when `regex`), the first `limit` with their line and ancestors' path.
+/// a regex when `regex`), ranked by where they match (`Matched`; document order within a
+/// rank), the best `limit` with their line, where they matched and their ancestors' path.
 pub fn search_snapshot(
     notation: &dyn Notation,
     raw: &str,
@@ -209,37 +271,63 @@ pub fn search_snapshot(
     let mut implied = Vec::new();
     let tree = notation.parse(raw, &mut implied);
     let mut result = SearchHits::default();
+    // The best `limit` of each rank, in document order: enough to fill `limit` best first.
+    let mut best: [Vec<(usize, Matched<'_>)>; 3] = Default::default();
+    let mut buf = String::new();
     for (id, node) in tree.nodes.iter().enumerate() {
         if node.kind != NodeKind::Element || node.uid.is_empty() {
             continue;
         }
-        if !matcher.matches(&searchable(node)) {
+        let Some(matched) = best_match(&matcher, node, &mut buf) else {
             continue;
-        }
+        };
         result.total += 1;
-        if result.hits.len() < limit {
-            let line = notation.hit_line(&tree, id);
-            result.hits.push(SearchHit {
-                uid: node.uid.to_string(),
-                line,
-                path: path_of(notation, &tree, id),
-            });
+        let rank = matched.rank();
+        if let Some(count) = result.by_rank.get_mut(rank) {
+            *count += 1;
         }
+        if let Some(kept) = best.get_mut(rank).filter(|k| k.len() < limit) {
+            kept.push((id, matched));
+        }
+    }
+    for (id, matched) in best.into_iter().flatten().take(limit) {
+        let mut label = String::new();
+        matched.write(&mut label);
+        result.hits.push(SearchHit {
+            uid: tree.nodes.get(id).map_or("", |n| n.uid).to_string(),
+            line: notation.hit_line(&tree, id),
+            path: path_of(notation, &tree, id),
+            matched: label,
+        });
     }
     let mut text = format!(
         "{} node{} match {query:?}",
         result.total,
         if result.total == 1 { "" } else { "s" }
     );
-    if result.total > result.hits.len() {
-        text.push_str(&format!(" (first {} shown)", result.hits.len()));
+    let ranks: Vec<String> = result
+        .by_rank
+        .iter()
+        .zip(RANK_NAMES)
+        .filter(|(n, _)| **n > 0)
+        .map(|(n, name)| format!("{n} {name}"))
+        .collect();
+    if !ranks.is_empty() {
+        text.push_str(" (");
+        text.push_str(&ranks.join(", "));
+        if result.total > result.hits.len() {
+            text.push_str(&format!("; best {} shown", result.hits.len()));
+        }
+        text.push(')');
     }
     text.push(':');
     for hit in &result.hits {
         text.push('\n');
         text.push_str(&hit.line);
+        text.push_str("\n  matched ");
+        text.push_str(&hit.matched);
         if !hit.path.is_empty() {
-            text.push_str("\n  in ");
+            text.push_str("; in ");
             text.push_str(&hit.path);
         }
     }

@@ -79,6 +79,12 @@ pub fn is_interactive(node: &Node<'_>) -> bool {
             .any(|a| INTERACTIVE_ATTRS.contains(&a.key))
 }
 
+/// A control whose meaning the text before it often carries (a form field, a button, a
+/// toggle): interactive and not a link (a link's own name is its label).
+pub fn is_labelled_control(node: &Node<'_>) -> bool {
+    is_interactive(node) && node.role != "link"
+}
+
 /// A node whose own line says nothing: layout roles without a name (InlineTextBox always: it
 /// repeats its parent's text), and text that is only spaces or a separator.
 pub fn is_decorative(node: &Node<'_>) -> bool {
@@ -115,6 +121,11 @@ pub fn is_stateless_capability(node: &Node<'_>, key: &str) -> bool {
         && STATELESS_CAPABILITIES
             .iter()
             .any(|&(cap, state)| cap == key && !node.has_attr(state))
+}
+
+/// An attribute holding a url: `url=` in one notation, a `/url:` property in the other.
+pub fn is_url_attr(key: &str) -> bool {
+    key == "url" || key == "/url"
 }
 
 /// At the lossy levels a named link's or an image's `url` goes (search and expand show it):

@@ -106,6 +106,9 @@ pub struct Tree<'a> {
     pub hidden_records: BTreeMap<usize, RecordRun<'a>>,
     /// Set when the tree is written as a delta (`snapshot::delta`): the lines it adds.
     pub delta: Option<Box<DeltaMarks>>,
+    /// Per node, the first element with the same uid (filled by `index_uids`; empty before):
+    /// upstream repeats some uids, and a reader who looks one up finds its first node only.
+    pub first_with_uid: Vec<usize>,
 }
 
 /// The lines a delta adds to a render (`render::render_with` writes them).
@@ -175,6 +178,35 @@ impl<'a> Tree<'a> {
         self.nodes
             .iter()
             .position(|n| n.kind == NodeKind::Element && n.uid == uid)
+    }
+
+    /// Fills `first_with_uid`; returns how many different uids the tree holds.
+    pub fn index_uids(&mut self) -> usize {
+        let mut first: HashMap<&str, usize, BuildHasherDefault<UidHasher>> =
+            HashMap::with_capacity_and_hasher(self.nodes.len(), Default::default());
+        let mut index = Vec::with_capacity(self.nodes.len());
+        for (id, node) in self.nodes.iter().enumerate() {
+            if node.kind == NodeKind::Element && !node.uid.is_empty() {
+                index.push(*first.entry(node.uid).or_insert(id));
+            } else {
+                index.push(id);
+            }
+        }
+        self.first_with_uid = index;
+        first.len()
+    }
+
+    /// The node a reader finds for `id`'s uid (`id` itself when the tree is not indexed).
+    pub fn first_with_uid(&self, id: usize) -> usize {
+        self.first_with_uid.get(id).copied().unwrap_or(id)
+    }
+
+    /// Whether looking up `id`'s uid finds `id`: it has a uid, and no earlier node has it.
+    pub fn uid_finds(&self, id: usize) -> bool {
+        self.nodes
+            .get(id)
+            .is_some_and(|n| n.kind == NodeKind::Element && !n.uid.is_empty())
+            && self.first_with_uid(id) == id
     }
 
     /// How many different uids the tree holds (upstream repeats a uid at times).

@@ -848,3 +848,25 @@ fn dump_outputs_for_comparison() {
     }
     std::fs::write(dir.join("devtools-retrieve.txt"), dump).unwrap();
 }
+
+/// A settings form (our own app page, __test__/site/app/settings.html, as chrome-devtools-mcp
+/// snapshots it): at moderate the prose gives way, but no section title before its toggles
+/// and no control's label is hidden while the control shows.
+#[test]
+fn moderate_keeps_labels_and_section_titles_before_prose() {
+    let prose = "Changes are saved when you press Save. Some settings apply to every project of the workspace; others only to your own account. Settings marked with an asterisk need an administrator to confirm them.";
+    let raw = format!(
+        "uid=1_0 RootWebArea \"Settings\"\n  uid=1_13 main\n    uid=1_14 heading \"Settings\" level=\"1\"\n    uid=1_15 \"{prose}\"\n    uid=1_16 \"Notifications\"\n    uid=1_17 \"Choose what we email you about. You can unsubscribe from any message with the link at its end.\"\n    uid=1_18 \"Weekly summary\"\n    uid=1_19 checkbox \"Weekly summary\" checked\n    uid=1_20 \"Security alerts\"\n    uid=1_21 checkbox \"Security alerts\"\n    uid=1_32 \"Danger zone\"\n    uid=1_33 \"{prose}\"\n    uid=1_34 \"Transfer ownership\"\n    uid=1_35 button \"Transfer\"\n    uid=1_36 \"{prose}\"\n    uid=1_37 \"{prose}\"\n"
+    );
+    let out = filter_snapshot(&raw, &SnapshotOptions::for_level(Level::Moderate)).text;
+    for uid in [
+        "1_16", "1_18", "1_19", "1_20", "1_21", "1_32", "1_34", "1_35",
+    ] {
+        assert!(
+            out.lines().any(|l| l.split(['|', ' ']).any(|t| t == uid)),
+            "{uid} hidden:\n{out}"
+        );
+    }
+    // The prose after the last control is what gave way.
+    assert!(out.contains("expand_snapshot uid=1_36"), "{out}");
+}

@@ -9,6 +9,7 @@ use super::{filter_result_text, filter_yaml_snapshot};
 use crate::level::Level;
 use crate::notation::{expand_range, expand_subtree, search_snapshot};
 use crate::snapshot::marker::read_marker;
+use crate::snapshot::retrieve::sibling_range;
 use crate::snapshot::tree::{NodeKind, Tree};
 use crate::snapshot::SnapshotOptions;
 use crate::test_support::{corpus_dir, has_corpus, note_samples_only, shipped};
@@ -167,9 +168,17 @@ fn check_invariants(name: &str, input: &str, level: Level) -> String {
                     let &root = by_uid
                         .get(uid)
                         .unwrap_or_else(|| panic!("{name} {level}: marker names unknown {uid}"));
+                    // With `until`: the siblings from `uid` to `until`, each with its subtree.
+                    let roots = match m.until {
+                        None => vec![root],
+                        Some(until) => sibling_range(raw, uid, until).unwrap_or_else(|| {
+                            panic!("{name} {level}: {uid}..{until} are not siblings in order")
+                        }),
+                    };
                     covered.extend(
-                        raw.subtree(root)
+                        roots
                             .into_iter()
+                            .flat_map(|r| raw.subtree(r))
                             .filter_map(|i| raw.nodes.get(i))
                             .map(|n| n.uid.to_string()),
                     );

@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// The token budget over every corpus result and every step of the recorded sessions: per level
+// and budget, how many results the budget acted on, the step each of them ended at (the order
+// of the steps is the README's), the largest result handed back (estimate, and o200k counted),
+// and how many were over the budget (must be 0).
+//
+//   node bench/budget.js [corpusDir] [moreSessionDirs...]   (needs `npx napi build --platform`)
+'use strict'
+const fs = require('node:fs')
+const path = require('node:path')
+const { FilterSession, estimateTokens } = require('../index.js')
+const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
+
+const corpusDir = process.argv[2] || process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus')
+const extraDirs = process.argv.slice(3).concat(process.env.MCP_CAPTURED_DIR ? [process.env.MCP_CAPTURED_DIR] : [])
+const LEVELS = ['light', 'moderate', 'aggressive']
+const BUDGETS = [25000, 10000, 2000]
+const STEPS = ['moderate', 'aggressive', 'coarser', 'coarsest', 'cut']
+
+function calls(dir, out = []) {
+  if (!fs.existsSync(dir)) return out
+  for (const name of fs.readdirSync(dir).sort()) {
+    const file = path.join(dir, name)
+    if (fs.statSync(file).isDirectory()) {
+      calls(file, out)
+    } else if (name.endsWith('.json')) {
+      let json
+      try {
+        json = JSON.parse(fs.readFileSync(file, 'utf8'))
+      } catch {
+        continue
+      }
+      const params = json.request?.params
+      if (params?.name && json.result?.content) out.push({ tool: params.name, args: JSON.stringify(params.arguments ?? {}), result: json.result })
+    } else if (name.endsWith('.jsonl')) {
+      for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+        if (!line) continue
+        const step = JSON.parse(line)
+        if (step.tool && step.result?.content) out.push({ tool: step.tool, args: JSON.stringify(step.args ?? {}), result: step.result })
+      }
+    }
+  }
+  return out
+}
+
+const textOf = (result) => (result.content ?? []).filter((b) => b.type === 'text').map((b) => b.text).join('\n')
+const tokensOf = (result) => (result.content ?? []).filter((b) => b.type === 'text').reduce((n, b) => n + estimateTokens(b.text), 0)
+
+const all = calls(corpusDir)
+for (const dir of extraDirs) calls(dir, all)
+console.log(`${all.length} results (corpus ${corpusDir}${extraDirs.length ? `, and ${extraDirs.join(', ')}` : ''})\n`)
+console.log('| level | budget | over it raw | budget acted | ended at: ' + STEPS.join(' / ') + ' | largest out (estimate / o200k) | over the budget |')
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
+for (const budget of BUDGETS) {
+  for (const level of LEVELS) {
+    const session = new FilterSession({ filter: { level, maxTokens: budget }, stats: 'inline', proxyTools: true })
+    let overRaw = 0
+    let acted = 0
+    let over = 0
+    let largest = { estimate: 0, text: '' }
+    const ended = Object.fromEntries(STEPS.map((s) => [s, 0]))
+    for (const call of all) {
+      const raw = tokensOf(call.result)
+      if (raw > budget) overRaw++
+      const json = session.filterToolResult(call.tool, JSON.stringify(call.result), call.args)
+      const out = json === null ? call.result : JSON.parse(json)
+      const text = textOf(out)
+      const estimate = tokensOf(out)
+      if (estimate > budget) over++
+      if (estimate > largest.estimate) largest = { estimate, text }
+      const m = /\| token budget [^:]+: (\w+)\]/.exec(text)
+      if (m) {
+        acted++
+        ended[m[1]]++
+      }
+    }
+    const o200k = encode(largest.text).length
+    console.log(`| ${level} | ${budget.toLocaleString('en-US')} | ${overRaw} | ${acted} | ${STEPS.map((s) => ended[s]).join(' / ')} | ${largest.estimate.toLocaleString('en-US')} / ${o200k.toLocaleString('en-US')} | ${over} |`)
+  }
+}
