@@ -300,6 +300,13 @@ export interface SessionConfig {
   /** Also write each raw snapshot to a file in this directory and name the file in the result. */
   rawSnapshotsDir?: string
   /**
+   * Send a later snapshot of a page the agent already holds as a delta (what changed, in
+   * the same notation; unchanged runs as one line each). Only at moderate and aggressive,
+   * and only with the proxy tools.
+   * @default true at moderate and aggressive
+   */
+  snapshotDeltas?: boolean
+  /**
    * Drop `structuredContent` from every `tools/call` result (after reading the snapshot tree
    * from it): for an upstream the proxy itself asked for it, which the client did not.
    * @default false

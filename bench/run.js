@@ -6,13 +6,15 @@
 // issue, but never fails on them. Nothing here is a hard-coded figure: every number comes from
 // running the native filters (release build) on the corpus.
 //
-//   node bench/run.js [--parts core,boundary,proxy,reduction,extra] [--calls N] [--no-build]
+//   node bench/run.js [--parts core,boundary,proxy,reduction,sessions,extra] [--calls N] [--no-build]
 //                     [--corpus DIR] [--budget-ms N]
 //
 // Parts: core (Rust, examples/bench_core.rs), boundary (the same through index.js, split into
 // core and crossing time, plus which results cross at all), proxy (tools/call latency through
 // the proxy vs directly, and the proxy's RSS), reduction (bytes and o200k tokens per tool and
-// level, the README's table), extra (the filters' own level tables, when present).
+// level, the README's table), sessions (the recorded sessions replayed through the bin at each
+// level, snapshot deltas off and on: bench/sessions.js), extra (the filters' own level tables,
+// when present).
 // The corpus is $MCP_CORPUS_DIR, else ../shared/corpus beside the repo, else samples/.
 
 const fs = require('node:fs')
@@ -34,7 +36,7 @@ const EXTRA_PARTS = ['snapshot-levels.js', 'budget.js', 'playwright-levels.js', 
 // ---- options and corpus ----
 
 function parseOptions(argv) {
-  const opts = { parts: ['core', 'boundary', 'proxy', 'reduction', 'extra'], calls: 1000, build: true, corpus: null, budgetMs: 30 }
+  const opts = { parts: ['core', 'boundary', 'proxy', 'reduction', 'sessions', 'extra'], calls: 1000, build: true, corpus: null, budgetMs: 30 }
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s)
     const value = () => (inline !== undefined ? inline : argv[++i])
@@ -521,7 +523,7 @@ async function main() {
   const ctx = { opts, corpus, docs: corpusDocs(corpus.dir) }
   const started = Date.now()
   process.stdout.write(`# mcp-snapshot-filter bench\n\nCorpus: ${corpus.samples ? 'the bundled samples/ (no ../shared/corpus found)' : corpus.dir} — ${ctx.docs.length} results. Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}.\n`)
-  const needsAddon = opts.parts.some((p) => ['boundary', 'proxy', 'reduction'].includes(p))
+  const needsAddon = opts.parts.some((p) => ['boundary', 'proxy', 'reduction', 'sessions'].includes(p))
   if (needsAddon && opts.build) {
     // Timings are of the release addon, the one users get. `--no-build` uses whatever is built.
     process.stderr.write('bench: building the release addon (npx napi build --platform --release)…\n')
@@ -538,6 +540,11 @@ async function main() {
   }
   if (opts.parts.includes('proxy')) await runProxy(ctx)
   if (opts.parts.includes('reduction')) runReduction(ctx)
+  if (opts.parts.includes('sessions')) {
+    heading('Sessions: recorded sessions through the bin, snapshot deltas off and on (o200k tokens the agent receives)')
+    const { runSessions, defaultDirs } = require('./sessions.js')
+    await runSessions({ dirs: defaultDirs(corpus.samples ? null : corpus.dir) })
+  }
   if (opts.parts.includes('extra')) runExtra(ctx)
   process.stdout.write(`\n(${((Date.now() - started) / 1000).toFixed(0)} s)\n`)
 }

@@ -21,6 +21,11 @@ function sessionConfig(options, { dropStructuredContent = false } = {}) {
     log('warning: --proxy-tools is ignored at --filter-level=off')
     config.proxyTools = false
   }
+  config.snapshotDeltas = options['snapshot-deltas'] === 'on'
+  if (options['snapshot-deltas'] === 'on' && options['proxy-tools'] === false && ['moderate', 'aggressive'].includes(options['filter-level'])) {
+    // A delta's unchanged lines are expanded through the proxy tools.
+    log('warning: --snapshot-deltas needs the proxy tools: deltas are off with --no-proxy-tools')
+  }
   config.snapshotCacheBytes = Math.min(options['snapshot-cache-bytes'], 2 ** 32 - 1)
   if (options['raw-snapshots-dir'] !== undefined) config.rawSnapshotsDir = prepareDir(options['raw-snapshots-dir'])
   return config

@@ -251,10 +251,36 @@ function itemsFromJson(value) {
   return [item]
 }
 
+/**
+ * Items of a recorded session (the JSONL of the corpus' sessions/: one `{step, tool, args,
+ * result}` per line, in call order; `tool` is `tools/list` for the list), or null when the
+ * lines are not that.
+ */
+function itemsFromSession(lines) {
+  const items = []
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i].trim() === '') continue
+    let step
+    try {
+      step = JSON.parse(lines[i])
+    } catch {
+      return null
+    }
+    if (!isObject(step) || typeof step.tool !== 'string' || !('result' in step) || 'jsonrpc' in step) return null
+    const where = `line ${i + 1}`
+    const known = LIST_METHODS.has(step.tool) ? { method: step.tool } : { method: 'tools/call', tool: step.tool, args: step.args }
+    const item = isObject(step.result) ? resultItem(step.result, { ...known, where }) : null
+    if (item) items.push({ ...item, where: `:${i + 1}`, step: step.step })
+  }
+  return items.length > 0 ? items : null
+}
+
 /** Items of a log: one JSON-RPC message per line (text before the first `{` is ignored). */
 function itemsFromLog(text) {
   const messages = []
   const lines = text.split('\n')
+  const session = itemsFromSession(lines)
+  if (session) return session
   for (let i = 0; i < lines.length; i++) {
     const brace = lines[i].indexOf('{')
     if (brace === -1) continue
@@ -363,14 +389,20 @@ function measure(native, files, levels, counter) {
     parsed.push({ label, items })
   }
   for (const level of levels) {
+    // Snapshot deltas pay only where the level sends thinned pages (see the README).
+    const withDeltas = level === 'moderate' || level === 'aggressive'
     for (const { label, items } of parsed) {
       // As the proxy runs at that level: a tools/list row counts the whole list the client
-      // gets, the proxy's own two tools included where it adds them.
-      const session = new native.FilterSession({ filter: { level } })
+      // gets, the proxy's own two tools included where it adds them. Snapshot deltas off here;
+      // the same results through a session that sends them give the with-deltas column.
+      const session = new native.FilterSession({ filter: { level }, snapshotDeltas: false })
+      const deltaSession = withDeltas ? new native.FilterSession({ filter: { level }, snapshotDeltas: true }) : null
       for (const item of items) {
         let m
+        let withDelta = null
         try {
           m = runItem(native, session, level, item)
+          if (deltaSession && item.kind === 'result') withDelta = runItem(native, deltaSession, level, item).after
         } catch (err) {
           errors.push({ file: `${label}${item.where ?? ''}`, error: `filter failed: ${err.code ? `${err.code}: ` : ''}${err.message}` })
           continue
@@ -384,6 +416,8 @@ function measure(native, files, levels, counter) {
         const tokensAfter = m.after === m.before ? tokensBefore : counter.count(m.after)
         const bytesBefore = Buffer.byteLength(m.before)
         const bytesAfter = m.after === m.before ? bytesBefore : Buffer.byteLength(m.after)
+        const deltaAfter = withDelta ?? m.after
+        const tokensDeltas = deltaAfter === m.after ? tokensAfter : counter.count(deltaAfter)
         rows.push({
           file: `${label}${item.where ?? ''}`,
           tool: item.tool,
@@ -397,12 +431,14 @@ function measure(native, files, levels, counter) {
           savedPercent: percent(tokensBefore, tokensAfter),
           bytesSavedPercent: percent(bytesBefore, bytesAfter),
           uidsHidden: m.uidsHidden,
+          ...(deltaSession ? { tokensDeltas, bytesDeltas: Buffer.byteLength(deltaAfter) } : {}),
         })
       }
     }
   }
   const totals = levels.map((level) => {
     const t = { level, results: 0, bytesBefore: 0, bytesAfter: 0, tokensBefore: 0, tokensAfter: 0, uidsHidden: 0 }
+    let deltas = null
     for (const r of rows) {
       if (r.level !== level) continue
       t.results++
@@ -411,8 +447,14 @@ function measure(native, files, levels, counter) {
       t.tokensBefore += r.tokensBefore
       t.tokensAfter += r.tokensAfter
       t.uidsHidden += r.uidsHidden
+      if (r.tokensDeltas !== undefined) {
+        deltas ??= { tokensDeltas: 0, bytesDeltas: 0 }
+        deltas.tokensDeltas += r.tokensDeltas
+        deltas.bytesDeltas += r.bytesDeltas
+      }
     }
-    return { ...t, savedPercent: percent(t.tokensBefore, t.tokensAfter), bytesSavedPercent: percent(t.bytesBefore, t.bytesAfter) }
+    const withDeltas = deltas ? { ...deltas, deltasSavedPercent: percent(t.tokensAfter, deltas.tokensDeltas) } : {}
+    return { ...t, savedPercent: percent(t.tokensBefore, t.tokensAfter), bytesSavedPercent: percent(t.bytesBefore, t.bytesAfter), ...withDeltas }
   })
   return {
     tokenizer: { name: counter.name, description: counter.description, exact: counter.exact },
@@ -429,16 +471,19 @@ function measure(native, files, levels, counter) {
 function formatTable(report) {
   const multi = report.levels.length > 1
   const tok = report.tokenizer.name
-  const head = ['file', 'tool', ...(multi ? ['level'] : []), 'bytes before', 'bytes after', `${tok} before`, `${tok} after`, 'saved', 'uids hidden']
+  const deltas = report.rows.some((r) => r.tokensDeltas !== undefined)
+  const head = ['file', 'tool', ...(multi ? ['level'] : []), 'bytes before', 'bytes after', `${tok} before`, `${tok} after`, 'saved', 'uids hidden', ...(deltas ? [`${tok} with deltas`, 'deltas save'] : [])]
   const right = new Set(head.slice(multi ? 3 : 2).map((_, i) => i + (multi ? 3 : 2)))
   const n = (x) => x.toLocaleString('en-US')
   const body = []
   for (const level of report.levels) {
     for (const r of report.rows.filter((row) => row.level === level)) {
-      body.push([r.file, `${r.tool}${r.toolInferred ? '*' : ''}`, ...(multi ? [level] : []), n(r.bytesBefore), n(r.bytesAfter), n(r.tokensBefore), n(r.tokensAfter), `${r.savedPercent.toFixed(1)}%`, n(r.uidsHidden)])
+      const d = deltas ? (r.tokensDeltas === undefined ? ['', ''] : [n(r.tokensDeltas), `${percent(r.tokensAfter, r.tokensDeltas).toFixed(1)}%`]) : []
+      body.push([r.file, `${r.tool}${r.toolInferred ? '*' : ''}`, ...(multi ? [level] : []), n(r.bytesBefore), n(r.bytesAfter), n(r.tokensBefore), n(r.tokensAfter), `${r.savedPercent.toFixed(1)}%`, n(r.uidsHidden), ...d])
     }
     const t = report.totals.find((x) => x.level === level)
-    body.push([`**total** (${t.results})`, '', ...(multi ? [level] : []), n(t.bytesBefore), n(t.bytesAfter), n(t.tokensBefore), n(t.tokensAfter), `${t.savedPercent.toFixed(1)}%`, n(t.uidsHidden)])
+    const d = deltas ? (t.tokensDeltas === undefined ? ['', ''] : [n(t.tokensDeltas), `${t.deltasSavedPercent.toFixed(1)}%`]) : []
+    body.push([`**total** (${t.results})`, '', ...(multi ? [level] : []), n(t.bytesBefore), n(t.bytesAfter), n(t.tokensBefore), n(t.tokensAfter), `${t.savedPercent.toFixed(1)}%`, n(t.uidsHidden), ...d])
   }
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)))
   const cell = (text, i) => (right.has(i) ? text.padStart(widths[i]) : text.padEnd(widths[i]))
@@ -452,6 +497,7 @@ function formatTable(report) {
     ...body.map(line),
   ]
   if (report.rows.some((r) => r.toolInferred)) out.push('', '* tool inferred from the content (no request in the file)')
+  if (deltas) out.push('', `"with deltas": the same results through a session that sends a later snapshot of a page as a delta (--snapshot-deltas=on, the default); "deltas save": its share of the level's ${tok}.`)
   return `${out.join('\n')}\n`
 }
 

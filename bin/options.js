@@ -76,6 +76,15 @@ const OPTIONS = [
     help: 'Also write each raw snapshot to a file in DIR and name the file in the result.',
   },
   {
+    name: 'snapshot-deltas',
+    env: 'MCP_SNAPSHOT_FILTER_SNAPSHOT_DELTAS',
+    kind: 'choice',
+    choices: ['on', 'off'],
+    default: 'on',
+    defaultHelp: 'on (at moderate and aggressive, with the proxy tools)',
+    help: 'Send a later snapshot of a page the agent already holds as a delta: what changed, in the same notation, unchanged runs as one line each; expand_snapshot without uid gives the whole page.',
+  },
+  {
     name: 'ledger',
     env: 'MCP_SNAPSHOT_FILTER_LEDGER',
     kind: 'flag',

@@ -180,8 +180,10 @@ fn hash_text(h: &mut Fnv, text: &str) -> usize {
         bodies += hash_body(h, found.body);
         for level in Level::ALL {
             let mut raw = None;
-            let out =
-                playwright::filter_result_text(text, &SnapshotOptions::for_level(level), &mut raw);
+            let out = playwright::filter_result_text(text, |body| {
+                raw = Some(body.to_string());
+                playwright::filter_yaml_snapshot(body, &SnapshotOptions::for_level(level))
+            });
             h.field(&format!("{out:?} {raw:?}"));
         }
     }

@@ -461,6 +461,11 @@ pub struct SessionConfig {
     pub snapshot_cache_bytes: Option<u32>,
     /// Also write each raw snapshot to a file in this directory and name the file in the result.
     pub raw_snapshots_dir: Option<String>,
+    /// Send a later snapshot of a page the agent already holds as a delta (what changed, in
+    /// the same notation; unchanged runs as one line each). Only at moderate and aggressive,
+    /// and only with the proxy tools.
+    /// @default true at moderate and aggressive
+    pub snapshot_deltas: Option<bool>,
     /// Drop `structuredContent` from every `tools/call` result (after reading the snapshot tree
     /// from it): for an upstream the proxy itself asked for it, which the client did not.
     /// @default false
@@ -497,6 +502,9 @@ impl FilterSession {
             options.cache_bytes = bytes as usize;
         }
         options.raw_snapshots_dir = config.raw_snapshots_dir.map(PathBuf::from);
+        if let Some(deltas) = config.snapshot_deltas {
+            options.snapshot_deltas = deltas;
+        }
         options.drop_structured_content = config.drop_structured_content.unwrap_or(false);
         Ok(FilterSession {
             inner: Session::new(options),

@@ -9,6 +9,7 @@ use crate::describe;
 use crate::level::Level;
 use crate::notation;
 use crate::result;
+use crate::snapshot::SnapshotOptions;
 use crate::snapshot_cache::{CacheMiss, SnapshotCache};
 
 pub const EXPAND_SNAPSHOT: &str = "expand_snapshot";
@@ -30,7 +31,7 @@ pub fn definitions(describe_level: Level) -> Vec<Value> {
     let mut defs = vec![
         json!({
             "name": EXPAND_SNAPSHOT,
-            "description": "Returns what a snapshot marker hid: the unfiltered subtree under uid, or the siblings from uid to until. Answered by the mcp-snapshot-filter proxy from the last snapshot; its uids work with click and fill.",
+            "description": "Returns what a snapshot marker hid or a delta left unchanged: the unfiltered subtree under uid, or the siblings from uid to until; without uid, the latest snapshot of the page whole, filtered as usual. Answered by the mcp-snapshot-filter proxy from the last snapshot; its uids work with click and fill.",
             "inputSchema": {
                 "type": "object",
                 "properties": {
@@ -39,7 +40,6 @@ pub fn definitions(describe_level: Level) -> Vec<Value> {
                     "depth": {"type": "integer", "minimum": 0},
                     "pageId": {"type": "integer"}
                 },
-                "required": ["uid"],
                 "additionalProperties": false
             },
             "annotations": {"readOnlyHint": true},
@@ -191,7 +191,13 @@ pub fn page_key(arguments: &Map<String, Value>) -> Option<String> {
 /// Answers a call of one of the proxy's tools with a `CallToolResult`. The arguments are
 /// checked against the tool's own `inputSchema` first (a string `pageId` is an error, not
 /// page 1), and error texts quote at most a short prefix of an argument.
-pub fn call(name: &str, arguments: &Value, cache: &SnapshotCache) -> Value {
+/// `whole_page` is how the session filters a whole page (`expand_snapshot` without uid).
+pub fn call(
+    name: &str,
+    arguments: &Value,
+    cache: &SnapshotCache,
+    whole_page: &SnapshotOptions,
+) -> Value {
     let empty = Map::new();
     let args = match arguments {
         Value::Object(args) => args,
@@ -218,6 +224,10 @@ pub fn call(name: &str, arguments: &Value, cache: &SnapshotCache) -> Value {
             .and_then(|n| usize::try_from(n).ok())
     };
     let answer = match name {
+        EXPAND_SNAPSHOT if text_arg("uid").is_none() => {
+            let text = notation::filter_snapshot(&snapshot.raw, whole_page).text;
+            return json!({"content": [{"type": "text", "text": text}]});
+        }
         EXPAND_SNAPSHOT => notation::expand_range(
             &snapshot.raw,
             text_arg("uid").unwrap_or_default(),
@@ -424,7 +434,7 @@ mod tests {
     #[test]
     fn calls_without_a_snapshot_or_with_bad_arguments_are_error_results() {
         let mut cache = SnapshotCache::new(1024);
-        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_1"}), &cache);
+        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_1"}), &cache, &whole());
         assert_eq!(res["isError"], true);
         assert!(res["content"][0]["text"]
             .as_str()
@@ -432,36 +442,76 @@ mod tests {
             .contains("take_snapshot"));
 
         cache
-            .put("3", "uid=1_0 RootWebArea \"x\"\n".to_string())
+            .put("3", "uid=1_0 RootWebArea \"x\"\n".to_string(), None)
             .unwrap_or_default();
-        let res = call(EXPAND_SNAPSHOT, &json!({}), &cache);
-        assert!(res["content"][0]["text"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("uid"));
-        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_0", "depth": -1}), &cache);
+        let res = call(EXPAND_SNAPSHOT, &json!({"uid": 7}), &cache, &whole());
         assert_eq!(res["isError"], true);
-        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_0", "until": 3}), &cache);
+        let res = call(
+            EXPAND_SNAPSHOT,
+            &json!({"uid": "1_0", "depth": -1}),
+            &cache,
+            &whole(),
+        );
         assert_eq!(res["isError"], true);
-        let res = call(SEARCH_SNAPSHOT, &json!({"query": ""}), &cache);
+        let res = call(
+            EXPAND_SNAPSHOT,
+            &json!({"uid": "1_0", "until": 3}),
+            &cache,
+            &whole(),
+        );
         assert_eq!(res["isError"], true);
-        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_0", "pageId": 9}), &cache);
+        let res = call(SEARCH_SNAPSHOT, &json!({"query": ""}), &cache, &whole());
+        assert_eq!(res["isError"], true);
+        let res = call(
+            EXPAND_SNAPSHOT,
+            &json!({"uid": "1_0", "pageId": 9}),
+            &cache,
+            &whole(),
+        );
         assert!(res["content"][0]["text"]
             .as_str()
             .unwrap_or_default()
             .contains("page 9"));
     }
 
+    fn whole() -> SnapshotOptions {
+        SnapshotOptions::for_level(Level::Moderate)
+    }
+
+    #[test]
+    fn expand_without_uid_returns_the_whole_page_filtered_at_the_level() {
+        let mut cache = SnapshotCache::new(1 << 20);
+        let links: String = (0..30)
+            .map(|i| {
+                format!(
+                    "  uid=1_{} link \"item {i}\" url=\"https://x.test/{i}\"\n",
+                    i + 1
+                )
+            })
+            .collect();
+        let raw = format!("uid=1_0 RootWebArea \"x\" url=\"https://x.test/\"\n{links}");
+        cache.put("1", raw.clone(), None).unwrap_or_default();
+        let res = call(EXPAND_SNAPSHOT, &json!({}), &cache, &whole());
+        let got = res["content"][0]["text"].as_str().unwrap_or("").to_string();
+        assert!(res["isError"].is_null(), "{got}");
+        assert_eq!(got, notation::filter_snapshot(&raw, &whole()).text);
+        assert!(
+            got.contains("1_0 RootWebArea") && got.len() < raw.len(),
+            "{got}"
+        );
+    }
+
     #[test]
     fn expand_with_until_returns_the_run_of_siblings() {
         let mut cache = SnapshotCache::new(1 << 20);
         let raw = "uid=1_0 RootWebArea \"x\"\n  uid=1_1 link \"a\"\n  uid=1_2 button \"b\"\n    uid=1_3 \"in b\"\n  uid=1_4 link \"c\"\n";
-        cache.put("1", raw.to_string()).unwrap_or_default();
+        cache.put("1", raw.to_string(), None).unwrap_or_default();
         let text = |res: &Value| res["content"][0]["text"].as_str().unwrap_or("").to_string();
         let res = call(
             EXPAND_SNAPSHOT,
             &json!({"uid": "1_2", "until": "1_4"}),
             &cache,
+            &whole(),
         );
         let got = text(&res);
         assert!(res["isError"].is_null(), "{got}");
@@ -473,6 +523,7 @@ mod tests {
             EXPAND_SNAPSHOT,
             &json!({"uid": "1_4", "until": "1_1"}),
             &cache,
+            &whole(),
         );
         assert_eq!(res["isError"], true, "{}", text(&res));
     }
@@ -486,18 +537,24 @@ mod tests {
     fn arguments_are_checked_against_the_tools_own_schema() {
         let mut cache = SnapshotCache::new(1 << 20);
         let raw = "uid=1_0 RootWebArea \"x\"\n  uid=1_1 link \"a\"\n";
-        cache.put("1", raw.to_string()).unwrap_or_default();
+        cache.put("1", raw.to_string(), None).unwrap_or_default();
         // pageId "1" is not page 1: the schema says integer.
         let text = error_text(&call(
             EXPAND_SNAPSHOT,
             &json!({"uid": "1_1", "pageId": "1"}),
             &cache,
+            &whole(),
         ));
         assert!(
             text.contains("\"pageId\" must be an integer, not a string \"1\""),
             "{text}"
         );
-        let ok = call(EXPAND_SNAPSHOT, &json!({"uid": "1_1", "pageId": 1}), &cache);
+        let ok = call(
+            EXPAND_SNAPSHOT,
+            &json!({"uid": "1_1", "pageId": 1}),
+            &cache,
+            &whole(),
+        );
         assert!(ok["isError"].is_null(), "{ok}");
         for (name, args, says) in [
             (
@@ -533,7 +590,7 @@ mod tests {
             (SEARCH_SNAPSHOT, json!({"regex": true}), "needs a \"query\""),
             (SEARCH_SNAPSHOT, json!(["a"]), "object of arguments"),
         ] {
-            let text = error_text(&call(name, &args, &cache));
+            let text = error_text(&call(name, &args, &cache, &whole()));
             assert!(text.contains(says), "{args}: {text}");
         }
     }
@@ -542,7 +599,7 @@ mod tests {
     fn error_texts_quote_only_a_short_prefix_of_an_argument() {
         let mut cache = SnapshotCache::new(1 << 20);
         cache
-            .put("1", "uid=1_0 RootWebArea \"x\"\n".to_string())
+            .put("1", "uid=1_0 RootWebArea \"x\"\n".to_string(), None)
             .unwrap_or_default();
         let long = "x".repeat(100_000);
         for (name, args) in [
@@ -556,7 +613,7 @@ mod tests {
             (SEARCH_SNAPSHOT, json!({"query": "a", "limit": long})),
             (SEARCH_SNAPSHOT, json!({"query": "a", long.clone(): 1})),
         ] {
-            let text = error_text(&call(name, &args, &cache));
+            let text = error_text(&call(name, &args, &cache, &whole()));
             assert!(
                 text.len() < 400 && !text.contains(&"x".repeat(41)),
                 "{} bytes: {}",

@@ -12,7 +12,8 @@ use crate::describe::{self, CompressOptions};
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
 use crate::proxy_tools;
-use crate::result::{self, FilterFigures, ResultLimits, ResultOptions};
+use crate::result::{self, FilterFigures, ResultLimits, ResultOptions, SnapshotCapture};
+use crate::snapshot::delta::{DeltaInput, Sent, SentPage};
 use crate::snapshot::SnapshotLimits;
 use crate::snapshot_cache::{SnapshotCache, DEFAULT_CACHE_BYTES};
 use crate::stats::{self, SavingsTotals, Shrink, StatsMode};
@@ -34,6 +35,10 @@ pub struct SessionOptions {
     pub cache_bytes: usize,
     /// Also write each raw snapshot to a file here and name it in the result.
     pub raw_snapshots_dir: Option<PathBuf>,
+    /// Send a later snapshot of a page the agent holds as a delta (`snapshot::delta`); only at
+    /// `moderate` and `aggressive`, and only with the proxy tools (a delta's unchanged lines
+    /// are expanded through them).
+    pub snapshot_deltas: bool,
     /// The token budget of every result the client receives (`crate::budget`); 0: none.
     pub max_tokens: usize,
     /// Drop `structuredContent` from every `tools/call` result (the proxy asked upstream for it).
@@ -52,9 +57,15 @@ impl SessionOptions {
             proxy_tools: Self::proxy_tools_default(level, budget::DEFAULT_MAX_TOKENS),
             cache_bytes: DEFAULT_CACHE_BYTES,
             raw_snapshots_dir: None,
+            snapshot_deltas: Self::snapshot_deltas_default(level),
             max_tokens: budget::DEFAULT_MAX_TOKENS,
             drop_structured_content: false,
         }
+    }
+
+    /// Deltas pay where a level already sends a thinned page; `light` stays lossless.
+    pub fn snapshot_deltas_default(level: Level) -> bool {
+        level >= Level::Moderate
     }
 
     /// The proxy tools only pay where something may be hidden: at a lossy level, or at `light`
@@ -94,6 +105,10 @@ pub struct Session {
     raw_snapshot_tag: String,
     /// What the filters did to the last `tools/call` result (`None` when it was unchanged).
     last_figures: Option<FilterFigures>,
+    /// Snapshots taken of each page so far (numbers the next one in a delta's header).
+    snapshot_numbers: HashMap<String, u64>,
+    /// How the last snapshot was sent, with deltas on.
+    last_sent: Option<Sent>,
     /// The whole texts budget cuts left out, by id (`read_result`); same bounds as snapshots.
     cut_results: SnapshotCache,
     /// Ids given to cut texts so far.
@@ -114,6 +129,8 @@ impl Session {
             raw_snapshot_files: 0,
             raw_snapshot_tag: session_tag(),
             last_figures: None,
+            snapshot_numbers: HashMap::new(),
+            last_sent: None,
             cut_results: SnapshotCache::new(options.cache_bytes),
             cut_result_ids: 0,
             options,
@@ -143,8 +160,8 @@ impl Session {
         result_json: &str,
         arguments_json: Option<&str>,
     ) -> FilterResult<Option<String>> {
-        let filtered = self.filter_with(tool_name, arguments_json, |options, raw_snapshot| {
-            result::filter_tool_result_capturing(tool_name, result_json, options, raw_snapshot)
+        let filtered = self.filter_with(tool_name, arguments_json, |options, capture| {
+            result::filter_tool_result_capturing(tool_name, result_json, options, capture)
         })?;
         Ok(filtered.map(|f| f.into_filtered_result().json))
     }
@@ -161,7 +178,7 @@ impl Session {
         arguments_json: Option<&str>,
     ) -> FilterResult<Option<String>> {
         let mut result_span = None;
-        let filtered = self.filter_with(tool_name, arguments_json, |options, raw_snapshot| {
+        let filtered = self.filter_with(tool_name, arguments_json, |options, capture| {
             let heavy = result::tools::is_content_heavy(tool_name);
             if options.level == Level::Off
                 || !(heavy || options.drop_structured_content || options.max_tokens > 0)
@@ -170,7 +187,7 @@ impl Session {
             }
             let (span, result) = result_member(response_json)?;
             result_span = Some(span);
-            result::filter_tool_result_object(tool_name, result, options, raw_snapshot)
+            result::filter_tool_result_object(tool_name, result, options, capture)
         })?;
         let (Some(filtered), Some(span)) = (filtered, result_span) else {
             return Ok(None);
@@ -191,7 +208,7 @@ impl Session {
         arguments_json: Option<&str>,
         filter: impl FnOnce(
             &ResultOptions,
-            &mut Option<String>,
+            &mut SnapshotCapture<'_>,
         ) -> FilterResult<Option<result::FilteredValue>>,
     ) -> FilterResult<Option<result::FilteredValue>> {
         let options = ResultOptions {
@@ -210,16 +227,42 @@ impl Session {
         }
         .with_arguments(arguments_json);
         self.last_figures = None;
-        let mut raw_snapshot = None;
-        let filtered = filter(&options, &mut raw_snapshot)?;
+        self.last_sent = None;
+        let page = arguments_json
+            .and_then(|a| serde_json::from_str::<Value>(a).ok())
+            .and_then(|a| a.as_object().and_then(proxy_tools::page_key))
+            .unwrap_or_default();
+        let number = self.snapshot_numbers.get(&page).copied().unwrap_or(0) + 1;
+        let mut capture = SnapshotCapture {
+            deltas: self.deltas_on().then(|| DeltaInput {
+                sent: self.cache.sent(&page),
+                number,
+            }),
+            ..SnapshotCapture::default()
+        };
+        let filtered = filter(&options, &mut capture);
+        let SnapshotCapture {
+            raw,
+            holds,
+            sent,
+            full_bytes,
+            sent_bytes,
+            ..
+        } = capture;
+        let filtered = filtered?;
         self.count_result(tool_name);
         let mut notes = Vec::new();
-        if let Some(raw) = raw_snapshot {
-            notes.extend(self.keep_raw_snapshot(arguments_json, raw));
+        if let Some(raw) = raw {
+            self.snapshot_numbers.insert(page.clone(), number);
+            notes.extend(self.keep_raw_snapshot(&page, raw, holds));
         }
         let Some(mut filtered) = filtered else {
             return Ok(None);
         };
+        if let Some(Sent::Delta { .. }) = sent {
+            self.totals.record_delta(full_bytes, sent_bytes);
+        }
+        self.last_sent = sent;
         if !filtered.text_changed {
             // Only the structuredContent the proxy asked for went: nothing to report.
             return Ok(Some(filtered));
@@ -250,7 +293,12 @@ impl Session {
             body.push_str(&budget_note(step, self.options.max_tokens));
         }
         match self.options.stats {
-            StatsMode::Inline => filtered.append_line(&format!("[mcp-snapshot-filter: {body}]")),
+            StatsMode::Inline => filtered.append_line(&match sent {
+                Some(Sent::Delta { .. }) if budget_step.is_none() => {
+                    stats::delta_stats_line(shrink)
+                }
+                _ => format!("[mcp-snapshot-filter: {body}]"),
+            }),
             // The proxy's log adds its own `[mcp-snapshot-filter]` prefix.
             StatsMode::Stderr => self.pending_stats_line = Some(format!("{tool_name}: {body}")),
             StatsMode::Off => {}
@@ -276,7 +324,7 @@ impl Session {
     fn keep_cut_text(&mut self, id: &str, text: String) {
         self.cut_result_ids += 1;
         // Larger than the whole cache: not kept; read_result then says so.
-        let _ = self.cut_results.put(id, text);
+        let _ = self.cut_results.put(id, text, None);
     }
 
     /// A proxy tool's answer within the budget: over it, the whole answer is kept for
@@ -316,13 +364,16 @@ impl Session {
 
     /// Caches a raw snapshot for the proxy tools and writes it to the raw snapshots directory;
     /// returns the lines to add to the result (the file written, or why it was not).
-    fn keep_raw_snapshot(&mut self, arguments_json: Option<&str>, raw: String) -> Vec<String> {
-        let page = arguments_json
-            .and_then(|a| serde_json::from_str::<Value>(a).ok())
-            .and_then(|a| a.as_object().and_then(proxy_tools::page_key));
+    fn keep_raw_snapshot(
+        &mut self,
+        page: &str,
+        raw: String,
+        holds: Option<SentPage>,
+    ) -> Vec<String> {
+        let page = Some(page).filter(|p| !p.is_empty());
         let mut notes = Vec::new();
         if let Some(dir) = self.options.raw_snapshots_dir.clone() {
-            notes.push(match self.write_raw_snapshot(&dir, page.as_deref(), &raw) {
+            notes.push(match self.write_raw_snapshot(&dir, page, &raw) {
                 Ok(path) => format!("[raw snapshot: {}]", path.display()),
                 Err((path, e)) => {
                     format!("[raw snapshot not written to {}: {e}]", path.display())
@@ -331,9 +382,22 @@ impl Session {
         }
         if self.options.proxy_tools {
             // A snapshot larger than the whole cache is not kept: the tools then say so.
-            let _ = self.cache.put(page.as_deref().unwrap_or(""), raw);
+            let _ = self.cache.put(page.unwrap_or(""), raw, holds);
         }
         notes
+    }
+
+    /// Deltas need the level, the option, and `expand_snapshot` answered by the proxy (an
+    /// unchanged line is expanded through it).
+    fn deltas_on(&self) -> bool {
+        self.options.snapshot_deltas
+            && self.options.level >= Level::Moderate
+            && self.is_proxy_tool(proxy_tools::EXPAND_SNAPSHOT)
+    }
+
+    /// How the last snapshot was sent with deltas on (`None`: deltas off, or no snapshot).
+    pub fn last_sent(&self) -> Option<Sent> {
+        self.last_sent
     }
 
     /// Writes a raw snapshot to a new file in `dir`: created exclusively (`create_new`, which
@@ -397,11 +461,28 @@ impl Session {
             })?,
             None => Value::Null,
         };
-        let answer = if tool_name == proxy_tools::READ_RESULT {
-            proxy_tools::read_result(&arguments, &self.cut_results, self.options.max_tokens)
-        } else {
-            proxy_tools::call(tool_name, &arguments, &self.cache)
+        if tool_name == proxy_tools::READ_RESULT {
+            let answer =
+                proxy_tools::read_result(&arguments, &self.cut_results, self.options.max_tokens);
+            return Ok(self.answer_within_budget(answer).to_string());
+        }
+        let whole_page = crate::snapshot::SnapshotOptions {
+            level: self.options.level,
+            limits: self.options.snapshot.clone(),
         };
+        let answer = proxy_tools::call(tool_name, &arguments, &self.cache, &whole_page);
+        let whole = tool_name == proxy_tools::EXPAND_SNAPSHOT
+            && arguments.get("uid").is_none_or(Value::is_null)
+            && answer.get("isError").is_none();
+        if whole {
+            // The agent now holds the whole page: deltas in a row count from here.
+            let page = arguments
+                .as_object()
+                .and_then(proxy_tools::page_key)
+                .or_else(|| self.cache.get(None).ok().map(|s| s.page.clone()))
+                .unwrap_or_default();
+            self.cache.reset_deltas_in_row(&page);
+        }
         Ok(self.answer_within_budget(answer).to_string())
     }
 

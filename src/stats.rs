@@ -85,6 +85,9 @@ pub struct SavingsTotals {
     pub bytes_out: u64,
     pub tokens_in: u64,
     pub tokens_out: u64,
+    /// Snapshots sent as deltas, and the bytes they saved against the full filtered snapshot.
+    pub deltas: u64,
+    pub delta_bytes_saved: u64,
 }
 
 impl SavingsTotals {
@@ -94,6 +97,11 @@ impl SavingsTotals {
         self.bytes_out += shrink.bytes_out;
         self.tokens_in += shrink.tokens_in;
         self.tokens_out += shrink.tokens_out;
+    }
+
+    pub fn record_delta(&mut self, full_bytes: usize, delta_bytes: usize) {
+        self.deltas += 1;
+        self.delta_bytes_saved += full_bytes.saturating_sub(delta_bytes) as u64;
     }
 
     pub fn bytes_saved(&self) -> u64 {
@@ -151,7 +159,7 @@ pub fn format_reduction(bytes_in: u64, bytes_out: u64) -> String {
 /// `totals` already include this call.
 pub fn stats_body(shrink: Shrink, totals: &SavingsTotals) -> String {
     format!(
-        "{} → {} ({}), ~{} tokens saved | session: {} saved over {} call{} ({})",
+        "{} → {} ({}), ~{} tokens saved | session: {} saved over {} call{} ({}){}",
         format_bytes(shrink.bytes_in),
         format_bytes(shrink.bytes_out),
         format_reduction(shrink.bytes_in, shrink.bytes_out),
@@ -160,6 +168,32 @@ pub fn stats_body(shrink: Shrink, totals: &SavingsTotals) -> String {
         totals.calls,
         if totals.calls == 1 { "" } else { "s" },
         format_reduction(totals.bytes_in, totals.bytes_out),
+        delta_part(totals),
+    )
+}
+
+/// The stats line of a result sent as a snapshot delta, shorter than `stats_line` (a delta of
+/// an unchanged page is one line; what deltas saved is in every other stats line and in the
+/// summary): `[mcp-snapshot-filter: 30.0 KB → 138 B as a delta]`.
+pub fn delta_stats_line(shrink: Shrink) -> String {
+    format!(
+        "[mcp-snapshot-filter: {} → {} as a delta]",
+        format_bytes(shrink.bytes_in),
+        format_bytes(shrink.bytes_out),
+    )
+}
+
+/// `, 3 snapshot deltas saved 85 KB` once a delta was sent (nothing before: the line stays as
+/// it was with deltas off).
+fn delta_part(totals: &SavingsTotals) -> String {
+    if totals.deltas == 0 {
+        return String::new();
+    }
+    format!(
+        ", {} snapshot delta{} saved {}",
+        totals.deltas,
+        if totals.deltas == 1 { "" } else { "s" },
+        format_bytes(totals.delta_bytes_saved)
     )
 }
 
@@ -185,12 +219,13 @@ pub fn summary_line(totals: &SavingsTotals, level: Level) -> String {
         );
     }
     format!(
-        "session saved {} of {} ({}), ~{} tokens, shrinking {} of {seen} of filtered tools (snapshots, network and console lists, scripts)",
+        "session saved {} of {} ({}), ~{} tokens, shrinking {} of {seen} of filtered tools (snapshots, network and console lists, scripts){}",
         format_bytes(totals.bytes_saved()),
         format_bytes(totals.bytes_in),
         format_reduction(totals.bytes_in, totals.bytes_out),
         format_count(totals.tokens_saved()),
         totals.calls,
+        delta_part(totals),
     )
 }
 
@@ -237,6 +272,18 @@ mod tests {
             summary_line(&totals, Level::Moderate),
             "session saved 438 KB of 1.1 MB (−39%), ~137k tokens, shrinking 2 of 4 results of filtered tools (snapshots, network and console lists, scripts)"
         );
+        // Deltas add their part once one was sent, and have a short line of their own.
+        assert!(!line.contains("delta"));
+        let delta = shrink(30_000, 138, 9_000, 40);
+        totals.record(delta);
+        totals.record_delta(4_600, 138);
+        assert_eq!(
+            delta_stats_line(delta),
+            "[mcp-snapshot-filter: 30.0 KB → 138 B as a delta]"
+        );
+        assert!(stats_line(call, &totals).ends_with("), 1 snapshot delta saved 4.5 KB]"));
+        assert!(summary_line(&totals, Level::Moderate)
+            .ends_with("scripts), 1 snapshot delta saved 4.5 KB"));
     }
 
     #[test]

@@ -10,11 +10,15 @@ use serde_json::{Map, Value};
 use crate::budget::{content_budget, cut_marker, cut_to_budget};
 use crate::error::FilterResult;
 use crate::level::Level;
+use crate::snapshot::delta::Sent;
 use crate::snapshot::SnapshotLimits;
 use crate::tokens::estimate_tokens;
 
 use super::structured;
-use super::{filter_result_map, tools, FilterFigures, FilteredValue, ResultLimits, ResultOptions};
+use super::{
+    filter_result_map, tools, FilterFigures, FilteredValue, ResultLimits, ResultOptions,
+    SnapshotCapture,
+};
 
 /// Estimated tokens of a cut marker (a text block after the cut becomes one), at most.
 const LATER_MARKER_TOKENS: usize = 60;
@@ -125,13 +129,13 @@ pub fn fit(
     tool_name: &str,
     result: Map<String, Value>,
     options: &ResultOptions,
-    raw_snapshot: &mut Option<String>,
+    capture: &mut SnapshotCapture<'_>,
 ) -> FilterResult<Option<FilteredValue>> {
     let budget = content_budget(options.max_tokens);
     let heavy = tools::is_content_heavy(tool_name);
     let mut last = None;
     if heavy {
-        let first = filter_result_map(tool_name, result.clone(), options, raw_snapshot)?;
+        let first = filter_result_map(tool_name, result.clone(), options, capture)?;
         match first {
             Some(f) if f.figures.text_tokens_out <= budget => return Ok(Some(f)),
             // Unchanged and within the budget without a stats line: forwarded as it is.
@@ -139,7 +143,18 @@ pub fn fit(
             other => last = other,
         }
         for (step, step_options) in ladder(options) {
-            let out = filter_result_map(tool_name, result.clone(), &step_options, &mut None)?;
+            // A coarser step is filtered whole (never a delta), and no fingerprint describes
+            // what it sends: the page's next snapshot is full. A full snapshot keeps its reason.
+            let out = filter_result_map(
+                tool_name,
+                result.clone(),
+                &step_options,
+                &mut SnapshotCapture::default(),
+            )?;
+            capture.holds = None;
+            if let Some(Sent::Delta { .. }) = capture.sent {
+                capture.sent = None;
+            }
             if let Some(mut f) = out {
                 if f.figures.text_tokens_out <= budget {
                     f.budget = Some(BudgetNote {
@@ -156,7 +171,7 @@ pub fn fit(
         Some(f) => (f, true),
         None => (unchanged(result), false),
     };
-    Ok(Some(cut(base, filtered, options, raw_snapshot.is_some())))
+    Ok(Some(cut(base, filtered, options, capture.raw.is_some())))
 }
 
 /// A result no filter changed, as a `FilteredValue` (figures of the original).

@@ -27,7 +27,10 @@ use serde_json::{Map, Value};
 
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
-use crate::snapshot::{SnapshotLimits, SnapshotOptions};
+use crate::snapshot::delta::{
+    filter_tree_with_deltas, filter_with_deltas, DeltaInput, Sent, SentPage,
+};
+use crate::snapshot::{FilteredSnapshot, SnapshotLimits, SnapshotOptions};
 use crate::tokens;
 
 use console::ConsoleLimits;
@@ -174,6 +177,58 @@ impl ResultOptions {
     }
 }
 
+/// The session's side of filtering a result's snapshot: in, what the agent holds of the page
+/// (deltas on when given); out, the raw body (for the proxy's cache) and, with deltas, what the
+/// agent holds once this result is sent.
+#[derive(Debug, Default)]
+pub struct SnapshotCapture<'p> {
+    pub deltas: Option<DeltaInput<'p>>,
+    pub raw: Option<String>,
+    pub holds: Option<SentPage>,
+    pub sent: Option<Sent>,
+    /// Bytes of the full filtered snapshot and of what was sent instead (a delta).
+    pub full_bytes: usize,
+    pub sent_bytes: usize,
+}
+
+impl SnapshotCapture<'_> {
+    /// Filters a snapshot body in whichever notation, as a delta where the rules allow.
+    pub fn filter(&mut self, body: &str, options: &SnapshotOptions) -> FilteredSnapshot {
+        self.raw = Some(body.to_string());
+        let Some(input) = self.deltas else {
+            return crate::notation::filter_snapshot(body, options);
+        };
+        let out = filter_with_deltas(crate::notation::notation_of(body), body, options, input);
+        self.keep(out)
+    }
+
+    /// `filter` on a chrome-devtools-mcp tree read already (from structuredContent); `raw` is
+    /// what the proxy tools read for it.
+    pub fn filter_tree(
+        &mut self,
+        body: &str,
+        tree: crate::snapshot::tree::Tree<'_>,
+        raw: String,
+        options: &SnapshotOptions,
+    ) -> FilteredSnapshot {
+        self.raw = Some(raw);
+        let cdp = &crate::notation::cdp::Cdp;
+        let Some(input) = self.deltas else {
+            return crate::snapshot::filter_tree(cdp, body, tree, options);
+        };
+        let out = filter_tree_with_deltas(cdp, body, tree, options, input);
+        self.keep(out)
+    }
+
+    fn keep(&mut self, out: crate::snapshot::delta::DeltaFiltered) -> FilteredSnapshot {
+        self.holds = out.holds;
+        self.sent = out.sent;
+        self.full_bytes = out.full_bytes;
+        self.sent_bytes = out.filtered.text.len();
+        out.filtered
+    }
+}
+
 /// What the filters removed, for the stats line and `measure`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct FilterFigures {
@@ -279,7 +334,12 @@ pub fn filter_tool_result_value(
     result_json: &str,
     options: &ResultOptions,
 ) -> FilterResult<Option<FilteredValue>> {
-    filter_tool_result_capturing(tool_name, result_json, options, &mut None)
+    filter_tool_result_capturing(
+        tool_name,
+        result_json,
+        options,
+        &mut SnapshotCapture::default(),
+    )
 }
 
 /// `filter_tool_result_value` that also hands back the raw body of the result's accessibility
@@ -289,7 +349,7 @@ pub fn filter_tool_result_capturing(
     tool_name: &str,
     result_json: &str,
     options: &ResultOptions,
-    raw_snapshot: &mut Option<String>,
+    capture: &mut SnapshotCapture<'_>,
 ) -> FilterResult<Option<FilteredValue>> {
     if options.level == Level::Off
         || !(tools::is_content_heavy(tool_name)
@@ -300,7 +360,7 @@ pub fn filter_tool_result_capturing(
     }
     let value: Value = serde_json::from_str(result_json)
         .map_err(|e| FilterError::InvalidArgument(format!("result is not JSON: {e}")))?;
-    filter_tool_result_object(tool_name, value, options, raw_snapshot)
+    filter_tool_result_object(tool_name, value, options, capture)
 }
 
 /// `filter_tool_result_capturing` on a result already parsed (taken out of a whole JSON-RPC
@@ -310,7 +370,7 @@ pub fn filter_tool_result_object(
     tool_name: &str,
     value: Value,
     options: &ResultOptions,
-    raw_snapshot: &mut Option<String>,
+    capture: &mut SnapshotCapture<'_>,
 ) -> FilterResult<Option<FilteredValue>> {
     let heavy = tools::is_content_heavy(tool_name);
     if options.level == Level::Off {
@@ -327,17 +387,17 @@ pub fn filter_tool_result_object(
         if !heavy {
             return Ok(drop_asked_structured_content(result, options));
         }
-        return filter_result_map(tool_name, result, options, raw_snapshot);
+        return filter_result_map(tool_name, result, options, capture);
     }
-    budget::fit(tool_name, result, options, raw_snapshot)
+    budget::fit(tool_name, result, options, capture)
 }
 
 /// The level's section filters over a result's text blocks, once.
-fn filter_result_map(
+pub(crate) fn filter_result_map(
     tool_name: &str,
     mut result: Map<String, Value>,
     options: &ResultOptions,
-    raw_snapshot: &mut Option<String>,
+    capture: &mut SnapshotCapture<'_>,
 ) -> FilterResult<Option<FilteredValue>> {
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     let structured_bytes = structured::structured_content_bytes(&result);
@@ -369,7 +429,7 @@ fn filter_result_map(
             is_error,
             options,
             &mut figures,
-            raw_snapshot,
+            capture,
             structured_snapshot.as_ref(),
         ) {
             *text = new_text;
@@ -433,7 +493,7 @@ fn filter_text(
     is_error: bool,
     options: &ResultOptions,
     figures: &mut FilterFigures,
-    raw_snapshot: &mut Option<String>,
+    capture: &mut SnapshotCapture<'_>,
     structured_snapshot: Option<&Value>,
 ) -> Option<String> {
     if crate::notation::playwright::is_playwright_tool(tool_name) {
@@ -442,8 +502,9 @@ fn filter_text(
             level: options.level,
             limits: options.snapshot.clone(),
         };
-        let (new_text, hidden) =
-            crate::notation::playwright::filter_result_text(text, &snapshot_options, raw_snapshot)?;
+        let (new_text, hidden) = crate::notation::playwright::filter_result_text(text, |body| {
+            capture.filter(body, &snapshot_options)
+        })?;
         figures.uids_hidden += hidden;
         return Some(new_text);
     }
@@ -456,7 +517,7 @@ fn filter_text(
                 section.text,
                 options,
                 figures,
-                raw_snapshot,
+                capture,
                 structured_snapshot,
             ),
             SectionKind::NetworkList => network::filter_network_list(
@@ -500,7 +561,7 @@ fn filter_snapshot_section(
     section: &str,
     options: &ResultOptions,
     figures: &mut FilterFigures,
-    raw_snapshot: &mut Option<String>,
+    capture: &mut SnapshotCapture<'_>,
     structured_snapshot: Option<&Value>,
 ) -> Option<String> {
     let (header, body) = section.split_at(section.find('\n')? + 1);
@@ -516,13 +577,10 @@ fn filter_snapshot_section(
         .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body));
     let filtered = match exact {
         Some(tree) => {
-            *raw_snapshot = Some(crate::notation::cdp::writer::render(&tree, false).text);
-            crate::snapshot::filter_tree(&crate::notation::cdp::Cdp, body, tree, &snapshot_options)
+            let raw = crate::notation::cdp::writer::render(&tree, false).text;
+            capture.filter_tree(body, tree, raw, &snapshot_options)
         }
-        None => {
-            *raw_snapshot = Some(body.to_string());
-            crate::notation::filter_snapshot(body, &snapshot_options)
-        }
+        None => capture.filter(body, &snapshot_options),
     };
     if filtered.text == body {
         return None;

@@ -82,7 +82,7 @@ impl<'a> ExpandTarget<'a> {
         ExpandTarget::subtree(parent_or_fallback)
     }
 
-    fn write(&self, out: &mut String) {
+    pub(crate) fn write(&self, out: &mut String) {
         if self.uid.is_empty() {
             return;
         }

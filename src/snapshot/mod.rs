@@ -1,7 +1,8 @@
 //! The format-neutral snapshot core: the [`tree::Tree`] every notation parses into, the lossy
 //! passes of each level (`prune`, `records`, `collapse`, over the one child walk of `walk`),
 //! the markers that name what they hid (`marker`), the one traversal that writes a tree through
-//! a notation's line writer (`render`), and retrieval from the raw text (`retrieve`). It names
+//! a notation's line writer (`render`), retrieval from the raw text (`retrieve`), and snapshot
+//! deltas against what was last sent of a page (`delta`). It names
 //! no notation: a notation comes in as a [`Notation`], and the choice
 //! of one for a given text is made above this module.
 //!
@@ -26,6 +27,7 @@
 //! siblings in the raw tree.
 
 mod collapse;
+pub mod delta;
 pub mod marker;
 pub mod params;
 mod prune;
@@ -58,6 +60,13 @@ pub trait Notation {
 
     /// An ancestor's name, quoted in a search hit's path (the part between the quotes).
     fn quote_name(&self, out: &mut String, name: &str);
+
+    /// A line of ours in the notation's comment form (the legend's tag, then `text`).
+    fn comment(&self, text: &str) -> String;
+
+    /// The whole tree as a delta (`delta::mark` set its lines): `first_line` in place of the
+    /// legend.
+    fn render_delta(&self, tree: &tree::Tree<'_>, first_line: &str) -> render::Rendered;
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -82,6 +82,8 @@ struct Frame<'t, S> {
     document: Option<usize>,
     /// The document whose subtree this frame closes (to write its dropped-nodes marker).
     closes_document: Option<usize>,
+    /// The node whose children the frame holds (`None`: the roots).
+    owner: Option<usize>,
 }
 
 /// A node whose subtree is a document of its own: a root, or an iframe a reader finds by its
@@ -124,9 +126,15 @@ pub fn render_with<'t, W: LineWriter<'t>>(
         expand_uid: "",
         document: None,
         closes_document: None,
+        owner: None,
     }];
+    let delta = tree.delta.as_deref();
     while let Some(frame) = stack.last_mut() {
         let Some(&id) = frame.items.get(frame.pos) else {
+            if let Some(line) = delta.and_then(|d| d.removed.get(&frame.owner)) {
+                writer.marker(&mut r.text, frame.depth, line);
+                r.markers += 1;
+            }
             if let Some(doc) = frame.closes_document {
                 if let Some(dropped) = dropped_by_doc.remove(&doc) {
                     marker_text.clear();
@@ -144,6 +152,13 @@ pub fn render_with<'t, W: LineWriter<'t>>(
             continue;
         };
         let depth = frame.depth;
+        if let Some((len, line)) = delta.and_then(|d| d.runs.get(&id)) {
+            // A delta's run of siblings unchanged since the snapshot it is against.
+            writer.marker(&mut r.text, depth, line);
+            r.markers += 1;
+            frame.pos += (*len).max(1);
+            continue;
+        }
         if let Some(condensed) = tree.condensed_records.get(&id) {
             // Condensed records: one marker before them names what they hide.
             let run = frame.items.get(frame.pos..).unwrap_or(&[]);
@@ -194,10 +209,16 @@ pub fn render_with<'t, W: LineWriter<'t>>(
                         rest = rest.get(..=stop).unwrap_or(rest);
                     }
                 }
+                // A delta's removed line for a node whose children get no frame of their own.
+                let removed_here = delta.and_then(|d| d.removed.get(&Some(id)));
                 if !writer.opens_children(node) {
                     let w = writer.element(&mut r.text, tree, rest, depth, frame.scope, &[]);
                     r.uids_shown += w.uids_shown;
                     frame.pos += w.siblings.max(1);
+                    if let Some(line) = removed_here {
+                        writer.marker(&mut r.text, depth + 1, line);
+                        r.markers += 1;
+                    }
                     continue;
                 }
                 let own_doc = opens_document(tree, id, depth);
@@ -234,9 +255,14 @@ pub fn render_with<'t, W: LineWriter<'t>>(
                             expand_uid,
                             document,
                             closes_document: own_doc.then_some(id),
+                            owner: Some(id),
                         });
                     }
                     _ if own_doc && depth > 0 => {
+                        if let Some(line) = removed_here {
+                            writer.marker(&mut r.text, depth + 1, line);
+                            r.markers += 1;
+                        }
                         // An iframe written on one line: its dropped nodes join the enclosing
                         // document's marker (no line can follow its children here).
                         if let (Some(dropped), Some(outer)) =
@@ -245,7 +271,11 @@ pub fn render_with<'t, W: LineWriter<'t>>(
                             dropped_by_doc.entry(outer).or_default().extend(dropped);
                         }
                     }
-                    _ if depth == 0 => {
+                    _ if removed_here.is_some() || depth == 0 => {
+                        if let Some(line) = removed_here {
+                            writer.marker(&mut r.text, depth + 1, line);
+                            r.markers += 1;
+                        }
                         // A root with no frame of children closes here.
                         if let Some(dropped) = dropped_by_doc.remove(&id) {
                             marker_text.clear();

@@ -48,6 +48,8 @@ pub struct Node<'a> {
     pub keep_chars: Option<usize>,
     /// Set by passes: the `url` attribute is not written.
     pub drop_url: bool,
+    /// Set by a delta: the node is part of a run written as one unchanged line.
+    pub unchanged: bool,
 }
 
 impl<'a> Node<'a> {
@@ -66,6 +68,7 @@ impl<'a> Node<'a> {
             dropped: false,
             keep_chars: None,
             drop_url: false,
+            unchanged: false,
         }
     }
 
@@ -114,9 +117,22 @@ pub struct Tree<'a> {
     /// The texts that name a record shown (its labels, its first text when no link names it):
     /// the text budget leaves them.
     pub record_labels: HashSet<usize>,
+    /// Set when the tree is written as a delta (`snapshot::delta`): the lines it adds.
+    pub delta: Option<Box<DeltaMarks>>,
     /// Per node, the first element with the same uid (filled by `index_uids`; empty before):
     /// upstream repeats some uids, and a reader who looks one up finds its first node only.
     pub first_with_uid: Vec<usize>,
+}
+
+/// The lines a delta adds to a render (`render::render_with` writes them).
+#[derive(Debug, Clone, Default)]
+pub struct DeltaMarks {
+    /// By the first item of a run of unchanged siblings: the run's length in its frame and its
+    /// line.
+    pub runs: HashMap<usize, (usize, String)>,
+    /// By the node whose frame ends with it (`None`: the roots): the line of the nodes removed
+    /// there.
+    pub removed: HashMap<Option<usize>, String>,
 }
 
 /// Repeated records (rows of a grid flattened into siblings) hidden after the first few.

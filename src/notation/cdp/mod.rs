@@ -48,4 +48,12 @@ impl Notation for Cdp {
     fn quote_name(&self, out: &mut String, name: &str) {
         escape::escape_into(out, name);
     }
+
+    fn comment(&self, text: &str) -> String {
+        format!("{} {text}", syntax::LEGEND_TAG)
+    }
+
+    fn render_delta(&self, tree: &Tree<'_>, first_line: &str) -> Rendered {
+        writer::render_delta(tree, first_line)
+    }
 }

@@ -410,12 +410,12 @@ fn a_result_carrying_the_tree_is_read_from_the_tree() {
     })
     .to_string();
     for level in [Level::Light, Level::Moderate, Level::Aggressive] {
-        let mut raw = None;
+        let mut capture = crate::result::SnapshotCapture::default();
         let out = filter_tool_result_capturing(
             "take_snapshot",
             &result,
             &ResultOptions::for_level(level),
-            &mut raw,
+            &mut capture,
         )
         .expect("filters")
         .expect("changed");
@@ -432,7 +432,7 @@ fn a_result_carrying_the_tree_is_read_from_the_tree() {
                 "{level}: {uid}\n{text}"
             );
         }
-        let raw = raw.expect("raw snapshot kept");
+        let raw = capture.raw.expect("raw snapshot kept");
         assert!(raw.starts_with(super::syntax::LEGEND_TAG), "{raw}");
         let hits = search_snapshot(&raw, "Claim prize", false, 100)
             .expect("search")

@@ -39,13 +39,13 @@ fn is_inline_leaf(node: &Node<'_>) -> bool {
     node.kind == NodeKind::Element
         && !node.hidden
         && !node.dropped
+        && !node.unchanged
         && node.children.is_empty()
         && !node.uid.is_empty()
         && !node.devtools_selected
 }
 
-/// Writes the leading run of inline leaves of `items` on the current line, split by `|`;
-/// returns how many it wrote.
+/// Writes the leading run of inline leaves of `items` on the current line, split by `|`.
 /// Returns (siblings passed, siblings written): the hidden nodes of condensed records (named by
 /// their run's marker) are passed over without ending the line.
 fn write_leaf_run(
@@ -100,6 +100,19 @@ pub fn render_siblings(tree: &Tree<'_>, roots: &[usize], lossy: bool) -> Rendere
     render_from(tree, roots, base, lossy, false)
 }
 
+/// Writes the tree as a delta: `first_line` (the delta's header) instead of the legend, which
+/// the full snapshot before it carried.
+pub fn render_delta(tree: &Tree<'_>, first_line: &str) -> Rendered {
+    render_lines(
+        tree,
+        &tree.roots,
+        None,
+        first_line,
+        16,
+        tree.trailing_newline,
+    )
+}
+
 fn render_from<'t>(
     tree: &'t Tree<'_>,
     roots: &[usize],
@@ -107,12 +120,29 @@ fn render_from<'t>(
     lossy: bool,
     trailing_newline: bool,
 ) -> Rendered {
+    let legend = if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT };
+    render_lines(
+        tree,
+        roots,
+        base,
+        legend,
+        if lossy { 16 } else { 48 },
+        trailing_newline,
+    )
+}
+
+fn render_lines<'t>(
+    tree: &'t Tree<'_>,
+    roots: &[usize],
+    base: Option<&'t str>,
+    first_line: &str,
+    bytes_per_node: usize,
+    trailing_newline: bool,
+) -> Rendered {
     let mut r = Rendered::default();
     // Room for a typical line per node (fewer lines are written when lossy): few regrowths.
-    r.text
-        .reserve(tree.nodes.len() * if lossy { 16 } else { 48 });
-    r.text
-        .push_str(if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT });
+    r.text.reserve(tree.nodes.len() * bytes_per_node);
+    r.text.push_str(first_line);
     render_with(tree, roots, base, &mut LightWriter, &mut r);
     if trailing_newline {
         r.text.push('\n');

@@ -45,6 +45,14 @@ impl Notation for Playwright {
     fn quote_name(&self, out: &mut String, name: &str) {
         escape_into(out, name);
     }
+
+    fn comment(&self, text: &str) -> String {
+        format!("{} {text}", parse::LEGEND_TAG)
+    }
+
+    fn render_delta(&self, tree: &Tree<'_>, first_line: &str) -> Rendered {
+        writer::render_delta(tree, first_line)
+    }
 }
 
 /// Tools of Playwright MCP are named `browser_*`.
@@ -65,19 +73,17 @@ pub fn filter_yaml_snapshot(text: &str, options: &SnapshotOptions) -> FilteredSn
 }
 
 /// Filters the snapshot inside a Playwright result's text; `None` when the text has none or
-/// the filter changed nothing. Hands the raw body to `raw_snapshot` (for the proxy's cache) and
-/// returns the new text with the uids hidden.
+/// the filter changed nothing. `filter` filters the YAML body (the caller's: it may also keep
+/// the raw body, or send a delta); returns the new text with the uids hidden.
 pub fn filter_result_text(
     text: &str,
-    options: &SnapshotOptions,
-    raw_snapshot: &mut Option<String>,
+    filter: impl FnOnce(&str) -> FilteredSnapshot,
 ) -> Option<(String, usize)> {
     let found = sections::find_yaml_snapshot(text)?;
     if found.body.is_empty() {
         return None;
     }
-    *raw_snapshot = Some(found.body.to_string());
-    let filtered = filter_yaml_snapshot(found.body, options);
+    let filtered = filter(found.body);
     if filtered.text == found.body {
         return None;
     }

@@ -62,9 +62,17 @@ fn text_of<'n>(node: &'n Node<'_>) -> std::borrow::Cow<'n, str> {
 
 /// Writes the whole tree (with the legend line).
 pub fn render(tree: &Tree<'_>, lossy: bool) -> Rendered {
+    render_lines(tree, if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT })
+}
+
+/// Writes the tree as a delta: `first_line` (the delta's header) instead of the legend.
+pub fn render_delta(tree: &Tree<'_>, first_line: &str) -> Rendered {
+    render_lines(tree, first_line)
+}
+
+fn render_lines(tree: &Tree<'_>, first_line: &str) -> Rendered {
     let mut r = Rendered::default();
-    r.text
-        .push_str(if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT });
+    r.text.push_str(first_line);
     r.text.push('\n');
     render_with(
         tree,
@@ -169,7 +177,7 @@ impl<'t> LineWriter<'t> for YamlWriter {
             [only] if !has_props => tree
                 .nodes
                 .get(*only)
-                .filter(|c| is_text(c) && !c.hidden && c.children.is_empty()),
+                .filter(|c| is_text(c) && !c.hidden && !c.unchanged && c.children.is_empty()),
             _ => None,
         };
         if let Some(text) = inline {

@@ -1,0 +1,766 @@
+//! Snapshot deltas: a later snapshot of a page the agent already holds, written as what changed
+//! against what was last *sent* (the filtered tree at the level, not the raw one), in the same
+//! notation as a full snapshot, through the one traversal (`render`).
+//!
+//! What is kept of a sent snapshot is a fingerprint ([`SentPage`]): per node its key (the uid;
+//! uids are stable across snapshots of a page) and a hash of its own line; per *unit* of a
+//! rendered frame (a visible node with its shown subtree, or one run of hidden siblings, as the
+//! traversal cuts them) a hash of everything the unit writes, the frame it sat in and its
+//! place there. Hashes are built bottom-up, so a changed text, name, role, attribute, state,
+//! order, or a child added or removed anywhere changes every unit above it: a unit is
+//! *unchanged* only when its key and hash match a unit of the same frame in what was sent.
+//!
+//! A delta writes, frame by frame from the roots, each run of unchanged units (consecutive in
+//! both snapshots) as one line naming its uids and the expand call, every other unit as a full
+//! snapshot would, and opens the frames of the visible ones among them (their ancestors are thus
+//! the context of every change). Nodes that were sent and are gone are counted, with their
+//! uids, in one line at the end of the frame they were in.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use super::marker::{hidden_run_end, ExpandTarget};
+use super::render::flatten;
+use super::tree::{DeltaMarks, NodeKind, Tree};
+use super::{apply_passes, filter_tree, FilteredSnapshot, Notation, SnapshotOptions};
+use crate::level::Level;
+
+/// Deltas sent in a row before a full snapshot again: a client that drops old tool results
+/// (Claude Code does in long sessions) is never more than this many snapshots from a whole page.
+pub const MAX_DELTAS_IN_ROW: u32 = 8;
+
+/// A delta is sent only when it is at most this share of the full snapshot (in bytes); above,
+/// the full snapshot costs little more and reads without the earlier one. Picked by measurement
+/// (see the README: `measure --deltas` over the recorded sessions).
+pub const MAX_DELTA_SHARE: f64 = 0.7;
+
+/// Unchanged runs of childless nodes whose lines would be about this short are shown instead:
+/// the run's line would cost more than they do.
+const SHORT_RUN_CHARS: usize = 48;
+
+/// What the agent holds of a page: the fingerprint of the last snapshot sent (full or delta,
+/// the agent holds the whole page either way).
+#[derive(Debug, Clone, Default)]
+pub struct SentPage {
+    /// The page's snapshot number of that snapshot (1 for the first).
+    pub number: u64,
+    /// Deltas sent since the last full snapshot.
+    pub deltas_in_row: u32,
+    /// The first root's key: a new one is a new document.
+    root: Option<String>,
+    /// Every node, in document order.
+    nodes: Vec<SentNode>,
+    index: HashMap<String, u32>,
+    units: HashMap<String, SentUnit>,
+}
+
+#[derive(Debug, Clone)]
+struct SentNode {
+    key: String,
+    /// Empty for nodes without an id.
+    uid: String,
+    own: u64,
+    /// The key of the node whose frame it is shown in (its raw parent inside hidden runs).
+    parent: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SentUnit {
+    hash: u64,
+    frame: u64,
+    index: u32,
+}
+
+impl SentPage {
+    /// Rough heap bytes held (the cache counts them against its cap).
+    pub fn approx_bytes(&self) -> usize {
+        self.nodes
+            .iter()
+            .map(|n| 2 * n.key.len() + n.uid.len() + 96)
+            .sum::<usize>()
+            + self.units.len() * 48
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+}
+
+/// Why a full snapshot was sent rather than a delta (the header line says it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FullReason {
+    First,
+    Navigated,
+    NotSmaller,
+    InRow,
+}
+
+impl FullReason {
+    pub fn text(self) -> &'static str {
+        match self {
+            FullReason::First => "first snapshot of this page",
+            FullReason::Navigated => "the page navigated or reloaded",
+            FullReason::NotSmaller => "a delta would not be much smaller",
+            FullReason::InRow => "after 8 deltas in a row",
+        }
+    }
+}
+
+/// The fingerprint of a tree after the passes, and the frames a render walks.
+pub struct Fingerprint {
+    keys: Vec<String>,
+    own: Vec<u64>,
+    /// Nodes in each node's subtree (itself included).
+    sizes: Vec<usize>,
+    /// The node whose frame each node is shown in.
+    frame_parent: Vec<Option<usize>>,
+    /// Frames by owner (`None`: the roots), each its items and units.
+    frames: HashMap<Option<usize>, Frame>,
+}
+
+struct Frame {
+    items: Vec<usize>,
+    units: Vec<Unit>,
+}
+
+#[derive(Clone, Copy)]
+struct Unit {
+    /// Position of the unit's first item in the frame's items.
+    start: usize,
+    len: usize,
+    hash: u64,
+    /// A visible element that opens a frame of its own.
+    opens: bool,
+}
+
+/// The first root that is an element (the page's root node).
+fn first_root(tree: &Tree<'_>) -> Option<usize> {
+    tree.roots.iter().copied().find(|&r| {
+        tree.nodes
+            .get(r)
+            .is_some_and(|n| n.kind == NodeKind::Element)
+    })
+}
+
+fn hash_of<T: Hash>(value: T) -> u64 {
+    let mut h = DefaultHasher::new();
+    value.hash(&mut h);
+    h.finish()
+}
+
+fn frame_id(fp: &Fingerprint, owner: Option<usize>) -> u64 {
+    match owner {
+        None => 0,
+        Some(id) => hash_of(fp.keys.get(id).map_or("", String::as_str)) | 1,
+    }
+}
+
+/// The hash of what a node's own line says (passes' cuts and dropped urls included; where it
+/// sits and what is under it are its unit's hash). A notation may write a url relative to the
+/// page's (`scope`: the first root's url without its fragment), so a node with a url shown
+/// hashes the page's too: a page url changed in the same document (`pushState`) changes it.
+fn own_hash(tree: &Tree<'_>, id: usize, scope: Option<&str>) -> u64 {
+    let Some(node) = tree.nodes.get(id) else {
+        return 0;
+    };
+    let mut h = DefaultHasher::new();
+    (node.kind as u8).hash(&mut h);
+    match node.kind {
+        NodeKind::Verbatim => node.raw.hash(&mut h),
+        NodeKind::Marker => node.name_str().hash(&mut h),
+        NodeKind::Element => {
+            node.uid.hash(&mut h);
+            node.role.hash(&mut h);
+            node.name.as_deref().hash(&mut h);
+            node.keep_chars.hash(&mut h);
+            node.devtools_selected.hash(&mut h);
+            for attr in &node.attrs {
+                let is_url = attr.key == "url" || attr.key == "/url";
+                if node.drop_url && is_url {
+                    continue;
+                }
+                attr.key.hash(&mut h);
+                attr.value.as_deref().hash(&mut h);
+                if is_url {
+                    scope.hash(&mut h);
+                }
+            }
+        }
+    }
+    h.finish()
+}
+
+impl Fingerprint {
+    /// Fingerprints a tree after the passes, in O(nodes): nodes are in document order, so in
+    /// reverse order every node's descendants are done before it.
+    pub fn of(tree: &Tree<'_>) -> Fingerprint {
+        let n = tree.nodes.len();
+        let mut keys: Vec<String> = Vec::with_capacity(n);
+        let mut seen: HashMap<&str, usize> = HashMap::with_capacity(n);
+        for (id, node) in tree.nodes.iter().enumerate() {
+            let key = if node.kind == NodeKind::Element && !node.uid.is_empty() {
+                let count = seen.entry(node.uid).or_default();
+                *count += 1;
+                if *count == 1 {
+                    node.uid.to_string()
+                } else {
+                    // The upstream repeats a uid at times: each occurrence its own key.
+                    format!("{}#{}", node.uid, count)
+                }
+            } else {
+                let parent = node
+                    .parent
+                    .and_then(|p| keys.get(p))
+                    .map_or("", String::as_str);
+                let siblings = match node.parent.and_then(|p| tree.nodes.get(p)) {
+                    Some(p) => &p.children[..],
+                    None => &tree.roots[..],
+                };
+                let place = siblings.iter().position(|&c| c == id).unwrap_or(0);
+                format!("{parent}/{place}")
+            };
+            keys.push(key);
+        }
+        let scope = first_root(tree)
+            .and_then(|r| tree.nodes.get(r))
+            .and_then(|n| n.attr("url"))
+            .and_then(|a| a.value.as_deref())
+            .map(|u| u.split('#').next().unwrap_or(u));
+        let own: Vec<u64> = (0..n).map(|id| own_hash(tree, id, scope)).collect();
+        let mut deep = vec![0u64; n];
+        let mut sizes = vec![1usize; n];
+        let mut shown = vec![0u64; n];
+        let mut frame_parent: Vec<Option<usize>> = tree.nodes.iter().map(|n| n.parent).collect();
+        let mut frames = HashMap::new();
+        let mut dropped = Vec::new();
+        for id in (0..n).rev() {
+            let Some(node) = tree.nodes.get(id) else {
+                continue;
+            };
+            let mut h = DefaultHasher::new();
+            own[id].hash(&mut h);
+            for &c in &node.children {
+                deep.get(c).hash(&mut h);
+                sizes[id] += sizes.get(c).copied().unwrap_or(0);
+            }
+            deep[id] = h.finish();
+            if node.hidden || node.dropped || node.kind != NodeKind::Element {
+                continue;
+            }
+            dropped.clear();
+            let items = flatten(tree, &node.children, &mut dropped);
+            let frame = Frame::of(tree, items, &own, &deep, &shown);
+            let mut h = DefaultHasher::new();
+            own[id].hash(&mut h);
+            for unit in &frame.units {
+                unit.hash.hash(&mut h);
+            }
+            for &d in &dropped {
+                own[d].hash(&mut h);
+                keys[d].hash(&mut h);
+            }
+            shown[id] = h.finish();
+            for &item in &frame.items {
+                frame_parent[item] = Some(id);
+            }
+            if !frame.items.is_empty() {
+                frames.insert(Some(id), frame);
+            }
+        }
+        let roots = Frame::of(tree, tree.roots.clone(), &own, &deep, &shown);
+        for &item in &roots.items {
+            frame_parent[item] = None;
+        }
+        frames.insert(None, roots);
+        Fingerprint {
+            keys,
+            own,
+            sizes,
+            frame_parent,
+            frames,
+        }
+    }
+
+    /// What the agent holds once this tree is sent.
+    pub fn sent_page(&self, tree: &Tree<'_>, number: u64, deltas_in_row: u32) -> SentPage {
+        let mut nodes = Vec::with_capacity(self.keys.len());
+        let mut index = HashMap::with_capacity(self.keys.len());
+        for (id, key) in self.keys.iter().enumerate() {
+            let node = tree.nodes.get(id);
+            index.insert(key.clone(), nodes.len() as u32);
+            nodes.push(SentNode {
+                key: key.clone(),
+                uid: node.map_or("", |n| n.uid).to_string(),
+                own: self.own[id],
+                parent: self.frame_parent[id]
+                    .and_then(|p| self.keys.get(p))
+                    .cloned(),
+            });
+        }
+        let mut units = HashMap::new();
+        for (&owner, frame) in &self.frames {
+            let fid = frame_id(self, owner);
+            for (i, unit) in frame.units.iter().enumerate() {
+                if let Some(key) = frame.items.get(unit.start).and_then(|&f| self.keys.get(f)) {
+                    units.insert(
+                        key.clone(),
+                        SentUnit {
+                            hash: unit.hash,
+                            frame: fid,
+                            index: i as u32,
+                        },
+                    );
+                }
+            }
+        }
+        SentPage {
+            number,
+            deltas_in_row,
+            root: self.root(tree),
+            nodes,
+            index,
+            units,
+        }
+    }
+
+    fn root(&self, tree: &Tree<'_>) -> Option<String> {
+        self.keys.get(first_root(tree)?).cloned()
+    }
+
+    /// True when `tree` is another document than the one `sent` was taken of: its first root
+    /// has another uid. A new document gives every node a new uid, the root's included, so a
+    /// reload to the same url is told too, and a url changed in the same document (a fragment,
+    /// `pushState`) is not; a share of uids kept would not do (a filtered grid re-renders most
+    /// of its rows under new uids, in the same document).
+    pub fn is_new_document(&self, tree: &Tree<'_>, sent: &SentPage) -> bool {
+        self.root(tree) != sent.root
+    }
+}
+
+impl Frame {
+    fn of(tree: &Tree<'_>, items: Vec<usize>, own: &[u64], deep: &[u64], shown: &[u64]) -> Frame {
+        let mut units = Vec::new();
+        let mut pos = 0;
+        while let Some(&id) = items.get(pos) {
+            let Some(node) = tree.nodes.get(id) else {
+                pos += 1;
+                continue;
+            };
+            if node.hidden {
+                let end = hidden_run_end(tree, &items, pos);
+                let mut h = DefaultHasher::new();
+                "hidden".hash(&mut h);
+                for &i in items.get(pos..end).unwrap_or(&[]) {
+                    deep.get(i).hash(&mut h);
+                }
+                units.push(Unit {
+                    start: pos,
+                    len: end - pos,
+                    hash: h.finish(),
+                    opens: false,
+                });
+                pos = end;
+                continue;
+            }
+            let element = node.kind == NodeKind::Element && !node.dropped;
+            let hash = if element {
+                shown.get(id).copied().unwrap_or(0)
+            } else {
+                hash_of((node.kind as u8, own.get(id)))
+            };
+            units.push(Unit {
+                start: pos,
+                len: 1,
+                hash,
+                opens: element && !node.children.is_empty(),
+            });
+            pos += 1;
+        }
+        Frame { items, units }
+    }
+}
+
+/// What a delta holds, in counts (the header line) and the lines it names.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeltaCounts {
+    pub added: usize,
+    pub changed: usize,
+    pub removed: usize,
+    /// Unchanged-run lines written, and the nodes they stand for.
+    pub unchanged_runs: usize,
+    pub unchanged_nodes: usize,
+}
+
+impl DeltaCounts {
+    pub fn is_empty(&self) -> bool {
+        self.added == 0 && self.changed == 0 && self.removed == 0
+    }
+}
+
+/// Marks `tree` for a delta against `sent`: the first item of each unchanged run carries the
+/// run's line in `tree.delta`, every item of it `unchanged`; removed nodes get a line at the end
+/// of the frame they were in. Returns the counts.
+pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCounts {
+    let mut counts = DeltaCounts::default();
+    let mut by_key: HashMap<&str, usize> = HashMap::with_capacity(fp.keys.len());
+    for (id, key) in fp.keys.iter().enumerate() {
+        by_key.insert(key.as_str(), id);
+        match sent
+            .index
+            .get(key)
+            .and_then(|&i| sent.nodes.get(i as usize))
+        {
+            None => counts.added += 1,
+            Some(old) if old.own != fp.own[id] => counts.changed += 1,
+            Some(_) => {}
+        }
+    }
+    let mut marks = DeltaMarks::default();
+    let mut opened: HashSet<Option<usize>> = HashSet::new();
+    let mut unchanged_items: Vec<usize> = Vec::new();
+    let mut stack: Vec<(Option<usize>, String)> = vec![(None, String::new())];
+    while let Some((owner, expand_uid)) = stack.pop() {
+        let Some(frame) = fp.frames.get(&owner) else {
+            continue;
+        };
+        opened.insert(owner);
+        let fid = frame_id(fp, owner);
+        let key_of = |u: &Unit| {
+            frame
+                .items
+                .get(u.start)
+                .and_then(|&i| fp.keys.get(i))
+                .map_or("", String::as_str)
+        };
+        let prev_of = |u: &Unit| {
+            sent.units
+                .get(key_of(u))
+                .filter(|p| p.hash == u.hash && p.frame == fid)
+        };
+        let mut i = 0;
+        while let Some(unit) = frame.units.get(i) {
+            let Some(first) = prev_of(unit) else {
+                if unit.opens {
+                    if let Some(&id) = frame.items.get(unit.start) {
+                        let uid = tree.nodes.get(id).map_or("", |n| n.uid);
+                        let next = if uid.is_empty() {
+                            expand_uid.clone()
+                        } else {
+                            uid.to_string()
+                        };
+                        stack.push((Some(id), next));
+                    }
+                }
+                i += 1;
+                continue;
+            };
+            // The run: units unchanged and consecutive in the sent frame too.
+            let mut end = i + 1;
+            let mut last_index = first.index;
+            while let Some(next) = frame.units.get(end).and_then(&prev_of) {
+                if next.index != last_index + 1 {
+                    break;
+                }
+                last_index = next.index;
+                end += 1;
+            }
+            let run_units = frame.units.get(i..end).unwrap_or(&[]);
+            let (Some(first_unit), Some(last_unit)) = (run_units.first(), run_units.last()) else {
+                break;
+            };
+            let items = frame
+                .items
+                .get(first_unit.start..last_unit.start + last_unit.len)
+                .unwrap_or(&[]);
+            if is_short(tree, items) {
+                i = end;
+                continue;
+            }
+            let nodes: usize = items
+                .iter()
+                .map(|&id| fp.sizes.get(id).copied().unwrap_or(1))
+                .sum();
+            let text = unchanged_line(tree, items, nodes, &expand_uid);
+            counts.unchanged_runs += 1;
+            counts.unchanged_nodes += nodes;
+            if let Some(&start) = items.first() {
+                marks.runs.insert(start, (items.len(), text));
+            }
+            unchanged_items.extend_from_slice(items);
+            i = end;
+        }
+    }
+    // Removed: sent nodes not in the tree, counted at the nearest ancestor still there.
+    let mut removed: HashMap<Option<usize>, Vec<&str>> = HashMap::new();
+    let mut order: Vec<Option<usize>> = Vec::new();
+    for old in &sent.nodes {
+        if by_key.contains_key(old.key.as_str()) {
+            continue;
+        }
+        counts.removed += 1;
+        let mut anchor = old.parent.as_deref();
+        let mut guard = 0;
+        while let Some(key) = anchor {
+            if by_key.contains_key(key) || guard > sent.nodes.len() {
+                break;
+            }
+            guard += 1;
+            anchor = sent
+                .index
+                .get(key)
+                .and_then(|&i| sent.nodes.get(i as usize))
+                .and_then(|n| n.parent.as_deref());
+        }
+        // The frame it is written in: the anchor's, or the nearest opened one above it.
+        let mut at = anchor.and_then(|k| by_key.get(k).copied());
+        while let Some(id) = at {
+            if opened.contains(&Some(id)) {
+                break;
+            }
+            at = tree.nodes.get(id).and_then(|n| n.parent);
+        }
+        let list = removed.entry(at).or_insert_with(|| {
+            order.push(at);
+            Vec::new()
+        });
+        if !old.uid.is_empty() {
+            list.push(old.uid.as_str());
+        }
+    }
+    for at in order {
+        let uids = removed.remove(&at).unwrap_or_default();
+        let mut text = String::from("… removed");
+        if !uids.is_empty() {
+            text.push_str(" (uid ");
+            write_uid_list(&mut text, &uids);
+            text.push(')');
+        }
+        marks.removed.insert(at, text);
+    }
+    for id in unchanged_items {
+        if let Some(node) = tree.nodes.get_mut(id) {
+            node.unchanged = true;
+        }
+    }
+    tree.delta = Some(Box::new(marks));
+    counts
+}
+
+/// What the agent holds of a page and which snapshot of it comes now.
+#[derive(Debug, Clone, Copy)]
+pub struct DeltaInput<'p> {
+    /// What was sent last of this page, `None` when nothing is held (first, or evicted).
+    pub sent: Option<&'p SentPage>,
+    /// The number of the snapshot being filtered (1 for the page's first).
+    pub number: u64,
+}
+
+/// How a snapshot was sent with deltas on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sent {
+    Delta { against: u64, counts: DeltaCounts },
+    Full(FullReason),
+}
+
+/// A snapshot filtered with deltas on: the text sent, what the agent now holds (`None` when the
+/// text is the input unchanged, which no fingerprint describes: the next one is full), and the
+/// bytes the full filtered snapshot would have taken.
+#[derive(Debug, Clone)]
+pub struct DeltaFiltered {
+    pub filtered: FilteredSnapshot,
+    pub holds: Option<SentPage>,
+    pub sent: Option<Sent>,
+    pub full_bytes: usize,
+    /// Bytes of the delta when one was written, sent or not (what `MAX_DELTA_SHARE` judged).
+    pub delta_bytes: Option<usize>,
+}
+
+/// `filter_with`, sending a delta against what the agent holds when the rules allow (see the
+/// module doc and the README): full when nothing is held, the document is new, `MAX_DELTAS_IN_ROW`
+/// deltas were sent in a row, or the delta is over `MAX_DELTA_SHARE` of the full snapshot.
+pub fn filter_with_deltas<N: Notation + ?Sized>(
+    notation: &N,
+    text: &str,
+    options: &SnapshotOptions,
+    input: DeltaInput<'_>,
+) -> DeltaFiltered {
+    let mut implied = Vec::new();
+    let tree = notation.parse(text, &mut implied);
+    filter_tree_with_deltas(notation, text, tree, options, input)
+}
+
+/// `filter_with_deltas` on a tree read already (from upstream's structured tree of `text`).
+pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
+    notation: &N,
+    text: &str,
+    mut tree: Tree<'_>,
+    options: &SnapshotOptions,
+    input: DeltaInput<'_>,
+) -> DeltaFiltered {
+    let passthrough = |filtered: FilteredSnapshot| DeltaFiltered {
+        full_bytes: filtered.text.len(),
+        filtered,
+        holds: None,
+        sent: None,
+        delta_bytes: None,
+    };
+    if options.level < Level::Moderate || tree.nodes.is_empty() {
+        return passthrough(filter_tree(notation, text, tree, options));
+    }
+    let uids_in = tree.distinct_uid_count();
+    apply_passes(&mut tree, options);
+    let full = notation.render(&tree, true);
+    if full.text.len() >= text.len() {
+        // Sent as it came (filtering never grows a snapshot): nothing to take a delta against.
+        let markers = tree
+            .nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::Marker)
+            .count();
+        return passthrough(FilteredSnapshot {
+            text: text.to_string(),
+            uids_in,
+            uids_shown: uids_in,
+            uids_hidden: 0,
+            markers,
+        });
+    }
+    let fp = Fingerprint::of(&tree);
+    let full_of = |reason: FullReason, deltas_in_row: u32| {
+        let mut out = notation.comment(&full_header(input.number, reason));
+        out.push('\n');
+        out.push_str(&full.text);
+        (out, deltas_in_row)
+    };
+    let sent_as;
+    let mut delta_bytes = None;
+    let (text_out, deltas_in_row) = match input.sent {
+        None => {
+            sent_as = Some(Sent::Full(FullReason::First));
+            full_of(FullReason::First, 0)
+        }
+        Some(prev) if fp.is_new_document(&tree, prev) => {
+            sent_as = Some(Sent::Full(FullReason::Navigated));
+            full_of(FullReason::Navigated, 0)
+        }
+        Some(prev) if prev.deltas_in_row >= MAX_DELTAS_IN_ROW => {
+            sent_as = Some(Sent::Full(FullReason::InRow));
+            full_of(FullReason::InRow, 0)
+        }
+        Some(prev) => {
+            let counts = mark(&mut tree, &fp, prev);
+            let header = notation.comment(&delta_header(input.number, prev.number, &counts));
+            let delta = if counts.is_empty() {
+                let mut short = header;
+                if tree.trailing_newline {
+                    short.push('\n');
+                }
+                short
+            } else {
+                notation.render_delta(&tree, &header).text
+            };
+            delta_bytes = Some(delta.len());
+            if delta.len() as f64 > MAX_DELTA_SHARE * full.text.len() as f64 {
+                sent_as = Some(Sent::Full(FullReason::NotSmaller));
+                full_of(FullReason::NotSmaller, 0)
+            } else {
+                sent_as = Some(Sent::Delta {
+                    against: prev.number,
+                    counts,
+                });
+                (delta, prev.deltas_in_row + 1)
+            }
+        }
+    };
+    let holds = fp.sent_page(&tree, input.number, deltas_in_row);
+    DeltaFiltered {
+        filtered: FilteredSnapshot {
+            text: text_out,
+            uids_in,
+            uids_shown: full.uids_shown,
+            uids_hidden: full.uids_hidden,
+            markers: full.markers,
+        },
+        holds: Some(holds),
+        sent: sent_as,
+        full_bytes: full.text.len(),
+        delta_bytes,
+    }
+}
+
+/// Childless visible nodes whose lines are about as short as an unchanged line: shown instead.
+fn is_short(tree: &Tree<'_>, items: &[usize]) -> bool {
+    let mut chars = 0;
+    for &id in items {
+        let Some(node) = tree.nodes.get(id) else {
+            return false;
+        };
+        if node.hidden || !node.children.is_empty() || node.kind != NodeKind::Element {
+            return false;
+        }
+        chars += node.uid.len() + node.role.len() + 4;
+        chars += node
+            .keep_chars
+            .unwrap_or(node.name_str().len())
+            .min(node.name_str().len());
+        chars += node
+            .attrs
+            .iter()
+            .map(|a| a.key.len() + a.value.as_deref().map_or(0, str::len) + 2)
+            .sum::<usize>();
+    }
+    chars <= SHORT_RUN_CHARS
+}
+
+/// `… 12 unchanged (uid 1_5…1_40): expand_snapshot uid=1_5 until=1_40`.
+fn unchanged_line(tree: &Tree<'_>, items: &[usize], nodes: usize, fallback: &str) -> String {
+    let uids: Vec<&str> = items
+        .iter()
+        .filter_map(|&i| tree.nodes.get(i))
+        .filter(|n| n.kind == NodeKind::Element && !n.uid.is_empty())
+        .map(|n| n.uid)
+        .collect();
+    let mut text = format!("… {nodes} unchanged");
+    if !uids.is_empty() {
+        text.push_str(" (uid ");
+        write_uid_list(&mut text, &uids);
+        text.push(')');
+    }
+    ExpandTarget::for_run(tree, items, fallback).write(&mut text);
+    text
+}
+
+fn write_uid_list(out: &mut String, uids: &[&str]) {
+    match uids {
+        [] => {}
+        [one] => out.push_str(one),
+        [a, b] => {
+            out.push_str(a);
+            out.push_str(", ");
+            out.push_str(b);
+        }
+        [first, .., last] => {
+            out.push_str(first);
+            out.push('…');
+            out.push_str(last);
+        }
+    }
+}
+
+/// The header line of a delta (without the notation's comment tag).
+pub fn delta_header(number: u64, against: u64, counts: &DeltaCounts) -> String {
+    if counts.is_empty() {
+        return format!(
+            "snapshot {number}: unchanged since snapshot {against}; expand_snapshot without uid shows it"
+        );
+    }
+    format!(
+        "snapshot {number}: delta against snapshot {against}, {} added, {} changed, {} removed; \"… unchanged\" lines: as in snapshot {against} (whole page: expand_snapshot without uid)",
+        counts.added, counts.changed, counts.removed
+    )
+}
+
+/// The header line of a full snapshot sent while deltas are on.
+pub fn full_header(number: u64, reason: FullReason) -> String {
+    format!("snapshot {number}, full: {}", reason.text())
+}
