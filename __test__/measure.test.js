@@ -17,6 +17,10 @@ const ROOT = path.resolve(__dirname, '..')
 const BIN = path.join(ROOT, 'bin', 'cli.js')
 const SAMPLES = path.join(ROOT, 'samples')
 const SAMPLE_FILES = fs.readdirSync(SAMPLES).filter((f) => f.endsWith('.json')).sort()
+// Recorded sessions (one step a line), measured step by step.
+const SESSION_SAMPLES = fs.readdirSync(SAMPLES).filter((f) => f.endsWith('.jsonl')).sort()
+const sessionSteps = (f) => fs.readFileSync(path.join(SAMPLES, f), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l))
+const SAMPLE_ROWS = SAMPLE_FILES.length + SESSION_SAMPLES.reduce((n, f) => n + sessionSteps(f).length, 0)
 
 function measure(args, env = {}) {
   const r = spawnSync(process.execPath, [BIN, 'measure', ...args], {
@@ -45,12 +49,34 @@ test('the bundled samples exist, are real corpus files and stay small enough to 
   assert.ok(SAMPLE_FILES.length >= 5, `${SAMPLE_FILES.length} samples`)
   let total = 0
   for (const f of fs.readdirSync(SAMPLES)) total += fs.statSync(path.join(SAMPLES, f)).size
-  assert.ok(total < 400 * 1024, `samples/ is ${total} bytes`)
+  assert.ok(total < 450 * 1024, `samples/ is ${total} bytes`)
   for (const f of SAMPLE_FILES) {
     const doc = sample(f)
     assert.equal(typeof doc.request?.method, 'string', f)
     assert.ok(doc.result && typeof doc.result === 'object', f)
   }
+  assert.ok(SESSION_SAMPLES.length >= 1, 'a recorded session sample')
+  for (const f of SESSION_SAMPLES) {
+    for (const step of sessionSteps(f)) {
+      assert.equal(typeof step.tool, 'string', f)
+      assert.ok(step.result && Array.isArray(step.result.content), f)
+    }
+  }
+})
+
+test('the bundled session shows what deltas save: a re-snapshot of the page is the short form', () => {
+  const r = measure(['--json'])
+  assert.equal(r.code, 0, r.stderr)
+  const report = JSON.parse(r.stdout)
+  for (const f of SESSION_SAMPLES) {
+    const rows = report.rows.filter((row) => row.file.includes(f))
+    const snaps = rows.filter((row) => row.tool === 'take_snapshot' || row.tool === 'click')
+    assert.ok(snaps.length >= 2, `${f}: ${snaps.length} snapshots`)
+    // The first snapshot of the page is whole, every later one a delta, smaller than it.
+    assert.ok(snaps[0].tokensDeltas >= snaps[0].tokensAfter, JSON.stringify(snaps[0]))
+    for (const later of snaps.slice(1)) assert.ok(later.tokensDeltas < later.tokensAfter / 2, JSON.stringify(later))
+  }
+  assert.ok(report.totals[0].tokensDeltas < report.totals[0].tokensAfter)
 })
 
 test('with no files it measures every bundled sample and prints a total row', () => {
@@ -58,7 +84,8 @@ test('with no files it measures every bundled sample and prints a total row', ()
   assert.equal(r.code, 0, r.stderr)
   assert.equal(r.stderr, '')
   for (const f of SAMPLE_FILES) assert.match(r.stdout, new RegExp(`samples/${f.replace(/\./g, '\\.')} `), f)
-  assert.match(r.stdout, new RegExp(`\\*\\*total\\*\\* \\(${SAMPLE_FILES.length}\\)`))
+  for (const f of SESSION_SAMPLES) assert.match(r.stdout, new RegExp(`samples/${f.replace(/\./g, '\\.')}:1 `), f)
+  assert.match(r.stdout, new RegExp(`\\*\\*total\\*\\* \\(${SAMPLE_ROWS}\\)`))
   assert.match(r.stdout, /Tokens: o200k_base tokens \(gpt-tokenizer\)/)
   assert.match(r.stdout, /\| take_snapshot +\|/)
   assert.match(r.stdout, /\| tools\/list +\|/)
@@ -69,10 +96,10 @@ test('--json parses and its totals are the sums of its rows, per level', () => {
   assert.equal(r.code, 0, r.stderr)
   const report = JSON.parse(r.stdout)
   assert.deepEqual(report.levels, ['light', 'moderate', 'aggressive'])
-  assert.equal(report.rows.length, SAMPLE_FILES.length * 3)
+  assert.equal(report.rows.length, SAMPLE_ROWS * 3)
   for (const total of report.totals) {
     const rows = report.rows.filter((row) => row.level === total.level)
-    assert.equal(total.results, SAMPLE_FILES.length)
+    assert.equal(total.results, SAMPLE_ROWS)
     for (const key of ['bytesBefore', 'bytesAfter', 'tokensBefore', 'tokensAfter', 'uidsHidden']) {
       assert.equal(total[key], rows.reduce((sum, row) => sum + row[key], 0), `${total.level} ${key}`)
     }
@@ -90,7 +117,7 @@ test('--level off reports 0% saved on every result', () => {
   const r = measure(['--level', 'off', '--json'])
   assert.equal(r.code, 0, r.stderr)
   const report = JSON.parse(r.stdout)
-  assert.equal(report.rows.length, SAMPLE_FILES.length)
+  assert.equal(report.rows.length, SAMPLE_ROWS)
   for (const row of report.rows) {
     assert.equal(row.savedPercent, 0, row.file)
     assert.equal(row.bytesAfter, row.bytesBefore, row.file)

@@ -11,6 +11,9 @@
 //! with the machine and its load; the ratio to the floor is what holds. `--json` prints one
 //! JSON object per file and level (what bench/run.js reads); otherwise a markdown summary.
 
+#[path = "support/corpus.rs"]
+mod corpus;
+
 use std::fs;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -168,22 +171,7 @@ fn run_once(input: &Input, level: Level) {
 /// Every corpus file in the `{request, result}` format: tools/call results (and their snapshot
 /// section, when they have one) and list results.
 fn collect_inputs(root: &Path) -> Vec<Input> {
-    let mut files = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "json") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
+    let files = corpus::files_under(root, &["json"]);
     let mut inputs = Vec::new();
     for path in files {
         let Ok(text) = fs::read_to_string(&path) else {

@@ -8,6 +8,9 @@
 //! file that changed), and always the total hash last. The hash is FNV-1a 64, stable across
 //! builds and toolchains.
 
+#[path = "support/corpus.rs"]
+mod corpus;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -76,25 +79,7 @@ fn main() {
     let corpus = corpus
         .or_else(|| std::env::var_os("MCP_CORPUS_DIR").map(PathBuf::from))
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    let mut files = Vec::new();
-    let mut stack = vec![corpus.clone()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path
-                .extension()
-                .is_some_and(|e| e == "json" || e == "jsonl")
-            {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
+    let files = corpus::files_under(&corpus, &["json", "jsonl"]);
     if files.is_empty() {
         eprintln!("hash_outputs: no corpus under {}", corpus.display());
         std::process::exit(1);

@@ -374,7 +374,7 @@ fn an_unchanged_page_is_the_short_form_and_deltas_are_deterministic() {
 }
 
 #[test]
-fn a_snapshot_the_budget_made_coarser_is_sent_whole_and_the_next_one_is_full() {
+fn a_page_the_budget_sent_coarser_gets_its_deltas_at_that_step() {
     let Some(corpus) = corpus_dir() else {
         return;
     };
@@ -391,17 +391,24 @@ fn a_snapshot_the_budget_made_coarser_is_sent_whole_and_the_next_one_is_full() {
     let mut s = Session::new(options);
     let first = send(&mut s, snap);
     assert!(crate::tokens::estimate_tokens(&first) <= 1000, "{first}");
+    assert!(
+        first.contains("full: first snapshot of this page"),
+        "{first}"
+    );
     assert_eq!(s.last_sent(), Some(Sent::Full(FullReason::First)));
-    // What the coarser step sent has no fingerprint: the same page again is not called
-    // unchanged against a page the agent never got, but sent whole.
+    // The same page again is unchanged against what the coarser step sent: the short form.
     let again = send(&mut s, snap);
-    assert_eq!(
-        s.last_sent(),
-        Some(Sent::Full(FullReason::First)),
+    assert!(
+        matches!(s.last_sent(), Some(Sent::Delta { against: 1, counts, .. }) if counts.is_empty()),
         "{again}"
     );
-    assert!(!again.contains("unchanged since"), "{again}");
-    assert!(crate::tokens::estimate_tokens(&again) <= 1000, "{again}");
+    let body = body_of(&again).unwrap_or("");
+    assert!(body.contains("unchanged since snapshot 1"), "{again}");
+    assert!(crate::tokens::estimate_tokens(body) <= 60, "{again}");
+    // The whole page is still one call away (over the budget: cut, and read on by id).
+    let whole = expand(&mut s, json!({"pageId": snap.args["pageId"]}));
+    assert!(crate::tokens::estimate_tokens(&whole) <= 1000, "{whole}");
+    assert!(whole.contains("read_result id="), "{whole}");
 }
 
 #[test]

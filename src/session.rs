@@ -294,9 +294,7 @@ impl Session {
         }
         match self.options.stats {
             StatsMode::Inline => filtered.append_line(&match sent {
-                Some(Sent::Delta { .. }) if budget_step.is_none() => {
-                    stats::delta_stats_line(shrink)
-                }
+                Some(Sent::Delta { .. }) => stats::delta_stats_line(shrink, budget_step),
                 _ => format!("[mcp-snapshot-filter: {body}]"),
             }),
             // The proxy's log adds its own `[mcp-snapshot-filter]` prefix.

@@ -174,10 +174,12 @@ pub fn stats_body(shrink: Shrink, totals: &SavingsTotals) -> String {
 
 /// The stats line of a result sent as a snapshot delta, shorter than `stats_line` (a delta of
 /// an unchanged page is one line; what deltas saved is in every other stats line and in the
-/// summary): `[mcp-snapshot-filter: 30.0 KB → 138 B as a delta]`.
-pub fn delta_stats_line(shrink: Shrink) -> String {
+/// summary): `[mcp-snapshot-filter: 30.0 KB → 138 B as a delta]`, with the budget's step when
+/// it took one (`… as a delta at the budget's aggressive step]`).
+pub fn delta_stats_line(shrink: Shrink, budget_step: Option<&str>) -> String {
+    let step = budget_step.map_or(String::new(), |s| format!(" at the budget's {s} step"));
     format!(
-        "[mcp-snapshot-filter: {} → {} as a delta]",
+        "[mcp-snapshot-filter: {} → {} as a delta{step}]",
         format_bytes(shrink.bytes_in),
         format_bytes(shrink.bytes_out),
     )
@@ -278,8 +280,12 @@ mod tests {
         totals.record(delta);
         totals.record_delta(4_600, 138);
         assert_eq!(
-            delta_stats_line(delta),
+            delta_stats_line(delta, None),
             "[mcp-snapshot-filter: 30.0 KB → 138 B as a delta]"
+        );
+        assert_eq!(
+            delta_stats_line(delta, Some("aggressive")),
+            "[mcp-snapshot-filter: 30.0 KB → 138 B as a delta at the budget's aggressive step]"
         );
         assert!(stats_line(call, &totals).ends_with("), 1 snapshot delta saved 4.5 KB]"));
         assert!(summary_line(&totals, Level::Moderate)

@@ -920,25 +920,18 @@ fn argument_variants(args: &Value, schema: &Value) -> Vec<Value> {
 fn compact_schemas_accept_and_reject_the_same_corpus_arguments() {
     let Some(corpus) = corpus_dir() else { return };
     let mut calls: Vec<(String, Value)> = Vec::new();
-    let mut stack = vec![corpus.join("chrome-devtools-mcp")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            let Ok(text) = std::fs::read_to_string(&path) else {
-                continue;
-            };
-            let Ok(file) = serde_json::from_str::<Value>(&text) else {
-                continue;
-            };
-            if file["request"]["method"] == "tools/call" {
-                let params = &file["request"]["params"];
-                if let Some(name) = params["name"].as_str() {
-                    calls.push((name.to_string(), params["arguments"].clone()));
-                }
+    let dir = corpus.join("chrome-devtools-mcp");
+    for path in crate::test_support::files_under(&dir, &["json"]) {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(file) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        if file["request"]["method"] == "tools/call" {
+            let params = &file["request"]["params"];
+            if let Some(name) = params["name"].as_str() {
+                calls.push((name.to_string(), params["arguments"].clone()));
             }
         }
     }

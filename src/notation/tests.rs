@@ -50,24 +50,7 @@ pub(crate) fn all_corpus_bodies() -> Vec<(String, String)> {
     let Some(dir) = corpus_dir() else {
         return Vec::new();
     };
-    let mut files = Vec::new();
-    let mut stack = vec![dir.clone()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for path in entries.flatten().map(|e| e.path()) {
-            if path.is_dir() {
-                stack.push(path);
-            } else if path
-                .extension()
-                .is_some_and(|e| e == "json" || e == "jsonl")
-            {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
+    let files = crate::test_support::files_under(&dir, &["json", "jsonl"]);
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for path in files {

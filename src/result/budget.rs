@@ -10,7 +10,6 @@ use serde_json::{Map, Value};
 use crate::budget::{content_budget, cut_marker, cut_to_budget};
 use crate::error::FilterResult;
 use crate::level::Level;
-use crate::snapshot::delta::Sent;
 use crate::snapshot::SnapshotLimits;
 use crate::tokens::estimate_tokens;
 
@@ -57,27 +56,22 @@ fn ladder(options: &ResultOptions) -> Vec<(&'static str, ResultOptions)> {
         limits,
         ..options.clone()
     };
-    let mut steps = Vec::new();
-    if options.level < Level::Moderate {
-        steps.push((
-            "moderate",
-            at(
-                Level::Moderate,
-                SnapshotLimits::for_level(Level::Moderate),
-                ResultLimits::for_level(Level::Moderate),
-            ),
-        ));
-    }
-    if options.level < Level::Aggressive {
-        steps.push((
-            "aggressive",
-            at(
-                Level::Aggressive,
-                SnapshotLimits::for_level(Level::Aggressive),
-                ResultLimits::for_level(Level::Aggressive),
-            ),
-        ));
-    }
+    // The lossy levels above the caller's, each with its own limits.
+    let mut steps: Vec<(&'static str, ResultOptions)> = [
+        ("moderate", Level::Moderate),
+        ("aggressive", Level::Aggressive),
+    ]
+    .into_iter()
+    .filter(|&(_, level)| options.level < level)
+    .map(|(name, level)| {
+        let step = at(
+            level,
+            SnapshotLimits::for_level(level),
+            ResultLimits::for_level(level),
+        );
+        (name, step)
+    })
+    .collect();
     for (name, nodes, depth, text, items, chars, script_depth, messages) in [
         ("coarser", 60, 12, 40, 5, 80, 4, 5),
         ("coarsest", 25, 6, 30, 2, 40, 3, 2),
@@ -143,18 +137,19 @@ pub fn fit(
             other => last = other,
         }
         for (step, step_options) in ladder(options) {
-            // A coarser step is filtered whole (never a delta), and no fingerprint describes
-            // what it sends: the page's next snapshot is full. A full snapshot keeps its reason.
-            let out = filter_result_map(
-                tool_name,
-                result.clone(),
-                &step_options,
-                &mut SnapshotCapture::default(),
-            )?;
-            capture.holds = None;
-            if let Some(Sent::Delta { .. }) = capture.sent {
-                capture.sent = None;
-            }
+            // A coarser step is a delta too, against what the agent holds: after a page was
+            // sent at this step, its next snapshot fails the level's own delta (the shown trees
+            // differ) and gets here, where it is compared with what was sent.
+            let mut step_capture = SnapshotCapture {
+                deltas: capture.deltas,
+                ..SnapshotCapture::default()
+            };
+            let out =
+                filter_result_map(tool_name, result.clone(), &step_options, &mut step_capture)?;
+            capture.holds = step_capture.holds;
+            capture.sent = step_capture.sent;
+            capture.full_bytes = step_capture.full_bytes;
+            capture.sent_bytes = step_capture.sent_bytes;
             if let Some(mut f) = out {
                 if f.figures.text_tokens_out <= budget {
                     f.budget = Some(BudgetNote {
@@ -171,6 +166,8 @@ pub fn fit(
         Some(f) => (f, true),
         None => (unchanged(result), false),
     };
+    // The agent gets part of the page only: no fingerprint holds for it, the next one is full.
+    capture.holds = None;
     Ok(Some(cut(base, filtered, options, capture.raw.is_some())))
 }
 
