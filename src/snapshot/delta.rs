@@ -17,7 +17,9 @@
 //! uids, in one line at the end of the frame they were in.
 
 use std::collections::{HashMap, HashSet};
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{BuildHasher, DefaultHasher, Hash, Hasher, RandomState};
+
+use once_cell::sync::Lazy;
 
 use super::marker::{hidden_run_end, ExpandTarget};
 use super::render::flatten;
@@ -142,8 +144,17 @@ fn first_root(tree: &Tree<'_>) -> Option<usize> {
     })
 }
 
+/// Keys drawn once per process: a page cannot craft a changed subtree whose hash equals the
+/// one sent (with fixed keys a 64-bit collision is a birthday search away), and a delta then
+/// call it unchanged. Outputs do not depend on the keys, only on which hashes are equal.
+static HASH_KEYS: Lazy<RandomState> = Lazy::new(RandomState::new);
+
+fn new_hasher() -> DefaultHasher {
+    HASH_KEYS.build_hasher()
+}
+
 fn hash_of<T: Hash>(value: T) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = new_hasher();
     value.hash(&mut h);
     h.finish()
 }
@@ -163,7 +174,7 @@ fn own_hash(tree: &Tree<'_>, id: usize, scope: Option<&str>) -> u64 {
     let Some(node) = tree.nodes.get(id) else {
         return 0;
     };
-    let mut h = DefaultHasher::new();
+    let mut h = new_hasher();
     (node.kind as u8).hash(&mut h);
     match node.kind {
         NodeKind::Verbatim => node.raw.hash(&mut h),
@@ -237,7 +248,7 @@ impl Fingerprint {
             let Some(node) = tree.nodes.get(id) else {
                 continue;
             };
-            let mut h = DefaultHasher::new();
+            let mut h = new_hasher();
             own[id].hash(&mut h);
             for &c in &node.children {
                 deep.get(c).hash(&mut h);
@@ -250,7 +261,7 @@ impl Fingerprint {
             dropped.clear();
             let items = flatten(tree, &node.children, &mut dropped);
             let frame = Frame::of(tree, items, &own, &deep, &shown);
-            let mut h = DefaultHasher::new();
+            let mut h = new_hasher();
             own[id].hash(&mut h);
             for unit in &frame.units {
                 unit.hash.hash(&mut h);
@@ -348,7 +359,7 @@ impl Frame {
             };
             if node.hidden {
                 let end = hidden_run_end(tree, &items, pos);
-                let mut h = DefaultHasher::new();
+                let mut h = new_hasher();
                 "hidden".hash(&mut h);
                 for &i in items.get(pos..end).unwrap_or(&[]) {
                     deep.get(i).hash(&mut h);
