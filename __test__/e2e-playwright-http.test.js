@@ -3,7 +3,8 @@
 // A remote browser upstream for real: Playwright MCP (pinned devDependency) started as an HTTP
 // server (`--port`, on 127.0.0.1) driving Debian's Chromium, the proxy in front of it with
 // `--upstream-url`, the client on stdio. A snapshot through the proxy is filtered, much smaller
-// than the same snapshot taken direct, and a ref read from the filtered text clicks.
+// than the same snapshot taken direct, a ref read from the filtered text clicks, and an
+// unchanged re-snapshot is a one-line delta.
 
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
@@ -110,6 +111,24 @@ if (missing) {
       assert.ok(shown, filtered.slice(0, 3000))
       const hits = await call(proxied, 'search_snapshot', { query: 'Export CSV' })
       assert.match(hits, new RegExp(`button "Export CSV"[^\\n]*\\b${shown[1]}\\b`), hits)
+    })
+
+    test('a snapshot of a page the agent holds is a delta: an unchanged re-snapshot is one line', { timeout: 2 * 60_000 }, async () => {
+      const first = await call(proxied, 'browser_snapshot')
+      const again = await call(proxied, 'browser_snapshot')
+      process.stderr.write(`  playwright-mcp over HTTP, unchanged re-snapshot: ${Buffer.byteLength(first)} B, then ${Buffer.byteLength(again)} B\n`)
+      assert.match(again, /snapshot \d+: unchanged since snapshot \d+; expand_snapshot without uid shows it/, again)
+      assert.ok(Buffer.byteLength(again) < Buffer.byteLength(first) / 10, again)
+      // The whole page is one call away, with the upstream's refs.
+      const whole = await call(proxied, 'expand_snapshot')
+      const mrr = /button "MRR"[^\n]*\[ref=(e\d+)\]/.exec(whole)
+      assert.ok(mrr, whole.slice(0, 2000))
+      // A ref from the whole page still clicks (sorting again), and the next snapshot is a small delta.
+      await call(proxied, 'browser_click', { element: 'MRR sort button', target: mrr[1] })
+      const after = await call(proxied, 'browser_snapshot')
+      // Sorting re-renders the rows: a delta, or a full snapshot saying why; never unchanged.
+      assert.match(after, /snapshot \d+: delta against snapshot \d+|snapshot \d+, full: /, after.slice(0, 500))
+      assert.doesNotMatch(after, /unchanged since snapshot/, after.slice(0, 500))
     })
   })
 }
