@@ -164,6 +164,13 @@ export interface FilterOptions {
    */
   maxRecords?: number
   /**
+   * Records inside `main` after those `maxRecords` that still show their controls and the
+   * labels before them (every row stays actionable in place; their other nodes go behind
+   * one marker for the run) before the rest hides whole.
+   * @default 0 at moderate and aggressive
+   */
+  maxCondensedRecords?: number
+  /**
    * The tool declared an `outputSchema`: `structuredContent` stays valid against it.
    * @default false
    */

@@ -79,3 +79,26 @@ test('expandSnapshot and searchSnapshot read a raw snapshot', () => {
   assert.doesNotMatch(hits, /1_1 heading/)
   assert.throws(() => native.searchSnapshot(SNAPSHOT, '(', { regex: true }), (err) => err.code === 'InvalidArg')
 })
+
+test('maxCondensedRecords keeps every row of a 48-row users table actionable in place', () => {
+  // __test__/site/app/users.html as chrome-devtools-mcp 1.11.0 snapshots it (recorded with
+  // bench/sessions/app-own-large.json).
+  const step = fs.readFileSync(path.join(FIXTURES, 'sessions', 'app-own-large.jsonl'), 'utf8').split('\n')[2]
+  const text = JSON.parse(step).result.content[0].text
+  const raw = text.slice(text.indexOf('## Latest page snapshot\n') + 24)
+  const edits = [...raw.matchAll(/uid=(\S+) button "Edit ([^"]+)"/g)].map((m) => ({ uid: m[1], name: m[2] }))
+  assert.equal(edits.length, 48)
+  const shows = (out, uid) => new RegExp(`(^|[ |])${uid} `, 'm').test(out)
+  // By default rows are wholes: the first five, then one marker for the other 43.
+  const plain = native.filterSnapshot(raw, { level: 'moderate' }).text
+  assert.deepEqual(edits.map((e) => shows(plain, e.uid)), edits.map((_, k) => k < 5))
+  assert.match(plain, /… 43 more records hidden/)
+  // Condensed: every row's Edit button shows, and so does the row's name before it.
+  const condensed = native.filterSnapshot(raw, { level: 'moderate', maxCondensedRecords: 1000 })
+  for (const e of edits) {
+    assert.ok(shows(condensed.text, e.uid), e.uid)
+    assert.ok(condensed.text.includes(`"${e.name}"|`), e.name)
+  }
+  assert.match(condensed.text, /… records 6–48 below: controls and labels only, \d+ text hidden \(uid \S+…\S+\): expand_snapshot uid=\S+ until=\S+/)
+  assert.ok(condensed.text.length > plain.length)
+})

@@ -6,75 +6,14 @@
 //
 //   node bench/snapshot-levels.js [corpusDir]      (needs `npx napi build --platform` first)
 'use strict'
-const fs = require('node:fs')
 const path = require('node:path')
 const { filterSnapshot } = require('../index.js')
 const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
+const { UID, snapshotBodies, shownUids, interactiveInMain, labelledControls, pageSets, median } = require('./snapshot-measures.js')
 
 const corpusDir =
   process.argv[2] || process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus')
-const cdpDir = path.join(corpusDir, 'chrome-devtools-mcp')
-const HEADER = '## Latest page snapshot\n'
 const LEVELS = ['light', 'moderate', 'aggressive']
-const INTERACTIVE = new Set(
-  'button checkbox combobox DisclosureTriangle link listbox menuitem menuitemcheckbox menuitemradio option radio scrollbar searchbox slider spinbutton switch tab textbox treeitem Video Audio'.split(' ')
-)
-const UID = /^\d+_\d+$/
-
-function snapshotBodies() {
-  const out = []
-  for (const page of fs.readdirSync(cdpDir).sort()) {
-    const dir = path.join(cdpDir, page)
-    if (page.startsWith('_') || !fs.statSync(dir).isDirectory()) continue
-    for (const file of fs.readdirSync(dir).sort()) {
-      if (!file.endsWith('.json')) continue
-      const json = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'))
-      for (const block of json.result?.content ?? []) {
-        if (block.type !== 'text') continue
-        const at = block.text.indexOf(HEADER)
-        if (at < 0) continue
-        let body = block.text.slice(at + HEADER.length)
-        const next = body.search(/^## /m)
-        if (next >= 0) body = body.slice(0, next)
-        out.push({ name: `${page}/${file.replace(/\.json$/, '')}`, body })
-      }
-    }
-  }
-  return out
-}
-
-// Uids written as nodes in our notation: tokens (split at spaces and at the sibling separator
-// `|`) outside quoted names, link texts `[…]` and link urls `(…)`, that look like uids.
-function shownUids(text) {
-  const uids = []
-  for (const line of text.split('\n')) {
-    const t = line.trimStart()
-    if (t.startsWith('…') || t.startsWith('#snapshot-filter') || t.startsWith('\\')) continue
-    if (t.startsWith('uid=')) { uids.push(t.slice(4).split(' ')[0]); continue }
-    let token = ''
-    for (let i = 0; i <= t.length; i++) {
-      const c = t[i]
-      if (c === '"' || c === '[') {
-        const close = c === '"' ? '"' : ']'
-        for (i++; i < t.length && t[i] !== close; i++) if (t[i] === '\\') i++
-        if (close === ']' && t[i + 1] === '(') {
-          let open = 0
-          for (i++; i < t.length; i++) {
-            if (t[i] === '(') open++
-            else if (t[i] === ')' && --open === 0) break
-          }
-        }
-        token = ''
-        continue
-      }
-      if (c === ' ' || c === '|' || c === undefined) {
-        if (UID.test(token)) uids.push(token)
-        token = ''
-      } else token += c
-    }
-  }
-  return uids
-}
 
 function malformedLines(text) {
   let n = 0
@@ -121,69 +60,6 @@ function wordRetention(input, output) {
   return total ? kept / total : 1
 }
 
-// Interactive uids inside `main` in the raw input (indentation gives the nesting).
-function interactiveInMain(body) {
-  const out = []
-  let mainIndent = -1
-  for (const line of body.split('\n')) {
-    const m = /^( *)uid=(\S+)(?: ([A-Za-z][\w-]*))?/.exec(line)
-    if (!m) continue
-    const indent = m[1].length
-    if (mainIndent >= 0 && indent <= mainIndent) mainIndent = -1
-    if (mainIndent >= 0 && (INTERACTIVE.has(m[3]) || /\b(focusable|expandable)\b/.test(line))) out.push(m[2])
-    if (m[3] === 'main' && mainIndent < 0) mainIndent = indent
-  }
-  return out
-}
-
-// Controls with a label in the raw input: an interactive node other than a link whose previous
-// sibling (same indentation, same parent) is a text node (`uid=… "text"`) with a letter or digit. Returns [control uid, label uid].
-function labelledControls(body) {
-  const out = []
-  const lastAt = new Map() // indent -> { uid, text } of the previous line at that indent
-  for (const line of body.split('\n')) {
-    const m = /^( *)uid=(\S+)(?: ([A-Za-z][\w-]*))?/.exec(line)
-    if (!m) continue
-    const indent = m[1].length
-    for (const k of [...lastAt.keys()]) if (k > indent) lastAt.delete(k)
-    // A label says something: a separator (" · ") is decoration. Links carry their own name.
-    const isText = m[3] === undefined && /^ *uid=\S+ "[^"]*[\p{L}\p{N}]/u.test(line)
-    const prev = lastAt.get(indent)
-    const control = m[3] !== 'link' && (INTERACTIVE.has(m[3]) || /\b(focusable|expandable)\b/.test(line))
-    if (prev?.text && control) out.push([m[2], prev.uid])
-    lastAt.set(indent, { uid: m[2], text: isText })
-  }
-  return out
-}
-
-// Snapshot bodies of recorded sessions (jsonl steps whose result carries a snapshot).
-function sessionBodies(dirOrFile) {
-  const files = fs.existsSync(dirOrFile) && fs.statSync(dirOrFile).isDirectory()
-    ? fs.readdirSync(dirOrFile).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(dirOrFile, f))
-    : fs.existsSync(dirOrFile) ? [dirOrFile] : []
-  const out = []
-  for (const file of files.sort()) {
-    for (const [n, line] of fs.readFileSync(file, 'utf8').split('\n').entries()) {
-      if (!line) continue
-      const step = JSON.parse(line)
-      for (const block of step.result?.content ?? []) {
-        if (block.type !== 'text' || !block.text.includes(HEADER)) continue
-        let body = block.text.slice(block.text.indexOf(HEADER) + HEADER.length)
-        const next = body.search(/^## /m)
-        if (next >= 0) body = body.slice(0, next)
-        out.push({ name: `${path.basename(file, '.jsonl')}:${n + 1}`, body })
-      }
-    }
-  }
-  return out
-}
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  if (!s.length) return NaN
-  const mid = s.length >> 1
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2
-}
 const pct = (x) => `${(100 * x).toFixed(1)}%`
 
 const rows = []
@@ -195,7 +71,7 @@ const malformed = Object.fromEntries(LEVELS.map((l) => [l, 0]))
 const mainKept = []
 let mainTotal = 0
 let mainShown = 0
-for (const { name, body } of snapshotBodies()) {
+for (const { name, body } of snapshotBodies(corpusDir)) {
   const before = encode(body).length
   const row = { name, before }
   for (const level of LEVELS) {
@@ -238,23 +114,25 @@ for (const l of LEVELS) {
 }
 // What a lossy level keeps where it must choose, per page set: interactive uids inside main kept
 // in place, controls shown whose label is shown too, savings (o200k).
-const PAGE_SETS = [
-  ['corpus (chrome-devtools-mcp pages)', snapshotBodies()],
-  ['corpus sessions', sessionBodies(path.join(corpusDir, 'sessions'))],
-  ['captured docs (MCP_CAPTURED_DIR)', process.env.MCP_CAPTURED_DIR ? sessionBodies(process.env.MCP_CAPTURED_DIR) : []],
-  ['own app pages (__test__/fixtures/sessions)', sessionBodies(path.join(__dirname, '..', '__test__', 'fixtures', 'sessions'))],
-]
+const PAGE_SETS = pageSets(corpusDir, path.join(__dirname, '..'))
 console.log('\n| page set | snapshots | level | tokens saved (median) | main controls kept in place (median) | controls shown with their label shown |')
 console.log('|---|---:|---|---:|---:|---:|')
 for (const [setName, bodies] of PAGE_SETS) {
   if (!bodies.length) continue
-  for (const level of ['moderate', 'aggressive']) {
+  // The last row: moderate with every record inside main condensed (its controls and labels
+  // shown, the rest behind one marker per run), the measured alternative to the default.
+  const configs = [
+    ['moderate', { level: 'moderate' }],
+    ['aggressive', { level: 'aggressive' }],
+    ['moderate, maxCondensedRecords', { level: 'moderate', maxCondensedRecords: 100000 }],
+  ]
+  for (const [level, options] of configs) {
     const savedSet = []
     const keptSet = []
     let labelled = 0
     let withLabel = 0
     for (const { body } of bodies) {
-      const r = filterSnapshot(body, { level })
+      const r = filterSnapshot(body, options)
       savedSet.push(1 - encode(r.text).length / encode(body).length)
       const shown = new Set(shownUids(r.text))
       const inMain = interactiveInMain(body)

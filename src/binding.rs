@@ -114,6 +114,11 @@ pub struct FilterOptions {
     /// behind one marker (`expand_snapshot uid=… until=…` gets them back).
     /// @default 5 at moderate, 2 at aggressive, unlimited below
     pub max_records: Option<u32>,
+    /// Records inside `main` after those `maxRecords` that still show their controls and the
+    /// labels before them (every row stays actionable in place; their other nodes go behind
+    /// one marker for the run) before the rest hides whole.
+    /// @default 0 at moderate and aggressive
+    pub max_condensed_records: Option<u32>,
     /// The tool declared an `outputSchema`: `structuredContent` stays valid against it.
     /// @default false
     pub has_output_schema: Option<bool>,
@@ -145,6 +150,10 @@ impl FilterOptions {
         set(&mut limits.max_depth, self.max_depth);
         set(&mut limits.max_similar_siblings, self.max_similar_siblings);
         set(&mut limits.max_records, self.max_records);
+        set(
+            &mut limits.max_condensed_records,
+            self.max_condensed_records,
+        );
         set(&mut limits.max_text_length, self.max_text_length);
         set(
             &mut limits.max_text_per_container,

@@ -8,6 +8,7 @@ use std::path::Path;
 use super::{expand_range, filter_snapshot, notation_of, playwright, search_snapshot};
 use crate::level::Level;
 use crate::snapshot::marker::read_marker;
+use crate::snapshot::roles;
 use crate::snapshot::tree::NodeKind;
 use crate::snapshot::SnapshotOptions;
 use crate::test_support::corpus_dir;
@@ -90,7 +91,16 @@ type Expanded = HashMap<(String, Option<String>), Option<HashSet<String>>>;
 /// marker that names it and gives it back, each range out of document order or spanning two
 /// documents, each marker whose expand fails. Empty when all is well.
 pub(crate) fn marker_problems(body: &str, level: Level, expanded: &mut Expanded) -> Vec<String> {
-    let out = filter_snapshot(body, &SnapshotOptions::for_level(level)).text;
+    marker_problems_with(body, &SnapshotOptions::for_level(level), expanded)
+}
+
+/// `marker_problems` with any options (limits overridden).
+pub(crate) fn marker_problems_with(
+    body: &str,
+    options: &SnapshotOptions,
+    expanded: &mut Expanded,
+) -> Vec<String> {
+    let out = filter_snapshot(body, options).text;
     let mut raw_implied = Vec::new();
     let raw = notation_of(body).parse(body, &mut raw_implied);
     let raw_order: Vec<&str> = raw.uids().collect();
@@ -218,6 +228,124 @@ fn every_hidden_uid_is_named_by_a_marker_whose_expand_gives_it_back() {
             .iter()
             .take(30)
             .map(|f| f.chars().take(400).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// Moderate with every record inside `main` condensed (its controls and labels shown, the
+/// rest behind one marker for the run).
+fn condensed_moderate() -> SnapshotOptions {
+    let mut options = SnapshotOptions::for_level(Level::Moderate);
+    options.limits.max_condensed_records = usize::MAX;
+    options
+}
+
+#[test]
+fn condensed_records_name_every_hidden_uid_in_a_marker_that_gives_it_back() {
+    let bodies = all_corpus_bodies();
+    if corpus_dir().is_none() {
+        return;
+    }
+    let options = condensed_moderate();
+    let mut failures = Vec::new();
+    let mut condensed = 0;
+    for (name, body) in &bodies {
+        let mut expanded = Expanded::new();
+        for p in marker_problems_with(body, &options, &mut expanded) {
+            failures.push(format!("{name}: {p}"));
+        }
+        condensed += usize::from(
+            filter_snapshot(body, &options)
+                .text
+                .contains(" below: controls and labels only, "),
+        );
+    }
+    // The corpus has grid and shop pages: the condensed form is exercised, not skipped.
+    assert!(condensed >= 10, "condensed snapshots: {condensed}");
+    assert!(
+        failures.is_empty(),
+        "{} problems, first ones:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(20)
+            .map(|f| f.chars().take(400).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// Each control shown (an interactive node other than a link) whose label (the text right
+/// before it among its siblings, with a letter or digit) is not shown.
+pub(crate) fn label_problems(body: &str, options: &SnapshotOptions) -> Vec<String> {
+    let out = filter_snapshot(body, options).text;
+    let mut raw_implied = Vec::new();
+    let raw = notation_of(body).parse(body, &mut raw_implied);
+    let mut implied = Vec::new();
+    let parsed = notation_of(&out).parse(&out, &mut implied);
+    let shown: HashSet<&str> = parsed.uids().collect();
+    let mut problems = Vec::new();
+    let lists = std::iter::once(&raw.roots).chain(raw.nodes.iter().map(|n| &n.children));
+    for siblings in lists {
+        for pair in siblings.windows(2) {
+            let (Some(label), Some(control)) = (raw.nodes.get(pair[0]), raw.nodes.get(pair[1]))
+            else {
+                continue;
+            };
+            let is_label = label.is_text()
+                && !label.uid.is_empty()
+                && label.name_str().chars().any(char::is_alphanumeric);
+            if is_label
+                && !control.uid.is_empty()
+                && roles::is_labelled_control(control)
+                && shown.contains(control.uid)
+                && !shown.contains(label.uid)
+            {
+                problems.push(format!(
+                    "{} {} {:?} shown, its label {} {:?} hidden",
+                    control.uid,
+                    control.role,
+                    control.name_str(),
+                    label.uid,
+                    label.name_str()
+                ));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn no_control_is_shown_without_its_label() {
+    let bodies = all_corpus_bodies();
+    if corpus_dir().is_none() {
+        return;
+    }
+    let option_sets = [
+        ("moderate", SnapshotOptions::for_level(Level::Moderate)),
+        ("aggressive", SnapshotOptions::for_level(Level::Aggressive)),
+        ("moderate, condensed records", condensed_moderate()),
+    ];
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for (name, body) in &bodies {
+        for (label, options) in &option_sets {
+            checked += 1;
+            for p in label_problems(body, options) {
+                failures.push(format!("{name} {label}: {p}"));
+            }
+        }
+    }
+    assert!(checked >= 300, "checked: {checked}");
+    assert!(
+        failures.is_empty(),
+        "{} problems, first ones:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(30)
+            .cloned()
             .collect::<Vec<_>>()
             .join("\n")
     );

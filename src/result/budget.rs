@@ -83,6 +83,7 @@ fn ladder(options: &ResultOptions) -> Vec<(&'static str, ResultOptions)> {
             max_text_length: text,
             max_text_per_container: text,
             max_records: 1,
+            max_condensed_records: 0,
             max_options: 1,
         };
         let mut limits = ResultLimits::for_level(Level::Aggressive);
@@ -112,6 +113,7 @@ fn tighter(caller: &SnapshotLimits, step: &SnapshotLimits) -> SnapshotLimits {
             .max_text_per_container
             .min(step.max_text_per_container),
         max_records: caller.max_records.min(step.max_records),
+        max_condensed_records: caller.max_condensed_records.min(step.max_condensed_records),
         max_options: caller.max_options.min(step.max_options),
     }
 }

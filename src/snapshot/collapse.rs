@@ -66,7 +66,8 @@ pub fn budget_text(tree: &mut Tree<'_>, budget: usize) {
             if !node.is_text() || node.hidden || !node.children.is_empty() {
                 continue;
             }
-            if protected.get(k).copied().unwrap_or(false) {
+            // The texts naming a record shown are the record's, not prose.
+            if protected.get(k).copied().unwrap_or(false) || tree.record_labels.contains(&c) {
                 continue;
             }
             if used >= budget {

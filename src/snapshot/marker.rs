@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::tree::{NodeKind, RecordRun, Tree};
+use super::tree::{CondensedRun, NodeKind, RecordRun, Tree};
 
 /// What a marker tells the agent to expand: the subtree of `uid`, or with `until` the run of
 /// siblings from `uid` to `until`.
@@ -175,10 +175,15 @@ impl<'a> Summary<'a> {
     }
 
     fn write(&self, out: &mut String, verb: &str, expand: ExpandTarget<'_>) {
+        out.push_str("… ");
+        self.write_counted(out, verb, expand);
+    }
+
+    /// `N role verb (uid …)`, or `N verb (role a, role b; uid …)`, then the expand call.
+    fn write_counted(&self, out: &mut String, verb: &str, expand: ExpandTarget<'_>) {
         let mut roles: Vec<(&str, usize)> = self.by_role.iter().map(|(r, c)| (*r, *c)).collect();
         // Most frequent first; ties by name so the output is deterministic.
         roles.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-        out.push_str("… ");
         out.push_str(&self.total.to_string());
         out.push(' ');
         if let [(role, _)] = roles.as_slice() {
@@ -240,6 +245,25 @@ pub fn write_records(
     summary.uids.len()
 }
 
+/// Writes the marker before condensed records (`… records 6–40 below: controls and labels
+/// only, 140 hidden (text 105, image 35; uid …): expand_snapshot …`); returns the number of
+/// uids it hides.
+pub fn write_condensed(
+    out: &mut String,
+    tree: &Tree<'_>,
+    run: &CondensedRun,
+    expand: ExpandTarget<'_>,
+) -> usize {
+    let summary = Summary::of_subtrees(tree, &run.cells);
+    out.push_str("… records ");
+    out.push_str(&run.first_record.to_string());
+    out.push('–');
+    out.push_str(&(run.first_record + run.records - 1).to_string());
+    out.push_str(" below: controls and labels only, ");
+    summary.write_counted(out, "hidden", expand);
+    summary.uids.len()
+}
+
 /// Writes the marker for a run of hidden siblings (and their subtrees); returns the number of
 /// uids it hides.
 pub fn write_hidden(
@@ -257,10 +281,12 @@ pub fn write_hidden(
 /// per run, however it was hidden (a run of records hidden next to other hidden siblings joins
 /// them, so that a capped region gets one marker, not one per record run). Shared by every
 /// notations (every line writer goes through `render::render_with`).
+/// A run ends where condensed records start: their marker comes first.
 pub fn hidden_run_end(tree: &Tree<'_>, items: &[usize], start: usize) -> usize {
     let mut end = start + 1;
     while items
         .get(end)
+        .filter(|i| !tree.condensed_records.contains_key(i))
         .and_then(|&i| tree.nodes.get(i))
         .is_some_and(|n| n.hidden)
     {

@@ -10,7 +10,9 @@
 //! - `light` (lossless): the notation's own compact form (see each notation's writer); every
 //!   uid, role, name and value reads back from the output.
 //! - `moderate`: light, plus layout nodes dropped, peripheral landmarks summarised, repeated
-//!   records (grid rows flattened into siblings) cut after 5 behind one marker, options of a
+//!   records (grid rows flattened into siblings) cut after 5 behind one marker (the records
+//!   shown stay whole; `max_condensed_records` more inside `main` may show their controls and
+//!   labels only), labels before the controls kept in summarised landmarks, options of a
 //!   collapsed combobox/listbox beyond 4 reduced to the selected one, long names cut, text per
 //!   container and runs of similar siblings capped, depth and node caps. A hidden run of leaves
 //!   shorter than its marker is shown instead.
@@ -115,7 +117,12 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
         prune::focus_main(tree, &facts);
     }
     prune::summarise_landmarks(tree, &facts, aggressive);
-    records::collapse_records(tree, limits.max_records);
+    records::collapse_records(
+        tree,
+        &facts,
+        limits.max_records,
+        limits.max_condensed_records,
+    );
     records::summarise_options(tree, limits.max_options);
     collapse::cut_long_names(tree, limits.max_text_length);
     collapse::budget_text(tree, limits.max_text_per_container);

@@ -17,9 +17,14 @@ pub struct SnapshotLimits {
     /// Characters of text shown per container (the text nodes of one parent) before the
     /// following text nodes are hidden.
     pub max_text_per_container: usize,
-    /// Records shown of a run of repeated records (grid rows flattened into siblings) before
-    /// the rest hides behind one marker.
+    /// Records shown whole of a run of repeated records (grid rows flattened into siblings).
     pub max_records: usize,
+    /// Records inside `main` after those that show only their controls and their labels
+    /// (every row stays actionable in place; their other nodes go behind one marker for the
+    /// run); the records after these hide whole behind one marker. 0 at both lossy levels:
+    /// on the corpus' grid and shop pages it costs more than the savings targets allow
+    /// (README, "What a lossy level keeps when it must choose").
+    pub max_condensed_records: usize,
     /// Options of a collapsed combobox or listbox shown; beyond, only the selected one.
     pub max_options: usize,
 }
@@ -34,6 +39,7 @@ impl SnapshotLimits {
                 max_text_length: usize::MAX,
                 max_text_per_container: usize::MAX,
                 max_records: usize::MAX,
+                max_condensed_records: usize::MAX,
                 max_options: usize::MAX,
             },
             Level::Moderate => SnapshotLimits {
@@ -43,6 +49,7 @@ impl SnapshotLimits {
                 max_text_length: 80,
                 max_text_per_container: 200,
                 max_records: 5,
+                max_condensed_records: 0,
                 max_options: 4,
             },
             Level::Aggressive => SnapshotLimits {
@@ -52,6 +59,7 @@ impl SnapshotLimits {
                 max_text_length: 60,
                 max_text_per_container: 60,
                 max_records: 2,
+                max_condensed_records: 0,
                 max_options: 2,
             },
         }

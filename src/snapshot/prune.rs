@@ -116,16 +116,29 @@ pub fn summarise_landmarks(tree: &mut Tree<'_>, facts: &Facts, strict: bool) {
         if let Some(slot) = summarised.get_mut(id) {
             *slot = true;
         }
-        // Hide every child subtree without a kept control; walk into the others.
-        let mut stack: Vec<usize> = node.children.clone();
-        while let Some(c) = stack.pop() {
-            if has_kept.get(c).copied().unwrap_or(false) {
-                if let Some(child) = tree.nodes.get(c) {
-                    stack.extend(child.children.iter().copied());
+        // Hide every child subtree without a kept control, but a kept control's label (the
+        // text right before it: "Search everything" before the site's search box); walk into
+        // the others.
+        let mut stack: Vec<usize> = vec![id];
+        while let Some(parent) = stack.pop() {
+            let children = tree
+                .nodes
+                .get(parent)
+                .map(|n| n.children.clone())
+                .unwrap_or_default();
+            for (k, &c) in children.iter().enumerate() {
+                if has_kept.get(c).copied().unwrap_or(false) {
+                    stack.push(c);
+                    continue;
                 }
-            } else if let Some(child) = tree.nodes.get_mut(c) {
-                if child.kind != NodeKind::Marker {
-                    child.hidden = true;
+                let labels_kept = children
+                    .get(k + 1)
+                    .and_then(|&next| tree.nodes.get(next))
+                    .is_some_and(roles::is_kept_in_landmark);
+                if let Some(child) = tree.nodes.get_mut(c) {
+                    if child.kind != NodeKind::Marker && !(labels_kept && child.is_text()) {
+                        child.hidden = true;
+                    }
                 }
             }
         }
@@ -236,9 +249,12 @@ pub fn show_short_hidden_runs(tree: &mut Tree<'_>) {
     while let Some((_, items)) = containers.next(tree) {
         let mut k = 0;
         while k < items.len() {
+            // A condensed record's hidden nodes stay hidden: their run's marker is written
+            // anyway.
             let hidden_at = |k: usize| {
                 items
                     .get(k)
+                    .filter(|&&c| !tree.is_condensed_cell(c))
                     .and_then(|&c| tree.nodes.get(c))
                     .is_some_and(|n| n.hidden)
             };
@@ -283,6 +299,7 @@ pub fn coalesce_hidden_runs(tree: &mut Tree<'_>, max_gap: usize) {
         let hidden = |tree: &Tree<'_>, k: usize| {
             items
                 .get(k)
+                .filter(|&&c| !tree.is_condensed_cell(c))
                 .and_then(|&c| tree.nodes.get(c))
                 .is_some_and(|n| n.hidden)
         };
@@ -302,13 +319,15 @@ pub fn coalesce_hidden_runs(tree: &mut Tree<'_>, max_gap: usize) {
             }
             let gap = items.get(gap_start..k).unwrap_or(&[]);
             let closes = k < items.len() && hidden(tree, k) && !gap.is_empty();
+            // (Not a record shown: its row stays whole.)
             let plain = gap.iter().all(|&c| {
-                tree.nodes.get(c).is_some_and(|n| {
-                    n.kind == NodeKind::Element
-                        && n.children.is_empty()
-                        && !n.dropped
-                        && n.role != "heading"
-                })
+                !tree.record_members.contains(&c)
+                    && tree.nodes.get(c).is_some_and(|n| {
+                        n.kind == NodeKind::Element
+                            && n.children.is_empty()
+                            && !n.dropped
+                            && n.role != "heading"
+                    })
             });
             if closes && plain {
                 for &c in gap {

@@ -1,10 +1,16 @@
 //! Repeated records: chrome-devtools-mcp's non-verbose snapshots drop table, row, cell, list and
 //! listitem nodes, so a 40-row grid arrives as one long run of siblings repeating a pattern of
 //! roles (checkbox, text, link, …, button "Edit …", button "Delete …"). This pass finds such
-//! periodic runs and hides the records after the first few behind one marker (`hidden_records`).
-//! Also: the options of a collapsed combobox or listbox beyond the selected one.
+//! periodic runs (from where the repetition really starts) and hides the records after the first
+//! few behind one marker (`hidden_records`); the records it shows stay whole for later passes
+//! (`record_members`, `record_labels`). With `max_condensed_records`, records inside `main`
+//! after those show their controls and labels only, their other nodes behind one marker for the
+//! run (`condensed_records`). Also: the options of a collapsed combobox or listbox beyond the
+//! selected one.
 
-use super::tree::{NodeKind, RecordRun, Tree};
+use super::prune::Facts;
+use super::roles;
+use super::tree::{CondensedRun, NodeKind, RecordRun, Tree};
 use super::walk::{visible_children, Containers};
 
 /// Longest record looked for (siblings per record).
@@ -79,14 +85,9 @@ fn record_len(
     None
 }
 
-/// The run of records starting at `start` with period `p`: the number of records, where
-/// record `keep` starts (if there are that many) and where the run ends.
-fn records_at(
-    shapes: &[Shape<'_>],
-    start: usize,
-    p: usize,
-    keep: usize,
-) -> Option<(usize, Option<usize>, usize)> {
+/// The run of records starting at `start` with period `p`: where each record starts, and
+/// where the run ends (at least `MIN_RECORDS` records).
+fn records_at(shapes: &[Shape<'_>], start: usize, p: usize) -> Option<(Vec<usize>, usize)> {
     let template = shapes.get(start..start + p)?;
     let head = template.first().copied().flatten()?;
     if template
@@ -97,8 +98,7 @@ fn records_at(
     {
         return None;
     }
-    let mut count = 1;
-    let mut keep_start = (keep == 0).then_some(start);
+    let mut starts = vec![start];
     let mut pos = start + p;
     loop {
         let len = record_len(shapes, pos, template, true);
@@ -106,36 +106,166 @@ fn records_at(
         let Some(len) = len.or_else(|| record_len(shapes, pos, template, false)) else {
             break;
         };
-        if count == keep {
-            keep_start = Some(pos);
-        }
-        count += 1;
+        starts.push(pos);
         pos += len;
         if last {
             break;
         }
     }
-    (count >= MIN_RECORDS).then_some((count, keep_start, pos))
+    (starts.len() >= MIN_RECORDS).then_some((starts, pos))
+}
+
+/// Moves a run back to where its first record really starts. The search needs a head that
+/// occurs once per record, and that is not always a record's first node: a product card opens
+/// with its image link and its name link, so the run was found from the card's checkbox, and
+/// each record held one card's controls and the next card's name and prices (the last card's
+/// controls shown, its name hidden). When the siblings before the run repeat the end of its
+/// first record (from `floor` on), every record starts that much earlier; the last one ends
+/// where the siblings after the run still follow the first record's start.
+fn align_start(shapes: &[Shape<'_>], floor: usize, starts: &mut [usize], end: &mut usize) {
+    let (Some(&start), Some(&second)) = (starts.first(), starts.get(1)) else {
+        return;
+    };
+    let p = second - start;
+    let matches = |a: usize, b: usize, k: usize| {
+        let (Some(x), Some(y)) = (shapes.get(a..a + k), shapes.get(b..b + k)) else {
+            return false;
+        };
+        x == y && x.iter().all(Option::is_some)
+    };
+    let Some(back) = (1..p)
+        .rev()
+        .find(|&k| start >= floor + k && matches(start - k, start + p - k, k))
+    else {
+        // Nothing before it repeats a record's end; does the start of a record dangle after
+        // it (an inbox's toolbar button taken as the first row's head, the last row's Reply
+        // left over)? Then every record starts that much later.
+        if let Some(fwd) = (1..p).rev().find(|&f| matches(*end, start, f)) {
+            for s in starts.iter_mut() {
+                *s += fwd;
+            }
+            *end += fwd;
+        }
+        return;
+    };
+    for s in starts.iter_mut() {
+        *s -= back;
+    }
+    // The last record's end moved into the next record's place: does a record follow there?
+    *end = if matches(*end, start, p - back) {
+        *end - back + p
+    } else {
+        *end - back
+    };
+}
+
+/// What one run of records found under a container does (item indices).
+struct FoundRun {
+    starts: Vec<usize>,
+    end: usize,
+    period: usize,
+}
+
+/// Whether `id` or a node under it is something to act on.
+fn holds_control(tree: &Tree<'_>, id: usize) -> bool {
+    tree.subtree(id)
+        .into_iter()
+        .any(|d| tree.nodes.get(d).is_some_and(roles::is_interactive))
+}
+
+/// The siblings of one condensed record (`record`, item ids) that hide: every node that is
+/// not a control, holds none and is not a label (the text right before a control other than
+/// a link), and not the record's first text when no named link names the record.
+fn condensed_cells(tree: &Tree<'_>, record: &[usize], out: &mut Vec<usize>) {
+    let node = |id: usize| tree.nodes.get(id);
+    let named_link = record
+        .iter()
+        .any(|&c| node(c).is_some_and(|n| n.role == "link" && !n.name_str().trim().is_empty()));
+    let mut first_text = !named_link;
+    for (k, &c) in record.iter().enumerate() {
+        let Some(n) = node(c) else { continue };
+        if holds_control(tree, c) {
+            inner_cells(tree, c, out);
+            continue;
+        }
+        let text = n.kind == NodeKind::Element && n.role.is_empty();
+        if is_label(tree, c, record.get(k + 1).copied())
+            || (text && std::mem::take(&mut first_text))
+        {
+            continue;
+        }
+        out.push(c);
+    }
+}
+
+/// Inside a kept node of a condensed record: what holds no control and labels none hides too
+/// (the image of a product link, which repeats the link's name).
+fn inner_cells(tree: &Tree<'_>, id: usize, out: &mut Vec<usize>) {
+    let mut stack = vec![id];
+    while let Some(parent) = stack.pop() {
+        let Some(node) = tree.nodes.get(parent) else {
+            continue;
+        };
+        for (k, &c) in node.children.iter().enumerate() {
+            if holds_control(tree, c) {
+                stack.push(c);
+            } else if !is_label(tree, c, node.children.get(k + 1).copied()) {
+                out.push(c);
+            }
+        }
+    }
+}
+
+/// A text whose next sibling is a control other than a link: that control's label.
+fn is_label(tree: &Tree<'_>, id: usize, next: Option<usize>) -> bool {
+    tree.nodes
+        .get(id)
+        .is_some_and(|n| n.kind == NodeKind::Element && n.role.is_empty())
+        && next
+            .and_then(|c| tree.nodes.get(c))
+            .is_some_and(roles::is_labelled_control)
+}
+
+/// Characters a marker line costs, about: condensing that hides less than this shows it all.
+const MARKER_CHARS: usize = 80;
+
+fn chars_of(tree: &Tree<'_>, ids: &[usize]) -> usize {
+    ids.iter()
+        .flat_map(|&id| tree.subtree(id))
+        .filter_map(|d| tree.nodes.get(d))
+        .map(|n| n.uid.len() + n.role.len() + n.name.as_deref().map_or(0, str::len) + 4)
+        .sum()
 }
 
 /// Under every container, runs of at least three records of 2..=24 siblings repeating the same
-/// shape keep their first `keep` records; the others hide behind one marker.
-pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize) {
+/// shape keep their first `keep` records whole. The next `condense` records show their
+/// controls and labels only (an agent on a 40-row grid acts on any row without a round trip;
+/// it does not need every row's email and date): their other nodes go behind one marker for
+/// the run (`condensed_records`). The records after those hide whole behind one marker.
+pub fn collapse_records<'a>(tree: &mut Tree<'a>, facts: &Facts, keep: usize, condense: usize) {
     let mut runs: Vec<(usize, RecordRun<'a>, Vec<usize>)> = Vec::new();
+    let mut condensed: Vec<(usize, CondensedRun)> = Vec::new();
     let mut shapes = Vec::new();
+    let mut cells = Vec::new();
+    let mut members = Vec::new();
+    let mut labels = Vec::new();
+    let mut scratch = Vec::new();
     let mut containers = Containers::new()
         .skip_hidden()
         .min_children(MIN_PERIOD * MIN_RECORDS);
-    while let Some((_, items)) = containers.next(tree) {
+    while let Some((parent, items)) = containers.next(tree) {
         if items.len() < MIN_PERIOD * MIN_RECORDS {
             continue;
         }
+        // Inside `main` only, where the agent acts (as `collapse_similar` keeps main's controls).
+        let condense = if facts.in_main(parent) { condense } else { 0 };
         shapes.clear();
         shapes.extend(items.iter().map(|&c| shape_of(tree, c)));
         let mut i = 0;
+        let mut floor = 0;
         while i + MIN_PERIOD * MIN_RECORDS <= shapes.len() {
             // The period covering most siblings from here (the shortest on ties).
-            let mut best: Option<(usize, Option<usize>, usize, usize)> = None;
+            let mut best: Option<FoundRun> = None;
             if shapes.get(i).copied().flatten().is_some() {
                 for p in MIN_PERIOD..=MAX_PERIOD {
                     if i + p * MIN_RECORDS > shapes.len() {
@@ -144,22 +274,63 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize) {
                     if shapes.get(i + p) != shapes.get(i) {
                         continue;
                     }
-                    if let Some((count, keep_start, end)) = records_at(&shapes, i, p, keep) {
-                        if best.is_none_or(|b| end > b.2) {
-                            best = Some((count, keep_start, end, p));
+                    if let Some((starts, end)) = records_at(&shapes, i, p) {
+                        if best.as_ref().is_none_or(|b| end > b.end) {
+                            best = Some(FoundRun {
+                                starts,
+                                end,
+                                period: p,
+                            });
                         }
                     }
                 }
             }
-            let Some((count, keep_start, end, p)) = best else {
+            let Some(mut found) = best else {
                 i += 1;
                 continue;
             };
-            if let Some(from) = keep_start {
+            align_start(&shapes, floor, &mut found.starts, &mut found.end);
+            let (starts, end) = (&found.starts, found.end.min(items.len()));
+            let count = starts.len();
+            let record = |r: usize| {
+                let from = starts.get(r).copied().unwrap_or(end);
+                let to = starts.get(r + 1).copied().unwrap_or(end);
+                items.get(from..to).unwrap_or(&[])
+            };
+            let condensed_end = keep.saturating_add(condense).min(count);
+            for r in 0..condensed_end {
+                let items = record(r);
+                members.extend(items.iter().copied());
+                scratch.clear();
+                condensed_cells(tree, items, &mut scratch);
+                labels.extend(items.iter().copied().filter(|c| {
+                    !scratch.contains(c) && tree.nodes.get(*c).is_some_and(|n| n.is_text())
+                }));
+            }
+            if keep < condensed_end {
+                cells.clear();
+                for r in keep..condensed_end {
+                    condensed_cells(tree, record(r), &mut cells);
+                }
+                let last = record(condensed_end - 1).last().copied();
+                if let (Some(&first), Some(last)) = (record(keep).first(), last) {
+                    if chars_of(tree, &cells) > MARKER_CHARS {
+                        let run = CondensedRun {
+                            first_record: keep + 1,
+                            records: condensed_end - keep,
+                            last,
+                            cells: cells.clone(),
+                        };
+                        condensed.push((first, run));
+                    }
+                }
+            }
+            if let Some(&from) = starts.get(condensed_end) {
                 let hidden: Vec<usize> = items.get(from..end).unwrap_or(&[]).to_vec();
                 if hidden.len() >= MIN_HIDDEN_SIBLINGS {
+                    let first = starts.first().copied().unwrap_or(0);
                     let shape = shapes
-                        .get(i..i + p)
+                        .get(first..first + found.period)
                         .unwrap_or(&[])
                         .iter()
                         .flatten()
@@ -167,13 +338,14 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize) {
                         .collect();
                     let run = RecordRun {
                         siblings: hidden.len(),
-                        records: count - keep,
+                        records: count - condensed_end,
                         shape,
                     };
                     runs.push((hidden.first().copied().unwrap_or(0), run, hidden));
                 }
             }
-            i = end;
+            i = end.max(i + 1);
+            floor = i;
         }
     }
     for (first, run, hidden) in runs {
@@ -183,6 +355,17 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, keep: usize) {
             }
         }
         tree.hidden_records.insert(first, run);
+    }
+    tree.record_members.extend(members);
+    tree.record_labels.extend(labels);
+    for (first, run) in condensed {
+        for &id in &run.cells {
+            if let Some(node) = tree.nodes.get_mut(id) {
+                node.hidden = true;
+            }
+            tree.condensed_cells.insert(id);
+        }
+        tree.condensed_records.insert(first, run);
     }
 }
 
@@ -251,6 +434,37 @@ mod tests {
     }
 
     #[test]
+    fn a_run_starts_where_its_records_start() {
+        let v =
+            |x: &[&'static str]| -> Vec<Shape<'static>> { x.iter().map(|s| Some(*s)).collect() };
+        // Cards: link, link, text, checkbox, button; found from the checkbox (the first role
+        // that occurs once per card), three cards before a heading.
+        let card = ["link", "link", "text", "checkbox", "button"];
+        let mut shapes: Vec<Shape<'_>> = vec![None];
+        for _ in 0..3 {
+            shapes.extend(v(&card));
+        }
+        shapes.push(None);
+        let (mut starts, mut end) = (vec![4, 9], 14);
+        align_start(&shapes, 0, &mut starts, &mut end);
+        assert_eq!((starts, end), (vec![1, 6], 16));
+        // Nothing before the run may be taken from an earlier run (`floor`): the start of a
+        // card dangling after it moves the records later instead.
+        let (mut starts, mut end) = (vec![4, 9], 14);
+        align_start(&shapes, 4, &mut starts, &mut end);
+        assert_eq!((starts, end), (vec![6, 11], 16));
+        // An inbox: a toolbar button taken as the first row's head, the last row's button
+        // left over after the run: every row starts one later.
+        let mut shapes = v(&["button", "button"]);
+        for _ in 0..3 {
+            shapes.extend(v(&["checkbox", "text", "text", "button"]));
+        }
+        let (mut starts, mut end) = (vec![1, 5, 9], 13);
+        align_start(&shapes, 0, &mut starts, &mut end);
+        assert_eq!((starts, end), (vec![2, 6, 10], 14));
+    }
+
+    #[test]
     fn finds_records_with_an_optional_node() {
         let row = [Some("checkbox"), Some("text"), Some("link"), Some("button")];
         let mut shapes: Vec<Shape<'_>> = vec![None];
@@ -262,13 +476,16 @@ mod tests {
         }
         shapes.push(Some("text"));
         // Six records (the third with an extra image), the fourth starting at 14.
-        assert_eq!(records_at(&shapes, 1, 4, 3), Some((6, Some(14), 26)));
+        assert_eq!(
+            records_at(&shapes, 1, 4),
+            Some((vec![1, 5, 9, 14, 18, 22], 26))
+        );
         // Two records are not a run; a break (None) ends one.
         let two: Vec<Shape<'_>> = row.iter().chain(&row).copied().collect();
-        assert!(records_at(&two, 0, 4, 1).is_none());
+        assert!(records_at(&two, 0, 4).is_none());
         let mut broken = two.clone();
         broken.push(None);
         broken.extend(row);
-        assert!(records_at(&broken, 0, 4, 1).is_none());
+        assert!(records_at(&broken, 0, 4).is_none());
     }
 }

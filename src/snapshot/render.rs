@@ -159,11 +159,28 @@ pub fn render_with<'t, W: LineWriter<'t>>(
             frame.pos += (*len).max(1);
             continue;
         }
+        if let Some(condensed) = tree.condensed_records.get(&id) {
+            // Condensed records: one marker before them names what they hide.
+            let run = frame.items.get(frame.pos..).unwrap_or(&[]);
+            let run = match run.iter().position(|&i| i == condensed.last) {
+                Some(last) => run.get(..=last).unwrap_or(&[]),
+                None => &[],
+            };
+            let expand = marker::ExpandTarget::for_run(tree, run, frame.expand_uid);
+            marker_text.clear();
+            r.uids_hidden += marker::write_condensed(&mut marker_text, tree, condensed, expand);
+            writer.marker(&mut r.text, depth, &marker_text);
+            r.markers += 1;
+        }
         if node.hidden {
             // One marker per run of hidden siblings; a run of hidden records gets its own.
             let start = frame.pos;
             frame.pos = marker::hidden_run_end(tree, &frame.items, start);
             let run = frame.items.get(start..frame.pos).unwrap_or(&[]);
+            if run.iter().all(|&i| tree.is_condensed_cell(i)) {
+                // Named by the condensed records' marker.
+                continue;
+            }
             marker_text.clear();
             r.uids_hidden += marker::write_run(&mut marker_text, tree, run, frame.expand_uid);
             writer.marker(&mut r.text, depth, &marker_text);
@@ -181,7 +198,17 @@ pub fn render_with<'t, W: LineWriter<'t>>(
                 frame.pos += 1;
             }
             NodeKind::Element => {
-                let rest = frame.items.get(frame.pos..).unwrap_or(&[]);
+                let mut rest = frame.items.get(frame.pos..).unwrap_or(&[]);
+                if !tree.condensed_records.is_empty() {
+                    // A line of siblings ends before condensed records (their marker).
+                    if let Some(stop) = rest
+                        .iter()
+                        .skip(1)
+                        .position(|i| tree.condensed_records.contains_key(i))
+                    {
+                        rest = rest.get(..=stop).unwrap_or(rest);
+                    }
+                }
                 // A delta's removed line for a node whose children get no frame of their own.
                 let removed_here = delta.and_then(|d| d.removed.get(&Some(id)));
                 if !writer.opens_children(node) {

@@ -104,6 +104,19 @@ pub struct Tree<'a> {
     /// Runs of repeated records hidden by a pass, keyed by the first hidden sibling: the
     /// renderer writes one marker per run saying what a record is.
     pub hidden_records: BTreeMap<usize, RecordRun<'a>>,
+    /// Runs of repeated records shown by their controls and labels only, keyed by the first
+    /// sibling of their first record: the renderer writes one marker before them naming the
+    /// nodes they hide (`condensed_cells`).
+    pub condensed_records: BTreeMap<usize, CondensedRun>,
+    /// The nodes hidden inside condensed records: named by their run's marker, not one each.
+    pub condensed_cells: HashSet<usize>,
+    /// The siblings of the records a run shows (whole, or condensed to their controls and
+    /// labels): later passes leave them, so a row shows as a whole, never its buttons without
+    /// the cells that name it.
+    pub record_members: HashSet<usize>,
+    /// The texts that name a record shown (its labels, its first text when no link names it):
+    /// the text budget leaves them.
+    pub record_labels: HashSet<usize>,
     /// Set when the tree is written as a delta (`snapshot::delta`): the lines it adds.
     pub delta: Option<Box<DeltaMarks>>,
     /// Per node, the first element with the same uid (filled by `index_uids`; empty before):
@@ -131,6 +144,19 @@ pub struct RecordRun<'a> {
     pub records: usize,
     /// The roles of one record, in order (`text` for role-less nodes).
     pub shape: Vec<&'a str>,
+}
+
+/// Repeated records shown by their controls and labels only (see `records::collapse_records`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CondensedRun {
+    /// The ordinal of the first condensed record in its run (1-based).
+    pub first_record: usize,
+    /// Records condensed.
+    pub records: usize,
+    /// The last sibling of the last condensed record.
+    pub last: usize,
+    /// The siblings hidden in them, in order.
+    pub cells: Vec<usize>,
 }
 
 impl<'a> Tree<'a> {
@@ -215,6 +241,11 @@ impl<'a> Tree<'a> {
             HashSet::with_capacity_and_hasher(self.nodes.len(), Default::default());
         seen.extend(self.uids());
         seen.len()
+    }
+
+    /// Whether `id` is hidden inside a condensed record (its run's marker names it).
+    pub fn is_condensed_cell(&self, id: usize) -> bool {
+        !self.condensed_cells.is_empty() && self.condensed_cells.contains(&id)
     }
 
     /// The uids of every element node, in document order.

@@ -870,3 +870,215 @@ fn moderate_keeps_labels_and_section_titles_before_prose() {
     // The prose after the last control is what gave way.
     assert!(out.contains("expand_snapshot uid=1_36"), "{out}");
 }
+
+/// The snapshot body of step `step` (1-based line) of a session the repository ships.
+fn session_snapshot(file: &str, step: usize) -> String {
+    let text = std::fs::read_to_string(shipped(file)).expect("a shipped session");
+    let line = text.lines().nth(step - 1).expect("the step");
+    let json: serde_json::Value = serde_json::from_str(line).expect("step JSON");
+    json["result"]["content"][0]["text"]
+        .as_str()
+        .and_then(|t| t.split_once(HEADER))
+        .map(|(_, body)| body.split("\n## ").next().unwrap_or(body).to_string())
+        .expect("a snapshot in the step")
+}
+
+/// Uids written as nodes by a filtered text.
+fn uids_written(out: &str) -> HashSet<String> {
+    parse(out).uids().map(str::to_string).collect()
+}
+
+/// One row of the users table (__test__/site/app/users.html, recorded by
+/// bench/sessions/app-own-large.json): its checkbox, name, email, last sign-in and buttons.
+struct UserRow {
+    checkbox: String,
+    name: String,
+    email: String,
+    date: String,
+    edit: String,
+    delete: String,
+}
+
+fn user_rows(raw: &str) -> Vec<UserRow> {
+    let tree = parse(raw);
+    let uid = |id: usize| tree.nodes[id].uid.to_string();
+    let mut rows = Vec::new();
+    for (id, node) in tree.nodes.iter().enumerate() {
+        let name = node.name_str();
+        if node.role != "checkbox" || !name.starts_with("Select ") || name.contains(" all ") {
+            continue;
+        }
+        let parent = node.parent.expect("a row in main");
+        let siblings = &tree.nodes[parent].children;
+        let at = siblings
+            .iter()
+            .position(|&s| s == id)
+            .expect("among its siblings");
+        let cell = |k: usize| siblings[at + k];
+        assert_eq!(
+            tree.nodes[cell(6)].name_str(),
+            format!("Edit {}", &name[7..])
+        );
+        rows.push(UserRow {
+            checkbox: uid(id),
+            name: uid(cell(1)),
+            email: uid(cell(2)),
+            date: uid(cell(5)),
+            edit: uid(cell(6)),
+            delete: uid(cell(7)),
+        });
+    }
+    rows
+}
+
+/// A 48-row users table at moderate, as it is by default: rows are wholes. The first five
+/// show every cell, the others hide whole behind one marker; never a row with its checkbox or
+/// buttons shown and its name hidden.
+#[test]
+fn a_users_table_shows_rows_as_wholes() {
+    let raw = session_snapshot("__test__/fixtures/sessions/app-own-large.jsonl", 3);
+    let rows = user_rows(&raw);
+    assert_eq!(rows.len(), 48);
+    for level in [Level::Moderate, Level::Aggressive] {
+        let out = filter_snapshot(&raw, &SnapshotOptions::for_level(level)).text;
+        let shown = uids_written(&out);
+        let whole = if level == Level::Moderate { 5 } else { 2 };
+        for (k, row) in rows.iter().enumerate() {
+            let cells = [&row.checkbox, &row.name, &row.date, &row.edit, &row.delete];
+            let expected = k < whole;
+            for cell in cells {
+                assert_eq!(
+                    shown.contains(cell),
+                    expected,
+                    "{level} row {k} {cell}:\n{out}"
+                );
+            }
+        }
+        assert!(out.contains("more records hidden"), "{out}");
+    }
+}
+
+/// The same table with every record condensed (`max_condensed_records`): every row's checkbox
+/// and buttons stay in place with the row's name and the label before its buttons (its last
+/// sign-in); the other cells of rows 6–48 are named by one marker whose expand gives them back.
+#[test]
+fn condensed_records_keep_every_rows_controls_with_its_name() {
+    let raw = session_snapshot("__test__/fixtures/sessions/app-own-large.jsonl", 3);
+    let rows = user_rows(&raw);
+    let mut options = SnapshotOptions::for_level(Level::Moderate);
+    options.limits.max_condensed_records = usize::MAX;
+    let out = filter_snapshot(&raw, &options).text;
+    let shown = uids_written(&out);
+    for (k, row) in rows.iter().enumerate() {
+        for cell in [&row.checkbox, &row.name, &row.date, &row.edit, &row.delete] {
+            assert!(shown.contains(cell), "row {k} {cell}:\n{out}");
+        }
+        assert_eq!(shown.contains(&row.email), k < 5, "row {k} email:\n{out}");
+    }
+    let marker = out
+        .lines()
+        .find(|l| l.contains("records 6–48 below: controls and labels only"))
+        .unwrap_or_else(|| panic!("no condensed marker:\n{out}"));
+    let m = read_marker(marker);
+    let expanded = expand_range(&raw, m.expand_uid.expect("an expand uid"), m.until, None)
+        .expect("the marker's expand");
+    let back = uids_written(&expanded);
+    for row in &rows[5..] {
+        assert!(back.contains(&row.email), "{} not given back", row.email);
+    }
+    // Condensing costs tokens: the saving shrinks, but stays real.
+    assert!(
+        out.len() < raw.len() * 3 / 5,
+        "{} of {}",
+        out.len(),
+        raw.len()
+    );
+}
+
+/// A shop's product cards (the corpus' megamenu page, shipped): each card opens with its image
+/// link and name link, and the checkbox comes later. Records start at the card, so no card
+/// shows its Compare checkbox and buttons with its name and prices hidden.
+#[test]
+fn product_cards_are_records_from_their_first_link() {
+    let (_, raw) = shipped_snapshots()
+        .into_iter()
+        .find(|(name, _)| name.starts_with("app-megamenu"))
+        .expect("the megamenu sample");
+    let tree = parse(&raw);
+    for level in [Level::Moderate, Level::Aggressive] {
+        let out = filter_snapshot(&raw, &SnapshotOptions::for_level(level)).text;
+        let shown = uids_written(&out);
+        let mut cards = 0;
+        for (id, node) in tree.nodes.iter().enumerate() {
+            if node.role != "checkbox" || node.name_str() != "Compare" {
+                continue;
+            }
+            let parent = node.parent.expect("a card in a region");
+            let siblings = &tree.nodes[parent].children;
+            let at = siblings.iter().position(|&s| s == id).expect("a sibling");
+            // The card's name link and its last price, before the checkbox.
+            let name_link = siblings[..at]
+                .iter()
+                .rev()
+                .find(|&&s| tree.nodes[s].role == "link")
+                .expect("the card's name link");
+            let price = siblings[at - 1];
+            let checkbox_shown = shown.contains(node.uid);
+            assert_eq!(
+                shown.contains(tree.nodes[*name_link].uid),
+                checkbox_shown,
+                "{level} {}:\n{out}",
+                node.uid
+            );
+            assert_eq!(shown.contains(tree.nodes[price].uid), checkbox_shown);
+            cards += 1;
+        }
+        assert!(cards >= 12, "{cards}");
+    }
+}
+
+/// An inbox (__test__/site/app/inbox.html): a toolbar's last button before the rows was taken
+/// as the first row's head, so the last row's Reply was left over after the hidden records,
+/// shown with its date (its label) hidden. Rows start at their checkbox.
+#[test]
+fn a_row_after_a_toolbar_starts_at_its_checkbox() {
+    let raw = session_snapshot("__test__/fixtures/sessions/app-own.jsonl", 7);
+    for level in [Level::Moderate, Level::Aggressive] {
+        let out = filter_snapshot(&raw, &SnapshotOptions::for_level(level)).text;
+        let shown = uids_written(&out);
+        let tree = parse(&raw);
+        for (id, node) in tree.nodes.iter().enumerate() {
+            if node.role == "button" && node.name_str() == "Reply" && shown.contains(node.uid) {
+                let label = tree.nodes[id - 1].uid;
+                assert!(
+                    shown.contains(label),
+                    "{level}: {} without {label}:\n{out}",
+                    node.uid
+                );
+            }
+        }
+    }
+}
+
+/// A site search box in the banner stays at moderate; so does its label before it.
+#[test]
+fn a_kept_landmark_control_keeps_its_label() {
+    let links: String = (0..12)
+        .map(|i| {
+            format!(
+                "      uid=1_{} link \"Section {i}\" url=\"http://x/admin/section/{i}\"\n",
+                4 + i
+            )
+        })
+        .collect();
+    let raw = format!(
+        "uid=1_0 RootWebArea \"Admin\" url=\"http://x/\"\n  uid=1_1 banner\n    uid=1_2 link \"Home\" url=\"http://x/home\"\n    uid=1_3 navigation \"Primary\"\n{links}    uid=1_16 \"Search everything\"\n    uid=1_17 searchbox \"Search everything\"\n  uid=1_18 main\n    uid=1_19 heading \"Customers\" level=\"1\"\n"
+    );
+    let out = filter_snapshot(&raw, &SnapshotOptions::for_level(Level::Moderate)).text;
+    let shown = uids_written(&out);
+    assert!(shown.contains("1_17") && shown.contains("1_16"), "{out}");
+    assert!(
+        !shown.contains("1_4"),
+        "the navigation is summarised: {out}"
+    );
+}

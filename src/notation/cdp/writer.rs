@@ -45,21 +45,34 @@ fn is_inline_leaf(node: &Node<'_>) -> bool {
         && !node.devtools_selected
 }
 
-/// Writes the leading run of inline leaves of `items` on the current line, split by `|`;
-/// returns how many it wrote.
-fn write_leaf_run(out: &mut String, tree: &Tree<'_>, items: &[usize], base: Option<&str>) -> usize {
+/// Writes the leading run of inline leaves of `items` on the current line, split by `|`.
+/// Returns (siblings passed, siblings written): the hidden nodes of condensed records (named by
+/// their run's marker) are passed over without ending the line.
+fn write_leaf_run(
+    out: &mut String,
+    tree: &Tree<'_>,
+    items: &[usize],
+    base: Option<&str>,
+) -> (usize, usize) {
+    let mut passed = 0;
     let mut written = 0;
-    for node in items
-        .iter()
-        .map_while(|&i| tree.nodes.get(i).filter(|n| is_inline_leaf(n)))
-    {
+    for &i in items {
+        let Some(node) = tree.nodes.get(i) else { break };
+        if node.hidden && tree.is_condensed_cell(i) {
+            passed += 1;
+            continue;
+        }
+        if !is_inline_leaf(node) {
+            break;
+        }
         if written > 0 {
             out.push(SIBLING_SEPARATOR);
         }
         write_element(out, node, base);
         written += 1;
+        passed += 1;
     }
-    written
+    (passed, written)
 }
 
 /// Writes the tree in the light notation, honouring the passes' flags.
@@ -176,8 +189,8 @@ impl<'t> LineWriter<'t> for LightWriter {
         push_indent(out, depth);
         if depth > 0 && is_inline_leaf(node) {
             // Siblings without children share one line: a newline and an indent less each.
-            let n = write_leaf_run(out, tree, items, base);
-            written.siblings = n;
+            let (passed, n) = write_leaf_run(out, tree, items, base);
+            written.siblings = passed;
             written.uids_shown = n;
             return written;
         }
@@ -204,7 +217,7 @@ impl<'t> LineWriter<'t> for LightWriter {
                 .all(|&i| tree.nodes.get(i).is_some_and(is_inline_leaf));
         if leaves {
             out.push_str(CHILDREN_SEPARATOR);
-            written.uids_shown += write_leaf_run(out, tree, children, base);
+            written.uids_shown += write_leaf_run(out, tree, children, base).1;
         } else {
             written.children = Some(base);
         }

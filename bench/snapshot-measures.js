@@ -1,0 +1,152 @@
+'use strict'
+// What the snapshot benches measure on chrome-devtools-mcp snapshots, shared by
+// snapshot-levels.js (the figures) and snapshot-audit.js (the cases behind them): the uids a
+// filtered text shows, the interactive uids inside `main`, the controls with a label, and the
+// snapshot bodies of the corpus and of recorded sessions.
+
+const fs = require('node:fs')
+const path = require('node:path')
+
+const HEADER = '## Latest page snapshot\n'
+const INTERACTIVE = new Set(
+  'button checkbox combobox DisclosureTriangle link listbox menuitem menuitemcheckbox menuitemradio option radio scrollbar searchbox slider spinbutton switch tab textbox treeitem Video Audio'.split(' ')
+)
+const UID = /^\d+_\d+$/
+
+function bodyOf(text) {
+  const at = text.indexOf(HEADER)
+  if (at < 0) return null
+  let body = text.slice(at + HEADER.length)
+  const next = body.search(/^## /m)
+  if (next >= 0) body = body.slice(0, next)
+  return body
+}
+
+/** Every snapshot of the corpus' chrome-devtools-mcp pages (take_snapshot and results carrying one). */
+function snapshotBodies(corpusDir) {
+  const cdpDir = path.join(corpusDir, 'chrome-devtools-mcp')
+  const out = []
+  if (!fs.existsSync(cdpDir)) return out
+  for (const page of fs.readdirSync(cdpDir).sort()) {
+    const dir = path.join(cdpDir, page)
+    if (page.startsWith('_') || !fs.statSync(dir).isDirectory()) continue
+    for (const file of fs.readdirSync(dir).sort()) {
+      if (!file.endsWith('.json')) continue
+      const json = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'))
+      for (const block of json.result?.content ?? []) {
+        if (block.type !== 'text') continue
+        const body = bodyOf(block.text)
+        if (body !== null) out.push({ name: `${page}/${file.replace(/\.json$/, '')}`, body })
+      }
+    }
+  }
+  return out
+}
+
+/** Snapshot bodies of recorded sessions (jsonl steps whose result carries a snapshot). */
+function sessionBodies(dirOrFile) {
+  const files = fs.existsSync(dirOrFile) && fs.statSync(dirOrFile).isDirectory()
+    ? fs.readdirSync(dirOrFile).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(dirOrFile, f))
+    : fs.existsSync(dirOrFile) ? [dirOrFile] : []
+  const out = []
+  for (const file of files.sort()) {
+    for (const [n, line] of fs.readFileSync(file, 'utf8').split('\n').entries()) {
+      if (!line) continue
+      const step = JSON.parse(line)
+      for (const block of step.result?.content ?? []) {
+        if (block.type !== 'text') continue
+        const body = bodyOf(block.text)
+        if (body !== null) out.push({ name: `${path.basename(file, '.jsonl')}:${n + 1}`, body })
+      }
+    }
+  }
+  return out
+}
+
+// Uids written as nodes in our notation: tokens (split at spaces and at the sibling separator
+// `|`) outside quoted names, link texts `[…]` and link urls `(…)`, that look like uids.
+function shownUids(text) {
+  const uids = []
+  for (const line of text.split('\n')) {
+    const t = line.trimStart()
+    if (t.startsWith('…') || t.startsWith('#snapshot-filter') || t.startsWith('\\')) continue
+    if (t.startsWith('uid=')) { uids.push(t.slice(4).split(' ')[0]); continue }
+    let token = ''
+    for (let i = 0; i <= t.length; i++) {
+      const c = t[i]
+      if (c === '"' || c === '[') {
+        const close = c === '"' ? '"' : ']'
+        for (i++; i < t.length && t[i] !== close; i++) if (t[i] === '\\') i++
+        if (close === ']' && t[i + 1] === '(') {
+          let open = 0
+          for (i++; i < t.length; i++) {
+            if (t[i] === '(') open++
+            else if (t[i] === ')' && --open === 0) break
+          }
+        }
+        token = ''
+        continue
+      }
+      if (c === ' ' || c === '|' || c === undefined) {
+        if (UID.test(token)) uids.push(token)
+        token = ''
+      } else token += c
+    }
+  }
+  return uids
+}
+
+// Interactive uids inside `main` in the raw input (indentation gives the nesting).
+function interactiveInMain(body) {
+  const out = []
+  let mainIndent = -1
+  for (const line of body.split('\n')) {
+    const m = /^( *)uid=(\S+)(?: ([A-Za-z][\w-]*))?/.exec(line)
+    if (!m) continue
+    const indent = m[1].length
+    if (mainIndent >= 0 && indent <= mainIndent) mainIndent = -1
+    if (mainIndent >= 0 && (INTERACTIVE.has(m[3]) || /\b(focusable|expandable)\b/.test(line))) out.push(m[2])
+    if (m[3] === 'main' && mainIndent < 0) mainIndent = indent
+  }
+  return out
+}
+
+// Controls with a label in the raw input: an interactive node other than a link whose previous
+// sibling (same indentation, same parent) is a text node (`uid=… "text"`) with a letter or
+// digit. Returns [control uid, label uid].
+function labelledControls(body) {
+  const out = []
+  const lastAt = new Map() // indent -> { uid, text } of the previous line at that indent
+  for (const line of body.split('\n')) {
+    const m = /^( *)uid=(\S+)(?: ([A-Za-z][\w-]*))?/.exec(line)
+    if (!m) continue
+    const indent = m[1].length
+    for (const k of [...lastAt.keys()]) if (k > indent) lastAt.delete(k)
+    // A label says something: a separator (" · ") is decoration. Links carry their own name.
+    const isText = m[3] === undefined && /^ *uid=\S+ "[^"]*[\p{L}\p{N}]/u.test(line)
+    const prev = lastAt.get(indent)
+    const control = m[3] !== 'link' && (INTERACTIVE.has(m[3]) || /\b(focusable|expandable)\b/.test(line))
+    if (prev?.text && control) out.push([m[2], prev.uid])
+    lastAt.set(indent, { uid: m[2], text: isText })
+  }
+  return out
+}
+
+/** The page sets the README reports, in its order; `root` is the repository. */
+function pageSets(corpusDir, root) {
+  return [
+    ['corpus pages', snapshotBodies(corpusDir)],
+    ['corpus sessions', sessionBodies(path.join(corpusDir, 'sessions'))],
+    ['captured docs (MCP_CAPTURED_DIR)', process.env.MCP_CAPTURED_DIR ? sessionBodies(process.env.MCP_CAPTURED_DIR) : []],
+    ['own app pages (__test__/fixtures/sessions)', sessionBodies(path.join(root, '__test__', 'fixtures', 'sessions'))],
+  ]
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  if (!s.length) return NaN
+  const mid = s.length >> 1
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2
+}
+
+module.exports = { HEADER, INTERACTIVE, UID, snapshotBodies, sessionBodies, shownUids, interactiveInMain, labelledControls, pageSets, median }
