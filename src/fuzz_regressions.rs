@@ -54,3 +54,79 @@ fn an_empty_uid_expands_nothing() {
     }
     assert!(expand_subtree("- b:\n  - c [ref=e2]", "e2", None).is_ok());
 }
+
+/// What the client reads of a result: every text block's estimate.
+fn sent_tokens(result_json: &str) -> usize {
+    let value: serde_json::Value = serde_json::from_str(result_json).expect("JSON");
+    value["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["text"].as_str())
+        .map(crate::tokens::estimate_tokens)
+        .sum()
+}
+
+fn budget_session(level: Level, max_tokens: usize) -> crate::session::Session {
+    let mut options = crate::session::SessionOptions::for_level(level);
+    options.max_tokens = max_tokens;
+    options.proxy_tools = true;
+    options.stats = crate::stats::StatsMode::Inline;
+    crate::session::Session::new(options)
+}
+
+/// result_budget: at `--max-tokens=50` a cut trace came out at 99 tokens: the cut marker
+/// (about 40) fits, the stats line the session appended after it (about 55) did not.
+#[test]
+fn the_stats_line_never_takes_a_result_over_a_tiny_budget() {
+    let trace: String = (0..60)
+        .map(|i| format!("trace event {i}: duration {}ms\n", i * 7))
+        .collect();
+    let result = serde_json::json!({"content": [{"type": "text", "text": trace}]}).to_string();
+    for max in [50, 80, 120, 200, 400] {
+        let mut session = budget_session(Level::Moderate, max);
+        let out = session
+            .filter_tool_result("performance_stop_trace", &result, None)
+            .expect("filters")
+            .expect("cut");
+        assert!(sent_tokens(&out) <= max, "{max}: {out}");
+        assert!(out.contains("read_result id=r1 offset="), "{out}");
+        if max >= 400 {
+            assert!(
+                out.contains("[mcp-snapshot-filter: "),
+                "{max}: no stats line\n{out}"
+            );
+        }
+        // Paged through read_result, each page within the budget too, moving on.
+        let mut offset = 0usize;
+        let mut pages = 0;
+        loop {
+            let args = serde_json::json!({"id": "r1", "offset": offset}).to_string();
+            let answer = session
+                .call_proxy_tool("read_result", Some(&args))
+                .expect("read_result");
+            let page: serde_json::Value = serde_json::from_str(&answer).expect("JSON");
+            let text = page["content"][0]["text"].as_str().unwrap_or("");
+            assert!(
+                crate::tokens::estimate_tokens(text) <= max,
+                "{max} at {offset}: {text}"
+            );
+            pages += 1;
+            let Some(at) = text.rfind("offset=") else {
+                break;
+            };
+            let next: usize = text[at + 7..]
+                .split(' ')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .expect("offset");
+            assert!(next > offset, "{max}: read_result stays at {offset}");
+            offset = next;
+        }
+        assert!(
+            pages < trace.len() / 8,
+            "{max}: {pages} pages for {} bytes",
+            trace.len()
+        );
+    }
+}

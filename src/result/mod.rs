@@ -307,6 +307,33 @@ impl FilteredValue {
         }
     }
 
+    /// `append_line`, unless the line would take the result's text over `max_tokens` (0: no
+    /// budget): what the session adds after the filters (the stats line, the raw snapshot's
+    /// file) is left out rather than break the budget. True when the line went in.
+    pub fn append_line_within(&mut self, line: &str, max_tokens: usize) -> bool {
+        let before = self.changed_text_mut().map(|t| t.len());
+        self.append_line(line);
+        if max_tokens == 0 || budget::text_tokens(&self.result) <= max_tokens {
+            return true;
+        }
+        if let (Some(len), Some(text)) = (before, self.changed_text_mut()) {
+            text.truncate(len);
+        }
+        false
+    }
+
+    fn changed_text_mut(&mut self) -> Option<&mut String> {
+        let block = self
+            .result
+            .get_mut("content")
+            .and_then(Value::as_array_mut)
+            .and_then(|content| content.get_mut(self.changed_block))?;
+        match block.get_mut("text") {
+            Some(Value::String(text)) => Some(text),
+            _ => None,
+        }
+    }
+
     pub fn into_filtered_result(self) -> FilteredResult {
         FilteredResult {
             json: Value::Object(self.result).to_string(),
