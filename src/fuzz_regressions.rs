@@ -130,3 +130,74 @@ fn the_stats_line_never_takes_a_result_over_a_tiny_budget() {
         );
     }
 }
+
+/// snapshot_delta: a Playwright snapshot with a line that is no YAML item at column 0 (`%…`,
+/// a byte the fuzzer changed) puts it and the nodes after it at the top level; a delta called
+/// the run from that line on unchanged, but a run that starts without a ref has no
+/// `expand_snapshot` call of its own and the top level no ancestor to expand instead, so the
+/// line named no call and 10 refs were neither shown nor expandable. Reduced from the
+/// fuzzer's input.
+#[test]
+fn a_top_level_run_no_call_can_name_is_never_called_unchanged() {
+    const PAGE: &str = r##"- generic [active] [ref=f41e1]:
+          - link "Settings" [ref=f41e27] [cursor=pointer]:
+            - /url: "#settings"
+CHANGED
+      - generic [ref=f41e34]:
+          - option "Any" [selected]
+          - option "Active"
+          - option "Pending"
+          - option "Suspended"
+      - generic [ref=f41e36]:
+        - text: Plan
+          - option "Any" [selected]
+          - option "Free"
+          - option "Starter"
+          - option "Pro"
+          - option "Enterprise"
+      - generic [ref=f41e38]:
+        - checkbox "Only my accounts" [ref=f41e39]
+%        - text: Only my accounts
+      - button "Delete selected" [disabled] [ref=f41e40]
+      - button "Export CSV" [ref=f41e41]
+      - button "+ New customer" [ref=f41e42]
+    - table "Customers" [ref=f41e43]:
+      - caption [ref=f41e44]: Customer list, sortable by column
+      - rowgroup [ref=f41e45]:
+        - row [ref=f41e46]:
+          - columnheader [ref=f41e47]:
+            - checkbox "Select all rows" [ref=f41e48]
+          - columnheader [ref=f41e49]:"##;
+    let result = |changed: &str| {
+        let body = PAGE.replace("CHANGED", changed);
+        let text = format!("### Page\n- Page URL: http://h/\n### Snapshot\n```yaml\n{body}\n```\n");
+        serde_json::json!({"content": [{"type": "text", "text": text}]}).to_string()
+    };
+    let mut options = crate::session::SessionOptions::for_level(Level::Moderate);
+    options.stats = crate::stats::StatsMode::Off;
+    options.max_tokens = 0;
+    let mut session = crate::session::Session::new(options);
+    let mut sent = String::new();
+    for changed in [
+        "          - /placeholder: Name, email or company",
+        "        - textbox \"Filter\" [ref=f41e33]:",
+    ] {
+        let out = session
+            .filter_tool_result("browser_snapshot", &result(changed), Some("{}"))
+            .expect("filters")
+            .expect("filtered");
+        let value: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        sent = value["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+    }
+    assert!(sent.contains("delta against snapshot 1"), "{sent}");
+    for line in sent.lines().filter(|l| l.contains(" unchanged (")) {
+        assert!(line.contains(": expand_snapshot uid="), "{line}\n{sent}");
+    }
+    // The run after the stray line is sent as it is (its subtrees compared in turn).
+    for r in ["f41e40", "f41e41", "f41e42"] {
+        assert!(sent.contains(&format!("[ref={r}]")), "{r}\n{sent}");
+    }
+}

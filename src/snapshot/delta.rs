@@ -437,20 +437,25 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
                 .get(key_of(u))
                 .filter(|p| p.hash == u.hash && p.frame == fid)
         };
+        // A unit sent as it is: its frame is compared in turn.
+        let open = |unit: &Unit, stack: &mut Vec<(Option<usize>, String)>| {
+            if !unit.opens {
+                return;
+            }
+            if let Some(&id) = frame.items.get(unit.start) {
+                let uid = tree.nodes.get(id).map_or("", |n| n.uid);
+                let next = if uid.is_empty() {
+                    expand_uid.clone()
+                } else {
+                    uid.to_string()
+                };
+                stack.push((Some(id), next));
+            }
+        };
         let mut i = 0;
         while let Some(unit) = frame.units.get(i) {
             let Some(first) = prev_of(unit) else {
-                if unit.opens {
-                    if let Some(&id) = frame.items.get(unit.start) {
-                        let uid = tree.nodes.get(id).map_or("", |n| n.uid);
-                        let next = if uid.is_empty() {
-                            expand_uid.clone()
-                        } else {
-                            uid.to_string()
-                        };
-                        stack.push((Some(id), next));
-                    }
-                }
+                open(unit, &mut stack);
                 i += 1;
                 continue;
             };
@@ -473,6 +478,18 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
                 .get(first_unit.start..last_unit.start + last_unit.len)
                 .unwrap_or(&[]);
             if is_short(tree, items) {
+                i = end;
+                continue;
+            }
+            if ExpandTarget::for_run(tree, items, &expand_uid)
+                .uid
+                .is_empty()
+            {
+                // No call brings this run back (top-level siblings their own uids do not
+                // find, and no ancestor to expand instead): sent as it is, not as unchanged.
+                for unit in run_units {
+                    open(unit, &mut stack);
+                }
                 i = end;
                 continue;
             }
