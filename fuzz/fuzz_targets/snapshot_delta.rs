@@ -200,6 +200,12 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
 
+    if let Some(dir) = std::env::var_os("FUZZ_DUMP") {
+        // Replaying a crash: the two snapshots, for a regression test.
+        let dir = std::path::PathBuf::from(dir);
+        let _ = std::fs::write(dir.join("first.txt"), &first);
+        let _ = std::fs::write(dir.join("second.txt"), &second);
+    }
     let mut s = session(level, &options);
     let sent = send_all(&mut s, &[&first, &second], yaml);
     let mut again = session(level, &options);
