@@ -201,3 +201,35 @@ CHANGED
         assert!(sent.contains(&format!("[ref={r}]")), "{r}\n{sent}");
     }
 }
+
+/// structured_snapshot: a text node (`StaticText`) without a name but with an attribute was
+/// written `14_66 u=http://…` in the light notation the proxy tools read, which reads back as
+/// a node of role `u=http://…`: the raw kept for expand and search was not the tree.
+#[test]
+fn a_nameless_text_node_with_attributes_reads_back_as_itself() {
+    use crate::notation::cdp::{parse, structured, writer};
+    let snapshot = serde_json::json!({
+        "id": "1_0", "role": "RootWebArea", "name": "page",
+        "children": [
+            {"id": "1_1", "role": "StaticText", "u": "http://h/a"},
+            {"id": "1_2", "role": "StaticText", "name": "named", "u": "http://h/b"},
+            {"id": "1_3", "role": "StaticText", "focusable": true}
+        ]
+    });
+    let text = "uid=1_0 RootWebArea \"page\"\n  uid=1_1 u=\"http://h/a\"\n  uid=1_2 \"named\" u=\"http://h/b\"\n  uid=1_3 focusable\n";
+    let tree = structured::tree_from_structured(&snapshot, text).expect("a tree");
+    let raw = writer::render(&tree, false).text;
+    let back = parse::parse(&raw);
+    let nodes =
+        |t: &crate::snapshot::tree::Tree<'_>| -> Vec<(String, String, String, Vec<String>)> {
+            t.nodes
+                .iter()
+                .filter(|n| !n.uid.is_empty())
+                .map(|n| {
+                    let attrs = n.attrs.iter().map(|a| a.key.to_string()).collect();
+                    (n.uid.into(), n.role.into(), n.name_str().into(), attrs)
+                })
+                .collect()
+        };
+    assert_eq!(nodes(&back), nodes(&tree), "{raw}");
+}
