@@ -567,9 +567,12 @@ fn filter_text(
             }
             _ => None,
         };
-        // A summary line can outweigh the little it replaces: keep only what is smaller.
+        // A summary line can outweigh the little it replaces: keep only what is smaller. Not a
+        // snapshot read beside its exact tree: its text, passed as it came, may show page text
+        // as nodes (the light notation with its legend is larger than a small page's text).
+        let exact = section.kind == SectionKind::Snapshot && structured_snapshot.is_some();
         match replacement {
-            Some(new) if new.len() < section.text.len() => {
+            Some(new) if new.len() < section.text.len() || exact => {
                 changed = true;
                 parts.push(new.into());
             }
@@ -605,7 +608,16 @@ fn filter_snapshot_section(
     let filtered = match exact {
         Some(tree) => {
             let raw = crate::notation::cdp::writer::render(&tree, false).text;
-            capture.filter_tree(body, tree, raw, &snapshot_options)
+            let mut filtered = capture.filter_tree(body, tree, raw, &snapshot_options);
+            if filtered.text == body {
+                // No smaller than upstream's text (a small page: the legend alone is 130
+                // bytes), yet that text is ambiguous where the tree is exact: page text in it
+                // can read as nodes. The tree goes, in the lossless notation.
+                if let Some(raw) = &capture.raw {
+                    filtered.text = raw.clone();
+                }
+            }
+            filtered
         }
         None => capture.filter(body, &snapshot_options),
     };
