@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 
 use fuzz_support::{
-    marker_of, result_text, snapshot_options, snapshot_uids, text_result, words, Input,
+    marker_of, mentions, result_text, snapshot_options, snapshot_uids, text_result, Input,
 };
 use libfuzzer_sys::fuzz_target;
 use mcp_snapshot_filter::level::Level;
@@ -287,8 +287,8 @@ fuzz_target!(|data: &[u8]| {
         }
         let answer = expand(&mut s, args);
         assert!(answer.get("isError").is_none(), "{marker}: {answer}");
-        let got = words(answer["content"][0]["text"].as_str().unwrap_or(""));
-        covered.extend(uids.iter().map(String::as_str).filter(|u| got.contains(u)));
+        let got = answer["content"][0]["text"].as_str().unwrap_or("");
+        covered.extend(uids.iter().map(String::as_str).filter(|u| mentions(got, u)));
     }
     let missing: Vec<&String> = uids
         .iter()

@@ -149,9 +149,12 @@ pub fn marker_of(line: &str) -> Option<&str> {
         .then(|| quoted.trim_end().trim_end_matches('\''))
 }
 
-/// Every word of `text` that could be a uid or ref (runs of ASCII letters, digits and `_`).
-pub fn words(text: &str) -> HashSet<&str> {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .collect()
+/// `uid` appears in `text` as a whole word: not inside a longer uid or ref (uids of fuzzed
+/// snapshots can hold any character).
+pub fn mentions(text: &str, uid: &str) -> bool {
+    let edge = |c: Option<char>| c.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
+    !uid.is_empty()
+        && text.match_indices(uid).any(|(i, _)| {
+            edge(text[..i].chars().next_back()) && edge(text[i + uid.len()..].chars().next())
+        })
 }
