@@ -267,3 +267,48 @@ fn a_small_snapshot_with_its_tree_never_goes_out_as_its_ambiguous_text() {
         assert!(uids.contains(&"1_1"), "{level}: {sent}");
     }
 }
+
+/// snapshot_delta: with deltas on, the tree's uids were never indexed, so every repeated uid
+/// was taken to find its own node: the banner summarised under the second of two nodes sharing
+/// the uids `e3`/`e4`/`e5` was named `expand_snapshot uid=e4`, which returns the first one's
+/// two nodes, not the 27 hidden (e1, whose uid finds it, is expanded now).
+#[test]
+fn with_deltas_a_marker_names_a_repeated_uid_only_where_it_finds_the_node() {
+    let rows: String = (6..31)
+        .map(|i| format!("      - button \"customer number {i}\" [ref=e{i}]\n"))
+        .collect();
+    let page = format!(
+        "- generic [ref=e1]:\n  - heading \"Customers\" [level=1] [ref=e2]\n  - banner [ref=e3]:\n    - generic [ref=e4]:\n      - link \"home\" [ref=e5]\n  - banner [ref=e3]:\n    - generic [ref=e4]:\n      - link \"home\" [ref=e5]\n{rows}"
+    );
+    let text = format!("### Snapshot\n```yaml\n{page}```\n");
+    let result = serde_json::json!({"content": [{"type": "text", "text": text}]}).to_string();
+    let mut options = crate::session::SessionOptions::for_level(Level::Moderate);
+    options.stats = crate::stats::StatsMode::Off;
+    options.max_tokens = 0;
+    let mut session = crate::session::Session::new(options);
+    let out = session
+        .filter_tool_result("browser_snapshot", &result, Some("{}"))
+        .expect("filters")
+        .expect("filtered");
+    let value: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let sent = value["content"][0]["text"].as_str().unwrap_or("");
+    let line = sent
+        .lines()
+        .find(|l| l.contains(" 27 hidden ("))
+        .unwrap_or_else(|| panic!("no marker of the second banner\n{sent}"));
+    let quoted = line
+        .trim_start()
+        .trim_start_matches("- '")
+        .trim_end_matches('\'');
+    let m = crate::snapshot::marker::read_marker(quoted);
+    let args = serde_json::json!({"uid": m.expand_uid.expect("a call")});
+    let answer = session
+        .call_proxy_tool("expand_snapshot", Some(&args.to_string()))
+        .expect("answers");
+    for i in 6..31 {
+        assert!(
+            answer.contains(&format!("[ref=e{i}]")),
+            "e{i}: {line}\n{answer}"
+        );
+    }
+}

@@ -443,11 +443,11 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
                 return;
             }
             if let Some(&id) = frame.items.get(unit.start) {
-                let uid = tree.nodes.get(id).map_or("", |n| n.uid);
-                let next = if uid.is_empty() {
-                    expand_uid.clone()
-                } else {
-                    uid.to_string()
+                // A repeated uid finds an earlier node: the nearest ancestor whose uid finds
+                // it is expanded instead (as the renderer does for its markers).
+                let next = match tree.nodes.get(id) {
+                    Some(n) if tree.uid_finds(id) => n.uid.to_string(),
+                    _ => expand_uid.clone(),
                 };
                 stack.push((Some(id), next));
             }
@@ -624,7 +624,9 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
     if options.level < Level::Moderate || tree.nodes.is_empty() {
         return passthrough(filter_tree(notation, text, tree, options));
     }
-    let uids_in = tree.distinct_uid_count();
+    // Indexed as `filter_tree` indexes them: markers and unchanged lines name a repeated uid
+    // only where it finds the node (`Tree::uid_finds`), which reads this index.
+    let uids_in = tree.index_uids();
     apply_passes(&mut tree, options);
     let full = notation.render(&tree, true);
     if full.text.len() >= text.len() {
