@@ -312,3 +312,28 @@ fn with_deltas_a_marker_names_a_repeated_uid_only_where_it_finds_the_node() {
         );
     }
 }
+
+/// snapshot_filter: a line whose role held the light notation's sibling separator (`uid=1_1
+/// l…uid=|2_0 RootWebArea …`, bytes the fuzzer mixed in) was written back as its role, which
+/// the light reader reads as a second node `2_0` that the input does not have.
+#[test]
+fn a_role_holding_the_sibling_separator_never_becomes_a_node() {
+    use crate::notation::cdp::parse::parse;
+    let links: String = (2..40)
+        .map(|i| format!("  uid=1_{i} link \"link number {i}\" url=\"http://h/p{i}\"\n"))
+        .collect();
+    let input = format!(
+        "uid=1_0 RootWebArea \"page\" url=\"http://h/\"\n  uid=1_1 l\u{3}uid=|2_0 RootWebArea \"Orders\"\n{links}"
+    );
+    let known: Vec<&str> = parse(&input).uids().collect();
+    for level in Level::ALL {
+        let out = crate::notation::filter_snapshot(&input, &SnapshotOptions::for_level(level));
+        for uid in parse(&out.text).uids() {
+            assert!(
+                known.contains(&uid),
+                "{level}: {uid} not in the input\n{}",
+                out.text
+            );
+        }
+    }
+}
