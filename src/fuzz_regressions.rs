@@ -337,3 +337,37 @@ fn a_role_holding_the_sibling_separator_never_becomes_a_node() {
         }
     }
 }
+
+/// result_budget: at 50 tokens a result of two text blocks (an image between them) went out
+/// at 84: each block became a cut marker of about 40 tokens. The later block is left empty
+/// now; the first marker's read_result reads on through both.
+#[test]
+fn a_tiny_budget_gets_one_cut_marker_not_one_per_block() {
+    let lines = |what: &str| -> String {
+        (0..5)
+            .map(|i| format!("{what} line {i}: some text\n"))
+            .collect()
+    };
+    let result = serde_json::json!({"content": [
+        {"type": "text", "text": lines("first")},
+        {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+        {"type": "text", "text": lines("second")},
+    ], "isError": true})
+    .to_string();
+    for max in [50, 60, 100] {
+        let mut session = budget_session(Level::Moderate, max);
+        let out = session
+            .filter_tool_result("performance_stop_trace", &result, None)
+            .expect("filters")
+            .expect("cut");
+        assert!(sent_tokens(&out) <= max, "{max}: {out}");
+        let value: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(value["content"].as_array().map(Vec::len), Some(3), "{out}");
+        assert_eq!(value["content"][1]["type"], "image");
+        let args = serde_json::json!({"id": "r1", "offset": 0}).to_string();
+        let answer = session
+            .call_proxy_tool("read_result", Some(&args))
+            .expect("read_result");
+        assert!(answer.contains("first line 0"), "{max}: {answer}");
+    }
+}
