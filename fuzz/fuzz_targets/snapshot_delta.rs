@@ -15,7 +15,7 @@ use fuzz_support::{
 };
 use libfuzzer_sys::fuzz_target;
 use mcp_snapshot_filter::level::Level;
-use mcp_snapshot_filter::notation::filter_snapshot;
+use mcp_snapshot_filter::notation::{filter_snapshot, notation_of};
 use mcp_snapshot_filter::session::{Session, SessionOptions};
 use mcp_snapshot_filter::snapshot::delta::Sent;
 use mcp_snapshot_filter::snapshot::marker::read_marker;
@@ -94,6 +94,15 @@ fn edit(lines: &mut Vec<String>, op: u8, at: usize, yaml: bool, fresh: &mut u32)
         }
         _ => lines[i].push_str(" value=\"x\""),
     }
+}
+
+/// Whether an element uid occurs on more than one node.
+fn repeats_a_uid(text: &str) -> bool {
+    let mut implied = Vec::new();
+    let tree = notation_of(text).parse(text, &mut implied);
+    let mut seen = HashSet::new();
+    let repeats = tree.uids().any(|u| !seen.insert(u.to_string()));
+    repeats
 }
 
 fn first_uid_prefix(lines: &[String]) -> String {
@@ -220,6 +229,12 @@ fuzz_target!(|data: &[u8]| {
     let body = body_of(text, yaml);
     let uids = snapshot_uids(&second);
     let before = snapshot_uids(&first);
+    // A marker lists uids between `(uid ` and `)`, split at `, ` and `…`: a fuzzed ref holding
+    // those (never one of upstream's) cannot be read back from it.
+    let syntax = |u: &String| u.contains([')', ',', '…', ':', ' ']) || u.is_empty();
+    if uids.iter().chain(&before).any(syntax) {
+        return;
+    }
     // Playwright MCP has one page for the proxy: no pageId.
     let with_page = |mut args: Value| {
         if !yaml {
@@ -260,6 +275,15 @@ fuzz_target!(|data: &[u8]| {
             continue;
         };
         let m = read_marker(marker);
+        if m.expand_uid.is_none() && !marker.starts_with("… removed") {
+            // The open case (fuzz/README.md): a hidden run no call can name, which needs a
+            // uid repeated on several elements; on any other page it is a failure.
+            assert!(
+                repeats_a_uid(&second),
+                "a marker without a call: {marker}\n{body}"
+            );
+            return;
+        }
         let named: Vec<&str> = m
             .listed
             .iter()
