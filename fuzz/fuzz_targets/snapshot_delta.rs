@@ -314,6 +314,10 @@ fuzz_target!(|data: &[u8]| {
         let got = answer["content"][0]["text"].as_str().unwrap_or("");
         covered.extend(uids.iter().map(String::as_str).filter(|u| mentions(got, u)));
     }
+    if repeats_a_uid(&first) || repeats_a_uid(&second) {
+        // The open case (fuzz/README.md): coverage under a uid repeated on several elements.
+        return;
+    }
     let missing: Vec<&String> = uids
         .iter()
         .filter(|u| !covered.contains(u.as_str()))

@@ -147,7 +147,10 @@ fuzz_target!(|data: &[u8]| {
 
     if let Some(dir) = std::env::var_os("FUZZ_DUMP") {
         // Replaying a crash: the result, for a regression test.
-        let _ = std::fs::write(std::path::Path::new(&dir).join("result.json"), result.to_string());
+        let _ = std::fs::write(
+            std::path::Path::new(&dir).join("result.json"),
+            result.to_string(),
+        );
     }
     let mut session_options = SessionOptions::for_level(level);
     session_options.snapshot = options.limits.clone();
@@ -177,9 +180,14 @@ fuzz_target!(|data: &[u8]| {
         // The upstream's own text, passed as it came (only structuredContent dropped), is not
         // the proxy's to answer for.
         let rewritten = Some(text.as_str()) != result["content"][0]["text"].as_str();
-        let sent = text.split_once("## Latest page snapshot\n").map_or("", |(_, b)| b);
+        let sent = text
+            .split_once("## Latest page snapshot\n")
+            .map_or("", |(_, b)| b);
         for uid in snapshot_uids(sent).into_iter().filter(|_| rewritten) {
-            assert!(known.contains(uid.as_str()), "{uid} shown, not in the tree:\n{text}");
+            assert!(
+                known.contains(uid.as_str()),
+                "{uid} shown, not in the tree:\n{text}"
+            );
         }
     }
 
