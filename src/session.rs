@@ -273,8 +273,9 @@ impl Session {
             }
             note.step
         });
+        let max_tokens = self.options.max_tokens;
         for note in &notes {
-            filtered.append_line(note);
+            filtered.append_line_within(note, max_tokens);
         }
         self.last_figures = Some(filtered.figures);
         let figures = filtered.figures;
@@ -293,10 +294,14 @@ impl Session {
             body.push_str(&budget_note(step, self.options.max_tokens));
         }
         match self.options.stats {
-            StatsMode::Inline => filtered.append_line(&match sent {
-                Some(Sent::Delta { .. }) => stats::delta_stats_line(shrink, budget_step),
-                _ => format!("[mcp-snapshot-filter: {body}]"),
-            }),
+            // Under a budget too small for it, the stats line is left out.
+            StatsMode::Inline => {
+                let line = match sent {
+                    Some(Sent::Delta { .. }) => stats::delta_stats_line(shrink, budget_step),
+                    _ => format!("[mcp-snapshot-filter: {body}]"),
+                };
+                filtered.append_line_within(&line, max_tokens);
+            }
             // The proxy's log adds its own `[mcp-snapshot-filter]` prefix.
             StatsMode::Stderr => self.pending_stats_line = Some(format!("{tool_name}: {body}")),
             StatsMode::Off => {}

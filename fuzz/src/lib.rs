@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use mcp_snapshot_filter::level::Level;
 use mcp_snapshot_filter::notation::playwright;
-use mcp_snapshot_filter::snapshot::{self, SnapshotLimits, SnapshotOptions};
+use mcp_snapshot_filter::snapshot::{SnapshotLimits, SnapshotOptions};
 
 /// Reads control bytes off the front of the fuzzer's input; what is left is the text.
 pub struct Input<'a> {
@@ -117,4 +117,44 @@ pub fn check_limit_words(before: &str, after: &str, level: Level, what: &str) {
             "{what} {level}: lost {word:?}\n  {before:?}\n  {after:?}"
         );
     }
+}
+
+/// A result text as a `CallToolResult` with one text block.
+pub fn text_result(text: &str) -> String {
+    serde_json::json!({"content": [{"type": "text", "text": text}]}).to_string()
+}
+
+/// The text of every text block of a `CallToolResult` (JSON), joined by newlines.
+pub fn result_text(result_json: &str) -> String {
+    let value: serde_json::Value = serde_json::from_str(result_json).unwrap_or_default();
+    value["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The marker a snapshot line holds, if it is one: a chrome-devtools-mcp `… N hidden …` line,
+/// or a Playwright `- '… N hidden …'` item (its quotes taken off).
+pub fn marker_of(line: &str) -> Option<&str> {
+    let t = line.trim_start();
+    if t.starts_with('…') {
+        return Some(t);
+    }
+    let quoted = t.strip_prefix("- '")?;
+    quoted
+        .starts_with('…')
+        .then(|| quoted.trim_end().trim_end_matches('\''))
+}
+
+/// `uid` appears in `text` as a whole word: not inside a longer uid or ref (uids of fuzzed
+/// snapshots can hold any character).
+pub fn mentions(text: &str, uid: &str) -> bool {
+    let edge = |c: Option<char>| c.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
+    !uid.is_empty()
+        && text.match_indices(uid).any(|(i, _)| {
+            edge(text[..i].chars().next_back()) && edge(text[i + uid.len()..].chars().next())
+        })
 }

@@ -210,6 +210,7 @@ fn cut(
         })
     };
     let mut used = 0usize;
+    let mut cut_before = false;
     let mut start = 0usize;
     let mut first_changed = None;
     let mut index = 0usize;
@@ -239,7 +240,12 @@ fn cut(
                 )
             };
             if let Some(new) = cut_to_budget(original, left, &marker) {
-                *text = new;
+                // Under a budget too small for a marker per block (50 tokens: two markers of
+                // 40), a later block is left empty: the first marker's read_result reads on
+                // through it.
+                let over = cut_before && used + estimate_tokens(&new) > options.max_tokens;
+                *text = if over { String::new() } else { new };
+                cut_before = true;
                 first_changed.get_or_insert(block_index);
             }
             used += estimate_tokens(text);

@@ -307,6 +307,33 @@ impl FilteredValue {
         }
     }
 
+    /// `append_line`, unless the line would take the result's text over `max_tokens` (0: no
+    /// budget): what the session adds after the filters (the stats line, the raw snapshot's
+    /// file) is left out rather than break the budget. True when the line went in.
+    pub fn append_line_within(&mut self, line: &str, max_tokens: usize) -> bool {
+        let before = self.changed_text_mut().map(|t| t.len());
+        self.append_line(line);
+        if max_tokens == 0 || budget::text_tokens(&self.result) <= max_tokens {
+            return true;
+        }
+        if let (Some(len), Some(text)) = (before, self.changed_text_mut()) {
+            text.truncate(len);
+        }
+        false
+    }
+
+    fn changed_text_mut(&mut self) -> Option<&mut String> {
+        let block = self
+            .result
+            .get_mut("content")
+            .and_then(Value::as_array_mut)
+            .and_then(|content| content.get_mut(self.changed_block))?;
+        match block.get_mut("text") {
+            Some(Value::String(text)) => Some(text),
+            _ => None,
+        }
+    }
+
     pub fn into_filtered_result(self) -> FilteredResult {
         FilteredResult {
             json: Value::Object(self.result).to_string(),
@@ -540,9 +567,12 @@ fn filter_text(
             }
             _ => None,
         };
-        // A summary line can outweigh the little it replaces: keep only what is smaller.
+        // A summary line can outweigh the little it replaces: keep only what is smaller. Not a
+        // snapshot read beside its exact tree: its text, passed as it came, may show page text
+        // as nodes (the light notation with its legend is larger than a small page's text).
+        let exact = section.kind == SectionKind::Snapshot && structured_snapshot.is_some();
         match replacement {
-            Some(new) if new.len() < section.text.len() => {
+            Some(new) if new.len() < section.text.len() || exact => {
                 changed = true;
                 parts.push(new.into());
             }
@@ -578,7 +608,16 @@ fn filter_snapshot_section(
     let filtered = match exact {
         Some(tree) => {
             let raw = crate::notation::cdp::writer::render(&tree, false).text;
-            capture.filter_tree(body, tree, raw, &snapshot_options)
+            let mut filtered = capture.filter_tree(body, tree, raw, &snapshot_options);
+            if filtered.text == body {
+                // No smaller than upstream's text (a small page: the legend alone is 130
+                // bytes), yet that text is ambiguous where the tree is exact: page text in it
+                // can read as nodes. The tree goes, in the lossless notation.
+                if let Some(raw) = &capture.raw {
+                    filtered.text = raw.clone();
+                }
+            }
+            filtered
         }
         None => capture.filter(body, &snapshot_options),
     };

@@ -448,20 +448,25 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
                 .get(key_of(u))
                 .filter(|p| p.hash == u.hash && p.frame == fid)
         };
+        // A unit sent as it is: its frame is compared in turn.
+        let open = |unit: &Unit, stack: &mut Vec<(Option<usize>, String)>| {
+            if !unit.opens {
+                return;
+            }
+            if let Some(&id) = frame.items.get(unit.start) {
+                // A repeated uid finds an earlier node: the nearest ancestor whose uid finds
+                // it is expanded instead (as the renderer does for its markers).
+                let next = match tree.nodes.get(id) {
+                    Some(n) if tree.uid_finds(id) => n.uid.to_string(),
+                    _ => expand_uid.clone(),
+                };
+                stack.push((Some(id), next));
+            }
+        };
         let mut i = 0;
         while let Some(unit) = frame.units.get(i) {
             let Some(first) = prev_of(unit) else {
-                if unit.opens {
-                    if let Some(&id) = frame.items.get(unit.start) {
-                        let uid = tree.nodes.get(id).map_or("", |n| n.uid);
-                        let next = if uid.is_empty() {
-                            expand_uid.clone()
-                        } else {
-                            uid.to_string()
-                        };
-                        stack.push((Some(id), next));
-                    }
-                }
+                open(unit, &mut stack);
                 i += 1;
                 continue;
             };
@@ -484,6 +489,18 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
                 .get(first_unit.start..last_unit.start + last_unit.len)
                 .unwrap_or(&[]);
             if is_short(tree, items) {
+                i = end;
+                continue;
+            }
+            if ExpandTarget::for_run(tree, items, &expand_uid)
+                .uid
+                .is_empty()
+            {
+                // No call brings this run back (top-level siblings their own uids do not
+                // find, and no ancestor to expand instead): sent as it is, not as unchanged.
+                for unit in run_units {
+                    open(unit, &mut stack);
+                }
                 i = end;
                 continue;
             }
@@ -618,7 +635,9 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
     if options.level < Level::Moderate || tree.nodes.is_empty() {
         return passthrough(filter_tree(notation, text, tree, options));
     }
-    let uids_in = tree.distinct_uid_count();
+    // Indexed as `filter_tree` indexes them: markers and unchanged lines name a repeated uid
+    // only where it finds the node (`Tree::uid_finds`), which reads this index.
+    let uids_in = tree.index_uids();
     apply_passes(&mut tree, options);
     let full = notation.render(&tree, true);
     if full.text.len() >= text.len() {

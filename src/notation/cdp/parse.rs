@@ -629,6 +629,14 @@ fn parse_raw_line<'a>(
         builder.add_verbatim(tree, line);
         return 1;
     }
+    // A role holding the light notation's sibling separator could not be written back (`uid=1_1
+    // x|2_0 RootWebArea` would read as a second node 2_0); upstream's roles are plain words.
+    let role = tail.strip_prefix(' ').filter(|t| !t.starts_with('"'));
+    if role.is_some_and(|t| t[..find_byte(t, b' ').unwrap_or(t.len())].contains(SIBLING_SEPARATOR))
+    {
+        builder.add_verbatim(tree, line);
+        return 1;
+    }
     let mut node = Node::new(NodeKind::Element, Some(line));
     node.uid = uid;
     let depth = indent / 2;

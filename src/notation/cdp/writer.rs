@@ -256,6 +256,12 @@ fn write_element(out: &mut String, node: &Node<'_>, base: Option<&str>) {
             out.push(' ');
         }
         out.push_str(node.role);
+    } else if node.name.is_none()
+        && !node.attrs.is_empty()
+        && node.attrs.iter().all(|a| super::parse::is_key(a.key))
+    {
+        // A text node without a name: an empty one, or its first attribute reads as a role.
+        out.push_str(" \"\"");
     }
     if let (Some(name), None) = (&node.name, &link_url) {
         out.push_str(" \"");
