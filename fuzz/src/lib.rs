@@ -63,6 +63,12 @@ pub fn snapshot_options(input: &mut Input<'_>, level: Level) -> SnapshotOptions 
             max_text_length: usize::from(input.byte() % 24),
             max_text_per_container: usize::from(input.byte() % 48),
             max_records: 1 + usize::from(input.byte() % 4),
+            // Condensed records at times: none, a few, or every one.
+            max_condensed_records: match input.byte() % 4 {
+                0 | 1 => 0,
+                2 => 1 + usize::from(input.byte() % 3),
+                _ => usize::MAX,
+            },
             max_options: usize::from(input.byte() % 4),
         };
     }
