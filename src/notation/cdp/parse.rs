@@ -629,11 +629,14 @@ fn parse_raw_line<'a>(
         builder.add_verbatim(tree, line);
         return 1;
     }
-    // A role holding the light notation's sibling separator could not be written back (`uid=1_1
-    // x|2_0 RootWebArea` would read as a second node 2_0); upstream's roles are plain words.
+    // A role holding the light notation's sibling separator or a quote could not be written
+    // back (`uid=1_1 x|2_0 RootWebArea` would read as a second node 2_0; `li"` would open a name
+    // that swallows the siblings written after it on its line); upstream's roles are plain words.
     let role = tail.strip_prefix(' ').filter(|t| !t.starts_with('"'));
-    if role.is_some_and(|t| t[..find_byte(t, b' ').unwrap_or(t.len())].contains(SIBLING_SEPARATOR))
-    {
+    if role.is_some_and(|t| {
+        let role = &t[..find_byte(t, b' ').unwrap_or(t.len())];
+        role.contains(SIBLING_SEPARATOR) || role.contains('"')
+    }) {
         builder.add_verbatim(tree, line);
         return 1;
     }
