@@ -1,7 +1,7 @@
 //! Shared by the corpus-wide tests of every module.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Where the corpus would be: `$MCP_CORPUS_DIR`, else `../shared/corpus` beside the repo.
 fn corpus_location() -> PathBuf {
@@ -29,30 +29,10 @@ pub fn corpus_dir() -> Option<PathBuf> {
     None
 }
 
-/// Every file under `root` whose extension is one of `exts`, sorted (explicit stack: no
-/// recursion limit, unreadable directories passed over).
-pub fn files_under(root: &Path, exts: &[&str]) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for path in entries.flatten().map(|e| e.path()) {
-            if path.is_dir() {
-                stack.push(path);
-            } else if path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| exts.contains(&e))
-            {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-}
+// The examples' corpus walker, one piece for both (the examples cannot reach a test module).
+#[path = "../examples/support/corpus.rs"]
+mod corpus;
+pub use corpus::files_under;
 
 /// True when the corpus is there (no message either way).
 pub fn has_corpus() -> bool {

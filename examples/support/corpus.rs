@@ -1,4 +1,4 @@
-//! Shared by the examples: the corpus files they read.
+//! Shared by the examples and the crate's tests (`src/test_support.rs`): the corpus files they read.
 
 use std::path::{Path, PathBuf};
 
