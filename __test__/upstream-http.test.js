@@ -76,3 +76,56 @@ test('the Agent behind Node\'s fetch is found (no fetch timeouts, the system\'s 
   if (fs.existsSync('/etc/ssl/certs/ca-certificates.crt')) assert.ok(trustedCertificates({}).length > own)
   assert.equal(trustedCertificates({ SSL_CERT_FILE: '/nonexistent' }).length, own)
 })
+
+test('bodies and SSE events over the cap: the request gets an error, memory stays bounded, the upstream stays usable', { timeout: 120000 }, async (t) => {
+  const path = require('node:path')
+  const { spawnSync } = require('node:child_process')
+  const { startServer, freePort } = require('./http-servers.js')
+  const { FIXTURES } = require('./helpers.js')
+  const port = await freePort()
+  const server = await startServer([path.join(FIXTURES, 'http-big-server.js'), '--port', String(port)], { port })
+  t.after(() => server.stop())
+  // In a process of its own, so that its peak RSS is the upstream's alone: 300 MB each, a
+  // 16 MB cap.
+  const script = `
+const { HttpUpstream } = require(${JSON.stringify(path.join(__dirname, '..', 'bin', 'upstream-http.js'))})
+const upstream = new HttpUpstream({ url: 'http://127.0.0.1:${port}/mcp', retrySeconds: 2, maxMessageBytes: 16 * 1024 * 1024 })
+const answers = new Map()
+let waiting = null
+upstream.online = (line) => {
+  const m = JSON.parse(line.toString('utf8'))
+  answers.set(m.id, m)
+  if (waiting && answers.has(waiting.id)) waiting.resolve()
+}
+const ask = (id, method, params) => {
+  upstream.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }))
+  return new Promise((resolve) => {
+    waiting = { id, resolve }
+    if (answers.has(id)) resolve()
+  }).then(() => answers.get(id))
+}
+;(async () => {
+  await upstream.start()
+  const out = { init: await ask(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }) }
+  upstream.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+  for (const tool of ['big-json', 'big-error', 'big-sse']) out[tool] = await ask(tool, 'tools/call', { name: tool, arguments: { mb: 300 } })
+  out.after = await ask('after', 'tools/call', { name: 'echo', arguments: { text: 'still here' } })
+  out.maxRssMb = process.resourceUsage().maxRSS / 1024
+  process.stdout.write(JSON.stringify(out))
+  await upstream.close()
+})()
+`
+  const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 100000 })
+  assert.equal(run.status, 0, run.stderr)
+  const out = JSON.parse(run.stdout)
+  assert.ok(out.init.result, JSON.stringify(out.init))
+  for (const tool of ['big-json', 'big-error', 'big-sse']) {
+    assert.equal(out[tool].error?.code, -32000, `${tool}: ${JSON.stringify(out[tool])}`)
+    assert.match(out[tool].error.message, tool === 'big-sse' ? /SSE event of more than 16777216 bytes/ : /body of more than 16777216 bytes/, tool)
+  }
+  assert.equal(out.after.result?.content[0].text, 'still here')
+  // 16 MB held at most, with what the SDK builds of it: far under the 900 MB+ the three bodies
+  // grew to uncapped.
+  assert.ok(out.maxRssMb < 250, `peak RSS ${Math.round(out.maxRssMb)} MB`)
+  assert.match(run.stderr, /body of more than 16777216 bytes/)
+})

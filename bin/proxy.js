@@ -131,15 +131,17 @@ class Proxy {
       await this.upstream.start()
     } catch (err) {
       log(`cannot start upstream ${JSON.stringify(this.command)}: ${err.message}`)
-      this.exit(1)
-      return false
+      // The client (which started us) is told why in the answer to its first request, else all
+      // it can say is "failed to connect"; then the proxy exits 1.
+      this.startFailure = `upstream MCP server ${JSON.stringify(this.command)} could not be started (${err.message})`
+      this.upstream = null
     }
-    this.upstreamStarted = true
+    this.upstreamStarted = this.upstream !== null
 
     this.stdin.on('data', (chunk) => this.fromClientChunk(chunk))
     this.stdin.on('error', (err) => log(`stdin error: ${err.message}`))
     // The client closing its end means goodbye.
-    this.stdin.once('end', () => this.shutdown(0, 'client closed stdin'))
+    this.stdin.once('end', () => this.shutdown(this.startFailure ? 1 : 0, this.startFailure ? null : 'client closed stdin'))
     this.stdout.on('error', (err) => {
       if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') this.shutdown(0, 'client went away (stdout closed)')
       else log(`stdout error: ${err.message}`)
@@ -147,9 +149,9 @@ class Proxy {
     this.stdout.on('drain', () => {
       if (!this.clientBlocked) return
       this.clientBlocked = false
-      this.upstream.resume()
+      this.upstream?.resume()
     })
-    return true
+    return this.upstreamStarted
   }
 
   // ---- client -> upstream ----
@@ -198,6 +200,12 @@ class Proxy {
   }
 
   fromClient(m) {
+    if (this.startFailure) {
+      if (!m.isRequest || this.closing) return
+      this.replyError(m.idJson, UPSTREAM_GONE, `${this.startFailure}: cannot answer ${m.method}`)
+      this.shutdown(1, null)
+      return
+    }
     if (m.isRequest) {
       if (this.localTools && m.method === 'tools/call' && this.localTools.has(m.msg.params?.name)) {
         this.answerLocally(m)
@@ -469,7 +477,7 @@ class Proxy {
     }
     if (!ok && !this.clientBlocked && !this.closing) {
       this.clientBlocked = true
-      this.upstream.pause()
+      this.upstream?.pause()
     }
   }
 
@@ -517,7 +525,8 @@ class Proxy {
     if (reason) log(`shutting down: ${reason}`)
     this.closing = (async () => {
       try {
-        const summary = this.session?.summary()
+        // An upstream that never started has nothing to sum up.
+        const summary = this.startFailure ? null : this.session?.summary()
         if (summary) log(summary)
       } catch {
         // a summary is not worth failing the shutdown for

@@ -21,7 +21,8 @@ const { StreamableHTTPClientTransport, StreamableHTTPError } = require('@modelco
 const { SSEClientTransport, SseError } = require('@modelcontextprotocol/sdk/client/sse.js')
 
 const { log } = require('./log.js')
-const { memberText, replaceMember } = require('./jsonrpc.js')
+const { DEFAULT_MAX_LINE_BYTES } = require('./line-buffer.js')
+const { memberText, replaceMember, idKeyOfJson } = require('./jsonrpc.js')
 
 // The SSE parser the SDK's Streamable HTTP transport reads events with, resolved from the SDK's
 // own place (it is the SDK's dependency): the raw text of each event is taken with the same
@@ -66,11 +67,15 @@ function isLoopback(hostname) {
   return h === 'localhost' || h.endsWith('.localhost') || /^127\./.test(h) || h === '::1'
 }
 
-// Answers are matched by the id's value (the SDK hands them over parsed); the client gets
-// the id back as the text it wrote.
+// Every request goes upstream under an id of the proxy's own (a safe integer, or a string for
+// the proxy's internal requests), so the SDK's parse and the server's cannot change or merge two
+// of them; its answer goes back to the client under the id's text as the client wrote it.
 function idKey(id) {
   return `${typeof id}:${id}`
 }
+
+// Late answers to requests the proxy already failed are dropped; this many are remembered.
+const MAX_FAILED = 1024
 
 /** The id's JSON text as the client wrote it. */
 function idJsonOf(text, msg) {
@@ -183,6 +188,8 @@ class HttpUpstream {
    * @param {'auto'|'streamable-http'|'sse'} [opts.transport] auto: Streamable HTTP, else HTTP+SSE
    * @param {Record<string, string>} [opts.headers] sent with every request, never logged
    * @param {number} [opts.retrySeconds] how long a lost upstream is tried again
+   * @param {number} [opts.maxMessageBytes] the most one response body (JSON) or one SSE event
+   *   may hold, as a stdio line (bin/line-buffer.js); past it the request gets an error
    */
   constructor(opts) {
     this.url = new URL(opts.url)
@@ -190,6 +197,7 @@ class HttpUpstream {
     this.mode = opts.transport ?? 'auto'
     this.headers = opts.headers ?? {}
     this.retryMs = (opts.retrySeconds ?? 30) * 1000
+    this.maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_MAX_LINE_BYTES
     this.online = null
     this.onerror = null
     this.ondrain = null
@@ -201,8 +209,11 @@ class HttpUpstream {
     /** The client's initialize request (replayed for a new session) and whether it finished. */
     this.initialize = null
     this.initialized = false
-    /** Requests sent and not answered: key -> { id, idJson, method, ctx } */
+    /** Requests sent and not answered, by the upstream id's key: key -> { id, idJson, clientKey, method, ctx } */
     this.outstanding = new Map()
+    /** The upstream id of each outstanding request, by the client's id (its exact text). */
+    this.upstreamIds = new Map()
+    this.requestSeq = 0
     /** Requests the proxy failed on the upstream's behalf: a late answer to one is dropped. */
     this.failedIds = new Set()
     /** A reconnection in progress (a promise), or the reason the last one gave up. */
@@ -234,23 +245,34 @@ class HttpUpstream {
    * -32000 error line, as if from the upstream. Never asks the proxy to wait (always true).
    */
   send(message) {
-    const text = message.toString()
+    let text = message.toString()
     const msg = JSON.parse(text)
     if (isRequest(msg)) {
-      const key = idKey(msg.id)
-      this.failedIds.delete(key)
-      const entry = { id: msg.id, idJson: idJsonOf(text, msg), method: msg.method, ctx: null }
+      const idJson = idJsonOf(text, msg)
+      const id = ++this.requestSeq
+      const key = idKey(id)
+      const entry = { id, idJson, clientKey: idKeyOfJson(idJson), method: msg.method, ctx: null }
       if (this.closed) {
         this.answerError(entry, 'the proxy is shutting down')
         return true
       }
+      msg.id = id
+      text = replaceMember(text, 'id', String(id))
       this.outstanding.set(key, entry)
+      this.upstreamIds.set(entry.clientKey, id)
       this.deliver(msg, entry, text).catch((err) => this.fail(key, err.upstreamMessage ?? describeError(err)))
       return true
     }
     if (msg?.method === 'notifications/cancelled' && msg.params?.requestId !== undefined) {
-      // The upstream may now never answer; the proxy owes the client nothing for it either.
-      this.outstanding.delete(idKey(msg.params.requestId))
+      // The upstream knows the request by the proxy's id. It may now never answer; the proxy
+      // owes the client nothing for it either.
+      const requestIdJson = typeof msg.params.requestId === 'string' ? JSON.stringify(msg.params.requestId) : memberText(memberText(text, 'params') ?? '{}', 'requestId')
+      const id = requestIdJson === undefined ? undefined : this.upstreamIds.get(idKeyOfJson(requestIdJson))
+      if (id !== undefined) {
+        this.forget(idKey(id))
+        msg.params.requestId = id
+        text = replaceMember(text, 'params', replaceMember(memberText(text, 'params'), 'requestId', String(id)))
+      }
     }
     if (msg?.method === 'notifications/initialized') this.initialized = true
     if (this.closed) return true
@@ -448,6 +470,7 @@ class HttpUpstream {
       }
       throw err
     }
+    response = this.capped(response, ctx)
     if (!ctx) return response
     if (method === 'POST' && ctx.method === 'POST') {
       ctx.status = response.status
@@ -469,6 +492,46 @@ class HttpUpstream {
     const watch = ctx.entry && (method === 'POST' || method === 'GET')
     if (!watch && !capture) return response
     return new Response(this.watchStream(response.body, ctx, { watch, capture }), { status: response.status, statusText: response.statusText, headers: response.headers })
+  }
+
+  /**
+   * The response with its body cut off past `maxMessageBytes`: in all for JSON (and any other
+   * body), per event for SSE (an event ends at a blank line). What reads it then fails with
+   * the reason, also left on `ctx.tooLarge`, so the request gets an error and memory stays
+   * bounded by the cap, as a stdio line is.
+   */
+  capped(response, ctx) {
+    if (!response.body) return response
+    const cap = this.maxMessageBytes
+    const sse = (response.headers.get('content-type') ?? '').includes('text/event-stream')
+    let held = 0
+    let lastByte = 0
+    const cut = new TransformStream({
+      transform(chunk, controller) {
+        const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+        let since = -1
+        if (sse) {
+          // Where the last blank line in the chunk ends (\n\n, \n\r\n, \r\r; a \n that ended the
+          // previous chunk counts): the bytes after it are the event being read.
+          for (const [end, length] of [[bytes.lastIndexOf('\n\n'), 2], [bytes.lastIndexOf('\n\r\n'), 3], [bytes.lastIndexOf('\r\r'), 2]]) {
+            if (end !== -1) since = Math.max(since, end + length)
+          }
+          if (since === -1 && lastByte === 10 && bytes[0] === 10) since = 1
+          lastByte = bytes[bytes.length - 1] ?? lastByte
+        }
+        held = since === -1 ? held + bytes.length : bytes.length - since
+        if (held > cap) {
+          const reason = sse ? `an SSE event of more than ${cap} bytes` : `a body of more than ${cap} bytes`
+          if (ctx) ctx.tooLarge = reason
+          const err = new Error(`${reason} (the limit of one message)`)
+          err.tooLarge = true
+          controller.error(err)
+          return
+        }
+        controller.enqueue(chunk)
+      },
+    })
+    return new Response(response.body.pipeThrough(cut), { status: response.status, statusText: response.statusText, headers: response.headers })
   }
 
   /**
@@ -563,14 +626,28 @@ class HttpUpstream {
   fail(key, message) {
     const entry = this.outstanding.get(key)
     if (!entry) return
-    this.outstanding.delete(key)
+    this.forget(key)
     this.failedIds.add(key)
+    if (this.failedIds.size > MAX_FAILED) this.failedIds.delete(this.failedIds.values().next().value)
     this.answerError(entry, message)
+  }
+
+  /** The request is off the books (answered, failed or cancelled). */
+  forget(key) {
+    const entry = this.outstanding.get(key)
+    if (!entry) return
+    this.outstanding.delete(key)
+    if (this.upstreamIds.get(entry.clientKey) === entry.id) this.upstreamIds.delete(entry.clientKey)
   }
 
   /** A failed send as an error for the client, logging 401/403 once and noticing a lost upstream. */
   httpFailure(err, what, ctx) {
     if (err.upstreamMessage) return err
+    if (ctx?.tooLarge || err?.tooLarge || err?.cause?.tooLarge) {
+      const failure = upstreamFailure(`upstream answered ${what} with ${ctx?.tooLarge ?? 'a message over the size limit'} (dropped)`)
+      log(failure.message)
+      return failure
+    }
     if (err?.name === 'ZodError' || err instanceof SyntaxError) {
       // A JSON answer the SDK would not take (see transportError): forwarded as it came.
       const raw = ctx?.raw?.shift()
@@ -578,7 +655,7 @@ class HttpUpstream {
       const parsed = raw === undefined ? null : safeParse(raw)
       if (parsed) {
         const entry = ctx.entry && this.outstanding.get(idKey(ctx.entry.id)) === ctx.entry ? ctx.entry : null
-        if (entry) this.outstanding.delete(idKey(entry.id))
+        if (entry) this.forget(idKey(entry.id))
         this.toClient(parsed, entry, raw)
         failure.alreadyAnswered = true
       } else log(failure.message)
@@ -636,7 +713,7 @@ class HttpUpstream {
   answeredByBody(failure, ctx) {
     const key = idKey(ctx.message.id)
     const entry = this.outstanding.get(key)
-    if (entry) this.outstanding.delete(key)
+    if (entry) this.forget(key)
     setImmediate(() => this.toClient(failure.answered, entry))
     failure.alreadyAnswered = true
     return failure
@@ -658,7 +735,7 @@ class HttpUpstream {
       }
       const entry = this.outstanding.get(key)
       if (entry) {
-        this.outstanding.delete(key)
+        this.forget(key)
         if (entry.method === 'initialize' && typeof msg.result?.protocolVersion === 'string') transport.setProtocolVersion?.(msg.result.protocolVersion)
         this.toClient(msg, entry, raw)
         return
@@ -680,7 +757,7 @@ class HttpUpstream {
         const parsed = safeParse(raw)
         const key = isResponse(parsed) && 'id' in parsed ? idKey(parsed.id) : null
         const entry = key ? this.outstanding.get(key) : null
-        if (entry) this.outstanding.delete(key)
+        if (entry) this.forget(key)
         this.toClient(parsed, entry, raw)
         return
       }
