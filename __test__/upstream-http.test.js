@@ -131,7 +131,7 @@ const ask = (id, method, params) => {
   }
   assert.equal(out.after.result?.content[0].text, 'still here')
   // 16 MB held at most, with what the SDK builds of it, where a 300 MB body grew the process
-  // by 700 MB+ uncapped.
+  // to 700 MB+ uncapped.
   t.diagnostic(`peak RSS ${Math.round(out.maxRssMb)} MB`)
   assert.ok(out.maxRssMb < 250, `peak RSS ${Math.round(out.maxRssMb)} MB`)
   assert.match(run.stderr, /body of more than 16777216 bytes/)
