@@ -32,17 +32,14 @@ export declare class FilterSession {
    */
   filterToolResponse(toolName: string, responseJson: string, argumentsJson?: string | undefined | null): string | null
   /**
-   * `filterToolResponse` on the response line's bytes (a Buffer, no newline), for big lines:
-   * the line never becomes a JS string and the filtered line comes back as a Buffer. `null`:
-   * forward the original. A line that is not UTF-8 is an error (the caller fails open).
+   * The proxy's one route for an upstream line (a Buffer, no newline): reads its JSON-RPC
+   * envelope and, when it answers a request the proxy rewrites, filters it, in one call.
+   * `route(idJson)` says what the response answers (its request's method, tool and
+   * arguments), or `null`: forward it. Returns `null` unless the line is a UTF-8 JSON-RPC 2.0
+   * response with a string or number id (the caller reads notifications, requests, batches
+   * and bad lines itself). A filter that fails leaves `line` absent and says why in `error`.
    */
-  filterToolResponseBuffer(toolName: string, response: Uint8Array, argumentsJson?: string | undefined | null): Buffer | null
-  /**
-   * The JSON-RPC envelope of a response line (a Buffer, no newline) read without building
-   * the message: `null` unless it is a UTF-8 JSON-RPC 2.0 response with a string or number
-   * id (the caller then parses it as any other line).
-   */
-  peekResponse(line: Uint8Array): ResponseEnvelope | null
+  routeResponse(line: Uint8Array, route: (idJson: string) => ResponseRoute | null | undefined): RoutedResponse | null
   /**
    * True when `toolName` is one of the proxy's own tools (answer it with `callProxyTool`,
    * never forward it).
@@ -216,15 +213,14 @@ export declare function lastCoreTime(): number | null
  */
 export declare function mayExceedBudget(length: number, maxTokens: number): boolean
 
-/**
- * Options of a proxy session.
- * What `peekResponse` read of a response line's envelope.
- */
-export interface ResponseEnvelope {
-  /** The id's JSON text exactly as in the line (a JSON string or number). */
-  idJson: string
-  /** `result` is present (else `error` is). */
-  hasResult: boolean
+/** What a response answers, as the proxy's `route` callback tells `routeResponse`. */
+export interface ResponseRoute {
+  /** The request's method. */
+  method: string
+  /** For `tools/call`: the tool's name. */
+  tool?: string
+  /** For `tools/call`: the request's `arguments` as the client wrote them (JSON). */
+  argumentsJson?: string
 }
 
 /** What the filters did to one `tools/call` result. */
@@ -244,6 +240,18 @@ export interface ResultFigures {
   reqidsHidden: number
   /** Console message ids hidden behind a summary line. */
   msgidsHidden: number
+}
+
+/** A response line as `routeResponse` read and filtered it. */
+export interface RoutedResponse {
+  /** The id's JSON text exactly as in the line (a JSON string or number). */
+  idJson: string
+  /** The rewritten line (no newline); absent: forward the original. */
+  line?: Buffer
+  /** Why the filter failed (the original is then forwarded). */
+  error?: string
+  /** In `stderr` stats mode: the stats line of the filtered result. */
+  statsLine?: string
 }
 
 /** Options of `searchSnapshot`. */
@@ -267,6 +275,7 @@ export interface SearchOptions {
  */
 export declare function searchSnapshot(raw: string, query: string, options?: SearchOptions | undefined | null): string
 
+/** Options of a proxy session. */
 export interface SessionConfig {
   /** Filter options applied to every result of the session. */
   filter?: FilterOptions

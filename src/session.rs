@@ -504,6 +504,41 @@ impl Session {
         self.pending_stats_line.take()
     }
 
+    /// `compress_list_result` on a whole JSON-RPC response, as `filter_tool_response` takes a
+    /// tool's: the response with only its result's text replaced, `Ok(None)` to forward the
+    /// original.
+    pub fn compress_list_response(
+        &mut self,
+        method: &str,
+        response_json: &str,
+    ) -> FilterResult<Option<String>> {
+        let span = result_span(response_json)?;
+        let Some(result_json) = self.compress_list_result(method, &response_json[span.clone()])?
+        else {
+            return Ok(None);
+        };
+        let mut out = String::with_capacity(response_json.len() - span.len() + result_json.len());
+        out.push_str(&response_json[..span.start]);
+        out.push_str(&result_json);
+        out.push_str(&response_json[span.end..]);
+        Ok(Some(out))
+    }
+
+    /// Whether `filter_tool_response` may change a result of `tool_name` whose response is
+    /// `len` bytes: a filtered tool's, any when structuredContent goes, any that may be over the
+    /// token budget. The others are forwarded without being parsed (or counted).
+    pub fn may_filter_result(&self, tool_name: &str, len: usize) -> bool {
+        let options = &self.options;
+        let max_tokens = if options.level == Level::Off {
+            0
+        } else {
+            options.max_tokens
+        };
+        options.drop_structured_content
+            || result::tools::is_content_heavy(tool_name)
+            || budget::may_exceed(len, max_tokens)
+    }
+
     /// Compresses a list result; for `tools/list` it also remembers which tools declare an
     /// `outputSchema`, whatever the level.
     pub fn compress_list_result(
@@ -585,6 +620,14 @@ fn budget_note(step: &str, max_tokens: usize) -> String {
 /// Where the `result` member's value lies in a response object's text (the last one when the key
 /// repeats, as JSON.parse reads it), and that value parsed.
 fn result_member(response_json: &str) -> FilterResult<(std::ops::Range<usize>, Value)> {
+    let span = result_span(response_json)?;
+    let value = serde_json::from_str(&response_json[span.clone()])
+        .map_err(|e| FilterError::InvalidArgument(format!("response result: {e}")))?;
+    Ok((span, value))
+}
+
+/// Where the `result` member's value is in a JSON-RPC response's text.
+fn result_span(response_json: &str) -> FilterResult<std::ops::Range<usize>> {
     let members: HashMap<String, &RawValue> = serde_json::from_str(response_json)
         .map_err(|e| FilterError::InvalidArgument(format!("response is not a JSON object: {e}")))?;
     let raw = members
@@ -599,9 +642,7 @@ fn result_member(response_json: &str) -> FilterResult<(std::ops::Range<usize>, V
             "response result could not be located".into(),
         ));
     }
-    let value = serde_json::from_str(raw)
-        .map_err(|e| FilterError::InvalidArgument(format!("response result: {e}")))?;
-    Ok((span, value))
+    Ok(span)
 }
 
 /// A new file at `path`, never an existing one (nor what a symlink there points to).
