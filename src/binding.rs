@@ -580,10 +580,8 @@ impl FilterSession {
     pub fn route_response(
         &mut self,
         line: &[u8],
-        #[napi(ts_arg_type = "(idJson: string) => ResponseRoute | null | undefined")] route: Function<
-            String,
-            Option<ResponseRoute>,
-        >,
+        #[napi(ts_arg_type = "(idJson: string) => ResponseRoute | null | undefined")]
+        route: Function<String, Option<ResponseRoute>>,
     ) -> Result<Option<RoutedResponse>> {
         let Some(envelope) = envelope::peek_response(line) else {
             return Ok(None);

@@ -763,6 +763,43 @@ mod tests {
             .is_some_and(|t| t.contains("expand_snapshot uid=")));
     }
 
+    #[test]
+    fn a_compressed_list_response_keeps_its_envelope_text() {
+        let mut session = Session::new(SessionOptions::for_level(Level::Moderate));
+        let list = r#"{"tools":[{"name":"t","description":"Use this tool in order to  do the thing.   It is very useful.","inputSchema":{"type":"object"}}]}"#;
+        let head = r#"{"id" : 12345678901234567891, "result":"#;
+        let tail = r#", "jsonrpc":"2.0"}"#;
+        let response = format!("{head}{list}{tail}");
+        let alone = session
+            .compress_list_result("tools/list", list)
+            .expect("compresses")
+            .expect("changed");
+        let mut fresh = Session::new(SessionOptions::for_level(Level::Moderate));
+        let out = fresh
+            .compress_list_response("tools/list", &response)
+            .expect("compresses")
+            .expect("changed");
+        assert_eq!(out, format!("{head}{alone}{tail}"));
+        assert!(fresh
+            .compress_list_response("tools/list", r#"{"id":1,"error":{}}"#)
+            .is_err());
+    }
+
+    #[test]
+    fn only_results_a_filter_may_change_are_filtered() {
+        let moderate = Session::new(SessionOptions::for_level(Level::Moderate));
+        assert!(moderate.may_filter_result("take_snapshot", 10));
+        assert!(!moderate.may_filter_result("take_screenshot", 1000));
+        // Over the default budget by the estimate: any tool's result may have to give way.
+        assert!(moderate.may_filter_result("take_screenshot", 100_000));
+        let mut off = SessionOptions::for_level(Level::Off);
+        off.max_tokens = 25_000;
+        assert!(!Session::new(off).may_filter_result("take_screenshot", 100_000));
+        let mut dropping = SessionOptions::for_level(Level::Moderate);
+        dropping.drop_structured_content = true;
+        assert!(Session::new(dropping).may_filter_result("take_screenshot", 10));
+    }
+
     #[cfg(unix)]
     #[test]
     fn a_symlink_planted_at_the_next_name_is_not_written_through() {
