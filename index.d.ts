@@ -193,7 +193,7 @@ export declare function filterToolResult(toolName: string, resultJson: string, o
 
 /**
  * True when `filterToolResult` may change results of the named tool whatever their size:
- * the others need not cross into native code unless `mayExceedBudget` says so.
+ * the others only when `mayExceedBudget` says they may be over the token budget.
  */
 export declare function isFilteredTool(toolName: string): boolean
 
@@ -208,8 +208,8 @@ export declare function lastCoreTime(): number | null
 
 /**
  * True when text of `length` UTF-16 code units (or bytes) may be over a token budget of
- * `maxTokens` (0: no budget) by the estimate: a result of another tool that is not need not
- * cross into native code.
+ * `maxTokens` (0: no budget) by the estimate: a result of another tool that is not needs no
+ * filtering.
  */
 export declare function mayExceedBudget(length: number, maxTokens: number): boolean
 

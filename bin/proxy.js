@@ -6,9 +6,11 @@
 // on purpose: the SDK's high-level Server/Client swallow logging/setLevel, replace progress
 // tokens, time out after 60 s and drop unknown fields, and its stdio transports JSON.parse and
 // re-serialize every message (numbers beyond 2^53 or 1e400 change; lines over 10 MB are
-// refused). So both sides are plain streams here: bin/line-buffer.js splits them, bin/jsonrpc.js
-// reads what routing needs, and the upstream is any object with the small interface described
-// in bin/upstream-stdio.js (send / online / pause / resume / close).
+// refused; docs/decisions/0001-stdio-framing.md). So both sides are plain streams here:
+// bin/line-buffer.js splits them; each upstream line crosses into the native session once
+// (routeResponse reads a response's envelope and filters it); bin/jsonrpc.js reads the client's
+// messages and what that reader does not take; the upstream is any object with the small
+// interface described in bin/upstream-stdio.js (send / online / pause / resume / close).
 
 const { LineBuffer } = require('./line-buffer.js')
 const { readLine, readMessage, idKeyOfJson } = require('./jsonrpc.js')

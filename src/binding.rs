@@ -226,15 +226,15 @@ pub fn filter_tool_result(
 }
 
 /// True when `filterToolResult` may change results of the named tool whatever their size:
-/// the others need not cross into native code unless `mayExceedBudget` says so.
+/// the others only when `mayExceedBudget` says they may be over the token budget.
 #[napi]
 pub fn is_filtered_tool(tool_name: String) -> bool {
     crate::result::tools::is_content_heavy(&tool_name)
 }
 
 /// True when text of `length` UTF-16 code units (or bytes) may be over a token budget of
-/// `maxTokens` (0: no budget) by the estimate: a result of another tool that is not need not
-/// cross into native code.
+/// `maxTokens` (0: no budget) by the estimate: a result of another tool that is not needs no
+/// filtering.
 #[napi]
 pub fn may_exceed_budget(length: f64, max_tokens: u32) -> bool {
     crate::budget::may_exceed(length.max(0.0) as usize, max_tokens as usize)
