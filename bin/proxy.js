@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 
 // The proxy: forwards every JSON-RPC message between the client (our stdin/stdout) and the
@@ -59,13 +60,14 @@ class Proxy {
    *   line goes to its `routeResponse` once, which reads the envelope and filters what it answers
    * @param {(code: number) => void} [opts.exit] called once, when the proxy is done
    * @param {NodeJS.ReadableStream} [opts.stdin]
-   * @param {NodeJS.WritableStream} [opts.stdout]
+   * @param {import('node:stream').Writable} [opts.stdout]
    * @param {boolean} [opts.filtering] false: forward every response untouched (level off)
    * @param {(tool: string) => boolean} [opts.isFilteredTool] which tools' results the filter
    *   rewrites whatever their size (a call of the proxy's own tools waits for such a call of its
    *   page still in flight)
    * @param {{has(name: string): boolean, call(name: string, argumentsJson: string): string}} [opts.localTools]
    *   tools the proxy answers itself (expand_snapshot, search_snapshot): `call` returns the result's JSON
+   * @param {number} [opts.snapshotWaitMs] how long a call of those waits for a snapshot in flight
    */
   constructor(opts) {
     this.command = opts.command
@@ -114,7 +116,7 @@ class Proxy {
     this.stdin.on('error', (err) => log(`stdin error: ${err.message}`))
     // The client closing its end means goodbye.
     this.stdin.once('end', () => this.shutdown(this.startFailure ? 1 : 0, this.startFailure ? null : 'client closed stdin'))
-    this.stdout.on('error', (err) => {
+    this.stdout.on('error', (/** @type {NodeJS.ErrnoException} */ err) => {
       if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') this.shutdown(0, 'client went away (stdout closed)')
       else log(`stdout error: ${err.message}`)
     })
@@ -153,7 +155,7 @@ class Proxy {
       this.clientError(err)
       return
     }
-    if (!read.batch) {
+    if (!('batch' in read)) {
       // Forwarded as the very bytes that came (even bytes that are not UTF-8).
       read.line = line
       return this.fromClient(read)
@@ -265,7 +267,7 @@ class Proxy {
       this.upstreamError(err)
       return undefined
     }
-    if (!read.batch) {
+    if (!('batch' in read)) {
       read.line = line
       return this.fromUpstream(read)
     }

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 
 // A remote upstream: MCP over Streamable HTTP (or the older HTTP+SSE transport) through the
@@ -85,12 +86,17 @@ function isResponse(msg) {
   return msg && !('method' in msg) && ('result' in msg || 'error' in msg)
 }
 
-/** An error whose message is what the client is told, already logged where it mattered. */
+/**
+ * @typedef {Error & { upstreamMessage: string, logged: boolean, httpStatus?: number, notDelivered?: boolean, retryable?: boolean }} UpstreamFailure
+ */
+
+/**
+ * An error whose message is what the client is told, already logged where it mattered.
+ * @param {string} message
+ * @returns {UpstreamFailure}
+ */
 function upstreamFailure(message) {
-  const err = new Error(message)
-  err.upstreamMessage = message
-  err.logged = true
-  return err
+  return Object.assign(new Error(message), { upstreamMessage: message, logged: true })
 }
 
 /**
@@ -99,6 +105,7 @@ function upstreamFailure(message) {
  * error naming it (never a value).
  */
 function parseHeaders(lines, env = process.env) {
+  /** @type {Record<string, string>} */
   const headers = {}
   for (const line of lines) {
     const colon = line.indexOf(':')
@@ -427,7 +434,8 @@ class HttpUpstream {
   }
 
   createTransport(kind) {
-    const opts = { requestInit: { headers: { ...this.headers } }, fetch: undiciFetch }
+    // undici's fetch is the WHATWG fetch the SDK expects; only its types are undici's own.
+    const opts = { requestInit: { headers: { ...this.headers } }, fetch: /** @type {typeof fetch} */ (/** @type {unknown} */ (undiciFetch)) }
     const transport = kind === 'sse' ? new SSEClientTransport(this.url, opts) : new StreamableHTTPClientTransport(this.url, { ...opts, reconnectionOptions: RESUME })
     transport.onmessage = (msg) => this.received(transport, msg)
     transport.onerror = (err) => this.transportError(transport, err)
@@ -509,7 +517,7 @@ class HttpUpstream {
       const statusText = err.data?.statusText
       const failure = upstreamFailure(`upstream ${this.shownUrl} answered HTTP ${status}${statusText ? ` ${statusText}` : ''} on ${what}`)
       failure.httpStatus = status
-      if (status === 404 && this.transport && transport === this.transport && this.kind === 'streamable-http' && this.transport.sessionId) {
+      if (status === 404 && transport === this.transport && transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
         // The spec's word for a session the server no longer knows: start a new one.
         failure.notDelivered = true
         this.reconnect(`the session expired (HTTP 404 on ${what})`, msg)
@@ -522,7 +530,6 @@ class HttpUpstream {
         const entry = this.outstanding.get(key)
         this.forget(key)
         if (entry) setImmediate(() => this.toClient(answer, entry))
-        failure.alreadyAnswered = true
         return failure
       }
       if (this.transport) log(failure.message)
@@ -699,7 +706,7 @@ class HttpUpstream {
     const transport = this.transport
     this.transport = null
     if (!transport) return
-    if (typeof transport.terminateSession === 'function' && transport.sessionId) {
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
       // The server may free the session at once rather than when it times out.
       const timer = new Promise((resolve) => setTimeout(resolve, CLOSE_MS).unref?.())
       await Promise.race([transport.terminateSession().catch(() => {}), timer])
