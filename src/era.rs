@@ -260,3 +260,202 @@ pub fn client_key(meta_json: Option<&str>) -> String {
         .map(|info| info.to_string())
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::level::Level;
+    use crate::session::SessionOptions;
+
+    const MODERN: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    const DISCOVER: &str = r#"{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"up","version":"1"}}}"#;
+
+    fn grid(change: Option<&str>) -> String {
+        let capture: Value =
+            serde_json::from_str(include_str!("../__test__/fixtures/snapshots/grid.json"))
+                .expect("fixture");
+        let mut result = capture["result"].clone();
+        if let (Some(change), Some(text)) = (change, result.pointer_mut("/content/0/text")) {
+            let changed = text
+                .as_str()
+                .unwrap_or_default()
+                .replace("link \"Orders\"", change);
+            *text = Value::String(changed);
+        }
+        result.to_string()
+    }
+
+    fn meta_of(client: &str) -> String {
+        format!(
+            r#"{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"{client}","version":"1"}}}}"#
+        )
+    }
+
+    /// A `take_snapshot` result of page 1 for the client `meta` names, as the proxy filters it.
+    fn snapshot_for(era: &mut Era, session: &mut Session, meta: &str, change: Option<&str>) -> String {
+        era.use_client(session, Some(meta));
+        let out = session
+            .filter_tool_result("take_snapshot", &grid(change), Some(r#"{"pageId":1}"#))
+            .expect("filters")
+            .expect("changed");
+        let out: Value = serde_json::from_str(&out).expect("json");
+        out["content"][0]["text"].as_str().unwrap_or_default().to_string()
+    }
+
+    fn answer(era: &mut Era, session: &mut Session, meta: Option<&str>) -> Value {
+        let member = era
+            .answer_proxy_tool(session, "search_snapshot", Some(r#"{"query":"Orders"}"#), meta)
+            .expect("answers");
+        serde_json::from_str::<Value>(&format!("{{{member}}}")).expect("member is JSON")
+    }
+
+    fn moderate() -> Session {
+        Session::new(SessionOptions::for_level(Level::Moderate))
+    }
+
+    #[test]
+    fn modern_answers_carry_result_type_and_the_upstreams_server_info() {
+        let mut era = Era::new();
+        let mut session = moderate();
+        era.learn("server/discover", DISCOVER);
+        assert_eq!(era.kind(), Some(Kind::Modern));
+        snapshot_for(&mut era, &mut session, MODERN, None);
+        let reply = answer(&mut era, &mut session, Some(MODERN));
+        assert_eq!(reply["result"]["resultType"], "complete");
+        assert_eq!(
+            reply["result"]["_meta"][SERVER_INFO_KEY],
+            json!({"name": "up", "version": "1"})
+        );
+        assert!(reply["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("72_11")));
+    }
+
+    #[test]
+    fn legacy_answers_stay_bare() {
+        let mut era = Era::new();
+        let mut session = moderate();
+        era.learn(
+            "initialize",
+            r#"{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"up","version":"1"}}"#,
+        );
+        assert_eq!(era.kind(), Some(Kind::Legacy));
+        let reply = answer(&mut era, &mut session, None);
+        assert!(reply["result"].get("resultType").is_none(), "{reply}");
+        assert!(reply["result"].get("_meta").is_none(), "{reply}");
+        // Before anything was learned, the request's own envelope decides.
+        let mut unknown = Era::new();
+        assert!(answer(&mut unknown, &mut session, None)["result"]
+            .get("resultType")
+            .is_none());
+        assert_eq!(
+            answer(&mut unknown, &mut session, Some(MODERN))["result"]["resultType"],
+            "complete"
+        );
+    }
+
+    #[test]
+    fn the_era_is_learned_from_the_first_results_too() {
+        let mut era = Era::new();
+        era.learn("tools/list", r#"{"tools":[],"resultType":"complete"}"#);
+        assert_eq!(era.kind(), Some(Kind::Modern));
+        // A later result without resultType (a 2025 answer on a dual server) keeps it.
+        era.learn("prompts/list", r#"{"prompts":[]}"#);
+        assert_eq!(era.kind(), Some(Kind::Modern));
+        let mut legacy = Era::new();
+        legacy.learn("tools/list", r#"{"tools":[]}"#);
+        assert_eq!(legacy.kind(), Some(Kind::Legacy));
+        let mut nothing = Era::new();
+        nothing.learn("tools/list", "not json");
+        nothing.learn("tools/list", "[1]");
+        assert_eq!(nothing.kind(), None);
+    }
+
+    #[test]
+    fn a_missing_or_malformed_envelope_is_invalid_params_and_an_unknown_version_unsupported() {
+        let mut era = Era::new();
+        let mut session = moderate();
+        era.learn("server/discover", DISCOVER);
+        let invalid = [
+            None,
+            Some("[]"),
+            Some("not json"),
+            Some(r#"{"io.modelcontextprotocol/clientCapabilities":{}}"#),
+            Some(r#"{"io.modelcontextprotocol/protocolVersion":7,"io.modelcontextprotocol/clientCapabilities":{}}"#),
+            Some(r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#),
+            Some(r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}"#),
+            Some(r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":"me"}"#),
+        ];
+        for meta in invalid {
+            let reply = answer(&mut era, &mut session, meta);
+            assert_eq!(reply["error"]["code"], INVALID_PARAMS, "{meta:?}: {reply}");
+            assert!(reply.get("result").is_none());
+        }
+        let reply = answer(
+            &mut era,
+            &mut session,
+            Some(r#"{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}"#),
+        );
+        assert_eq!(reply["error"]["code"], UNSUPPORTED_PROTOCOL_VERSION);
+        assert_eq!(
+            reply["error"]["data"],
+            json!({"supported": ["2026-07-28"], "requested": "2099-01-01"})
+        );
+        // The versions are the upstream's own when it listed them.
+        era.learn(
+            "server/discover",
+            r#"{"supportedVersions":["2099-01-01"],"resultType":"complete"}"#,
+        );
+        let reply = answer(&mut era, &mut session, Some(MODERN));
+        assert_eq!(reply["error"]["data"]["supported"], json!(["2099-01-01"]));
+    }
+
+    #[test]
+    fn a_second_client_gets_a_full_snapshot_never_a_delta_against_the_firsts() {
+        let mut era = Era::new();
+        let mut session = moderate();
+        era.learn("server/discover", DISCOVER);
+        let (alice, bob) = (meta_of("alice"), meta_of("bob"));
+        let first = snapshot_for(&mut era, &mut session, &alice, None);
+        assert!(first.contains("snapshot 1, full"), "{}", &first[..200]);
+        let changed = Some("link \"Orders (2 new)\"");
+        let to_bob = snapshot_for(&mut era, &mut session, &bob, changed);
+        assert!(to_bob.contains("snapshot 1, full"), "{}", &to_bob[..200]);
+        assert!(!to_bob.contains("delta against"), "{}", &to_bob[..200]);
+        // Alice still holds her snapshot 1: hers is a delta against it.
+        let to_alice = snapshot_for(&mut era, &mut session, &alice, changed);
+        assert!(
+            to_alice.contains("snapshot 2: delta against snapshot 1"),
+            "{}",
+            &to_alice[..200]
+        );
+        // And the proxy tools answer each from what that client was sent.
+        let search = |era: &mut Era, session: &mut Session, meta: &str| {
+            answer(era, session, Some(meta))["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let fresh = meta_of("carol");
+        assert!(search(&mut era, &mut session, &fresh).contains("No snapshot"));
+        assert!(search(&mut era, &mut session, &bob).contains("Orders (2 new)"));
+    }
+
+    #[test]
+    fn clients_past_the_bound_are_forgotten_oldest_first() {
+        let mut era = Era::new();
+        let mut session = moderate();
+        let metas: Vec<String> = (0..=MAX_PARKED_CLIENTS + 1)
+            .map(|i| meta_of(&format!("c{i}")))
+            .collect();
+        for meta in &metas {
+            snapshot_for(&mut era, &mut session, meta, None);
+        }
+        assert_eq!(era.parked.len(), MAX_PARKED_CLIENTS);
+        // The first client's state went: its next snapshot is whole again.
+        let again = snapshot_for(&mut era, &mut session, &metas[0], Some("link \"X\""));
+        assert!(again.contains("snapshot 1, full"), "{}", &again[..200]);
+        let kept = snapshot_for(&mut era, &mut session, &metas[3], Some("link \"X\""));
+        assert!(kept.contains("delta against snapshot 1"), "{}", &kept[..200]);
+    }
+}
