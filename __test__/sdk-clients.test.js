@@ -150,3 +150,90 @@ for (const [name, server] of Object.entries(SERVERS)) {
     define(`SDK 1.x client → proxy → ${name}`, () => tsClient({ v1: true }, server))
   }
 }
+
+// ---- raw lines: what no SDK client sends ----
+
+const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} }
+
+/** The modern `_meta` of a client named `name`. */
+function metaOf(name) {
+  return { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name, version: '1.0.0' } }
+}
+
+function startModern() {
+  const proxy = spawnRaw(proxyCommand(SERVERS['TS v2 server (modern)'].command))
+  let id = 0
+  const request = async (method, params) => {
+    const my = ++id
+    proxy.send({ jsonrpc: '2.0', id: my, method, params })
+    return proxy.waitFor((m) => m.id === my)
+  }
+  const call = (name, args, meta) => request('tools/call', { name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) })
+  return { proxy, request, call }
+}
+
+test('the proxy tools answer a modern envelope as the modern upstream answers its own tools', { timeout: 60_000 }, async () => {
+  const { proxy, request, call } = startModern()
+  try {
+    const discover = await request('server/discover', { _meta: ENVELOPE })
+    assert.deepEqual(discover.result.supportedVersions, [MODERN])
+    const broken = {
+      'a version that is no string': { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': 7 },
+      'no client capabilities': { 'io.modelcontextprotocol/protocolVersion': MODERN },
+      'an unsupported version': { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
+    }
+    // How the upstream refuses them for its own tool (asked first: once this SDK's server has
+    // served a request on the connection, it takes any version string).
+    const upstream = {}
+    for (const [what, meta] of Object.entries(broken)) {
+      upstream[what] = await call('echo', { text: 'x' }, meta)
+      assert.ok(upstream[what].error, `${what}: the upstream refuses it`)
+    }
+    const list = await request('tools/list', { _meta: ENVELOPE })
+    // The rewritten list keeps the upstream's result type and cache hints, and lists the proxy's tools.
+    assert.equal(list.result.resultType, 'complete')
+    assert.equal(list.result.ttlMs, discover.result.ttlMs)
+    assert.equal(list.result.cacheScope, discover.result.cacheScope)
+    assert.deepEqual(list.result._meta, discover.result._meta)
+    for (const name of PROXY_TOOLS) assert.ok(list.result.tools.some((t) => t.name === name), name)
+    await call('take_snapshot', { pageId: 1, fixture: 'grid' }, ENVELOPE)
+
+    const ok = await call('search_snapshot', { query: 'Orders' }, ENVELOPE)
+    assert.equal(ok.result.resultType, 'complete')
+    assert.deepEqual(ok.result._meta, discover.result._meta, 'the serverInfo a modern server adds')
+    assert.match(ok.result.content[0].text, /72_11/)
+
+    for (const [what, meta] of Object.entries(broken)) {
+      const own = await call('search_snapshot', { query: 'Orders' }, meta)
+      assert.equal(own.error?.code, upstream[what].error.code, `${what}: ${JSON.stringify(own)}`)
+      assert.equal(own.result, undefined)
+    }
+    const unsupported = await call('expand_snapshot', { uid: '72_1' }, broken['an unsupported version'])
+    assert.deepEqual(unsupported.error.data, upstream['an unsupported version'].error.data)
+    // No envelope at all: invalid params, as the spec says (this SDK's server answers -32022).
+    assert.equal((await call('expand_snapshot', { uid: '72_1' })).error?.code, -32602)
+  } finally {
+    proxy.child.stdin.end()
+    await proxy.exited
+  }
+})
+
+test('two client identities on one connection: the second gets a full snapshot, never a delta against the first one\'s', { timeout: 60_000 }, async () => {
+  const { proxy, request, call } = startModern()
+  try {
+    await request('tools/list', { _meta: metaOf('alice') })
+    const text = (m) => m.result.content[0].text
+    assert.match(text(await call('take_snapshot', { pageId: 1, fixture: 'grid' }, metaOf('alice'))), /snapshot 1, full/)
+    const toBob = text(await call('take_snapshot', { pageId: 1, fixture: 'grid', change: 1 }, metaOf('bob')))
+    assert.match(toBob, /snapshot 1, full: first snapshot of this page/)
+    assert.doesNotMatch(toBob, /delta against/)
+    // Alice still holds her snapshot 1, and her proxy tools read it.
+    assert.match(text(await call('take_snapshot', { pageId: 1, fixture: 'grid', change: 2 }, metaOf('alice'))), /snapshot 2: delta against snapshot 1, 0 added, 1 changed/)
+    assert.match(text(await call('search_snapshot', { query: 'new\\)', regex: true }, metaOf('alice'))), /Orders \(2 new\)/)
+    assert.match(text(await call('search_snapshot', { query: 'new\\)', regex: true }, metaOf('bob'))), /Orders \(1 new\)/)
+    assert.match(text(await call('search_snapshot', { query: 'Orders' }, metaOf('carol'))), /No snapshot/)
+  } finally {
+    proxy.child.stdin.end()
+    await proxy.exited
+  }
+})
