@@ -19,6 +19,8 @@ const { StdioUpstream, SHUTDOWN_STEP_MS } = require('./upstream-stdio.js')
 const { log } = require('./log.js')
 
 const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'])
+// Results the protocol era is learned from (src/era.rs): small ones that come first.
+const ERA_METHODS = new Set(['initialize', 'server/discover', ...LIST_METHODS])
 
 // JSON-RPC error codes the proxy itself answers with.
 const PARSE_ERROR = -32700
@@ -250,7 +252,7 @@ class Proxy {
       // The arguments as the client wrote them, for the filter (resourceTypes, pageId…).
       entry.argumentsJson = m.msg.params.arguments === undefined ? null : m.paramText('arguments')
       // Names the client (modern `clientInfo`) whose snapshot state the result belongs to.
-      if (m.msg.params._meta !== undefined) entry.metaJson = m.paramText('_meta')
+      entry.metaJson = m.paramText('_meta') ?? null
     }
     return entry
   }
@@ -308,7 +310,7 @@ class Proxy {
       const entry = this.pending.get(m.key)
       if (entry) {
         // The proxy's own answers speak the era the upstream's results show (src/era.rs).
-        if (entry.method !== 'tools/call' && 'result' in m.msg) this.session.learnEra?.(entry.method, memberText(m.text, 'result'))
+        if (ERA_METHODS.has(entry.method) && 'result' in m.msg) this.session.learnEra?.(entry.method, memberText(m.text, 'result') ?? '')
         this.toClient((this.filtering && 'result' in m.msg ? this.rewrite(entry, m.text) : null) ?? m.line ?? m.text)
         this.finish(m.key, entry)
         return undefined
@@ -388,7 +390,7 @@ class Proxy {
    */
   filterResponseLine(entry, original, filter) {
     try {
-      this.session.useClient?.(entry.metaJson ?? null)
+      this.session.useClient?.(entry.metaJson)
       const response = filter()
       this.logStatsLine()
       return response ?? original

@@ -634,7 +634,11 @@ impl FilterSession {
     /// Learns the upstream's protocol era from the result (JSON) it sent to a `method` request
     /// (`initialize`, `server/discover`, a list): the proxy's own answers then speak it.
     #[napi]
-    pub fn learn_era(&mut self, method: String, #[napi(ts_arg_type = "string")] result_json: TextArg) {
+    pub fn learn_era(
+        &mut self,
+        method: String,
+        #[napi(ts_arg_type = "string")] result_json: TextArg,
+    ) {
         self.era.learn(&method, &result_json.0);
     }
 

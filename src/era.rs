@@ -292,19 +292,32 @@ mod tests {
     }
 
     /// A `take_snapshot` result of page 1 for the client `meta` names, as the proxy filters it.
-    fn snapshot_for(era: &mut Era, session: &mut Session, meta: &str, change: Option<&str>) -> String {
+    fn snapshot_for(
+        era: &mut Era,
+        session: &mut Session,
+        meta: &str,
+        change: Option<&str>,
+    ) -> String {
         era.use_client(session, Some(meta));
         let out = session
             .filter_tool_result("take_snapshot", &grid(change), Some(r#"{"pageId":1}"#))
             .expect("filters")
             .expect("changed");
         let out: Value = serde_json::from_str(&out).expect("json");
-        out["content"][0]["text"].as_str().unwrap_or_default().to_string()
+        out["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
     }
 
     fn answer(era: &mut Era, session: &mut Session, meta: Option<&str>) -> Value {
         let member = era
-            .answer_proxy_tool(session, "search_snapshot", Some(r#"{"query":"Orders"}"#), meta)
+            .answer_proxy_tool(
+                session,
+                "search_snapshot",
+                Some(r#"{"query":"Orders"}"#),
+                meta,
+            )
             .expect("answers");
         serde_json::from_str::<Value>(&format!("{{{member}}}")).expect("member is JSON")
     }
@@ -381,10 +394,16 @@ mod tests {
             Some("[]"),
             Some("not json"),
             Some(r#"{"io.modelcontextprotocol/clientCapabilities":{}}"#),
-            Some(r#"{"io.modelcontextprotocol/protocolVersion":7,"io.modelcontextprotocol/clientCapabilities":{}}"#),
+            Some(
+                r#"{"io.modelcontextprotocol/protocolVersion":7,"io.modelcontextprotocol/clientCapabilities":{}}"#,
+            ),
             Some(r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#),
-            Some(r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}"#),
-            Some(r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":"me"}"#),
+            Some(
+                r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}"#,
+            ),
+            Some(
+                r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":"me"}"#,
+            ),
         ];
         for meta in invalid {
             let reply = answer(&mut era, &mut session, meta);
@@ -394,7 +413,9 @@ mod tests {
         let reply = answer(
             &mut era,
             &mut session,
-            Some(r#"{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}"#),
+            Some(
+                r#"{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}"#,
+            ),
         );
         assert_eq!(reply["error"]["code"], UNSUPPORTED_PROTOCOL_VERSION);
         assert_eq!(
@@ -456,6 +477,10 @@ mod tests {
         let again = snapshot_for(&mut era, &mut session, &metas[0], Some("link \"X\""));
         assert!(again.contains("snapshot 1, full"), "{}", &again[..200]);
         let kept = snapshot_for(&mut era, &mut session, &metas[3], Some("link \"X\""));
-        assert!(kept.contains("delta against snapshot 1"), "{}", &kept[..200]);
+        assert!(
+            kept.contains("delta against snapshot 1"),
+            "{}",
+            &kept[..200]
+        );
     }
 }
