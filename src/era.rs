@@ -30,8 +30,9 @@ pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
 pub const INVALID_PARAMS: i64 = -32602;
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
-/// Clients whose state is kept besides the current one; past that the least recently seen
-/// one's is forgotten (its next snapshot of a page is then sent whole).
+/// Clients whose state is kept besides the current one; past that, or past the bytes one client
+/// may hold (its snapshot cache and its cut texts), the least recently seen one's is forgotten
+/// (its next snapshot of a page is then sent whole).
 pub const MAX_PARKED_CLIENTS: usize = 8;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,8 +219,13 @@ impl Era {
         };
         session.swap_client_state(&mut state);
         let previous = std::mem::replace(&mut self.holder, key);
-        self.parked.push_back((previous, state));
-        if self.parked.len() > MAX_PARKED_CLIENTS {
+        if !state.is_empty() {
+            self.parked.push_back((previous, state));
+        }
+        let max_bytes = session.options().cache_bytes.saturating_mul(2);
+        while self.parked.len() > MAX_PARKED_CLIENTS
+            || self.parked.iter().map(|(_, s)| s.bytes()).sum::<usize>() > max_bytes
+        {
             self.parked.pop_front();
         }
     }
@@ -460,6 +466,23 @@ mod tests {
         let fresh = meta_of("carol");
         assert!(search(&mut era, &mut session, &fresh).contains("No snapshot"));
         assert!(search(&mut era, &mut session, &bob).contains("Orders (2 new)"));
+    }
+
+    #[test]
+    fn parked_clients_hold_no_more_bytes_than_one_client_may() {
+        let mut era = Era::new();
+        let mut options = SessionOptions::for_level(Level::Moderate);
+        // Room for one grid snapshot (30.6 KB raw) per cache.
+        options.cache_bytes = 40_000;
+        let mut session = Session::new(options);
+        for name in ["a", "b", "c", "d"] {
+            snapshot_for(&mut era, &mut session, &meta_of(name), None);
+        }
+        let parked: usize = era.parked.iter().map(|(_, s)| s.bytes()).sum();
+        assert!(parked <= 80_000, "{parked}");
+        assert_eq!(era.parked.len(), 2, "b and c, a forgotten");
+        let again = snapshot_for(&mut era, &mut session, &meta_of("a"), Some("link \"X\""));
+        assert!(again.contains("snapshot 1, full"), "{}", &again[..200]);
     }
 
     #[test]

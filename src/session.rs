@@ -87,6 +87,18 @@ pub struct ClientState {
     cut_results: SnapshotCache,
 }
 
+impl ClientState {
+    /// Bytes of snapshots and cut texts held.
+    pub fn bytes(&self) -> usize {
+        self.cache.bytes() + self.cut_results.bytes()
+    }
+
+    /// Nothing was sent to this client yet (or all of it was forgotten).
+    pub fn is_empty(&self) -> bool {
+        self.cache.is_empty() && self.cut_results.is_empty() && self.snapshot_numbers.is_empty()
+    }
+}
+
 /// Running totals over the `tools/call` results of a session.
 pub type SessionTotals = SavingsTotals;
 
