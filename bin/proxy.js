@@ -19,6 +19,8 @@ const { StdioUpstream, SHUTDOWN_STEP_MS } = require('./upstream-stdio.js')
 const { log } = require('./log.js')
 
 const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'])
+// Results the protocol era is learned from (src/era.rs): small ones that come first.
+const ERA_METHODS = new Set(['initialize', 'server/discover', ...LIST_METHODS])
 
 // JSON-RPC error codes the proxy itself answers with.
 const PARSE_ERROR = -32700
@@ -87,8 +89,9 @@ class Proxy {
    * @param {(tool: string, length?: number) => boolean} [opts.isFilteredTool] which tools' results go
    *   to the filter, by tool and, for a response, its line's length (bytes or UTF-16 units): a
    *   result of any tool may be over the token budget
-   * @param {{has(name: string): boolean, call(name: string, argumentsJson: string): string}} [opts.localTools]
-   *   tools the proxy answers itself (expand_snapshot, search_snapshot): `call` returns the result's JSON
+   * @param {{has(name: string): boolean, call(name: string, argumentsJson: string): string, answer?(name: string, argumentsJson: string, metaJson: string | null): string}} [opts.localTools]
+   *   tools the proxy answers itself (expand_snapshot, search_snapshot): `call` returns the result's JSON;
+   *   `answer`, when given, the response's `"result":…` or `"error":…` member in the request's era (src/era.rs)
    */
   constructor(opts) {
     this.command = opts.command
@@ -248,6 +251,8 @@ class Proxy {
       entry.tool = m.msg.params.name
       // The arguments as the client wrote them, for the filter (resourceTypes, pageId…).
       entry.argumentsJson = m.msg.params.arguments === undefined ? null : m.paramText('arguments')
+      // Names the client (modern `clientInfo`) whose snapshot state the result belongs to.
+      entry.metaJson = m.paramText('_meta') ?? null
     }
     return entry
   }
@@ -304,6 +309,8 @@ class Proxy {
     if (m.isResponse && m.hasId) {
       const entry = this.pending.get(m.key)
       if (entry) {
+        // The proxy's own answers speak the era the upstream's results show (src/era.rs).
+        if (ERA_METHODS.has(entry.method) && 'result' in m.msg) this.session.learnEra?.(entry.method, memberText(m.text, 'result') ?? '')
         this.toClient((this.filtering && 'result' in m.msg ? this.rewrite(entry, m.text) : null) ?? m.line ?? m.text)
         this.finish(m.key, entry)
         return undefined
@@ -383,6 +390,7 @@ class Proxy {
    */
   filterResponseLine(entry, original, filter) {
     try {
+      this.session.useClient?.(entry.metaJson)
       const response = filter()
       this.logStatsLine()
       return response ?? original
@@ -501,10 +509,11 @@ class Proxy {
   answerLocally(m) {
     const name = m.msg.params.name
     const argumentsJson = m.paramText('arguments') ?? '{}'
+    const metaJson = m.paramText('_meta') ?? null
     Promise.resolve(this.snapshotInFlight(pageOf(argumentsJson)))
-      .then(() => this.localTools.call(name, argumentsJson))
+      .then(() => (this.localTools.answer ? this.localTools.answer(name, argumentsJson, metaJson) : `"result":${this.localTools.call(name, argumentsJson)}`))
       .then(
-        (resultJson) => this.toClient(`{"jsonrpc":"2.0","id":${m.idJson},"result":${resultJson}}`),
+        (member) => this.toClient(`{"jsonrpc":"2.0","id":${m.idJson},${member}}`),
         (err) => this.replyError(m.idJson, -32603, `Internal error: ${err.message}`),
       )
   }

@@ -12,6 +12,7 @@ use napi_derive::napi;
 
 use crate::describe;
 use crate::envelope;
+use crate::era::Era;
 use crate::error::FilterError;
 use crate::level::Level;
 use crate::result::{self, ResultOptions};
@@ -477,6 +478,7 @@ pub struct SessionConfig {
 #[napi]
 pub struct FilterSession {
     inner: Session,
+    era: Era,
 }
 
 #[napi]
@@ -508,6 +510,7 @@ impl FilterSession {
         options.drop_structured_content = config.drop_structured_content.unwrap_or(false);
         Ok(FilterSession {
             inner: Session::new(options),
+            era: Era::new(),
         })
     }
 
@@ -604,6 +607,53 @@ impl FilterSession {
         self.inner
             .call_proxy_tool(&tool_name, arguments_json.as_deref())
             .map_err(to_napi)
+    }
+
+    /// Answers a call of one of the proxy's tools as the upstream's protocol era requires, for
+    /// the client the request's `_meta` (`metaJson`, its JSON text) names: the response's
+    /// `"result":{…}` or `"error":{…}` member, to write after the `id`. Modern requests get
+    /// `resultType` and the upstream's `serverInfo`, or the envelope errors a modern server
+    /// answers with (`-32602`, `-32022`).
+    #[napi(catch_unwind)]
+    pub fn answer_proxy_tool(
+        &mut self,
+        tool_name: String,
+        arguments_json: Option<String>,
+        meta_json: Option<String>,
+    ) -> Result<String> {
+        self.era
+            .answer_proxy_tool(
+                &mut self.inner,
+                &tool_name,
+                arguments_json.as_deref(),
+                meta_json.as_deref(),
+            )
+            .map_err(to_napi)
+    }
+
+    /// Learns the upstream's protocol era from the result (JSON) it sent to a `method` request
+    /// (`initialize`, `server/discover`, a list): the proxy's own answers then speak it.
+    #[napi]
+    pub fn learn_era(
+        &mut self,
+        method: String,
+        #[napi(ts_arg_type = "string")] result_json: TextArg,
+    ) {
+        self.era.learn(&method, &result_json.0);
+    }
+
+    /// The era learned so far: `'legacy'`, `'modern'`, or `null` before anything told.
+    #[napi(getter)]
+    pub fn protocol_era(&self) -> Option<String> {
+        self.era.kind().map(|k| k.as_str().to_string())
+    }
+
+    /// The next result filtered is for the client the request's `_meta` (`metaJson`) names:
+    /// snapshots and deltas are kept per client (`clientInfo`), so none gets a delta against
+    /// what another one was sent.
+    #[napi]
+    pub fn use_client(&mut self, meta_json: Option<String>) {
+        self.era.use_client(&mut self.inner, meta_json.as_deref());
     }
 
     /// What the filters did to the last `filterToolResult` call (`null` when it returned `null`).
