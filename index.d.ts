@@ -50,6 +50,27 @@ export declare class FilterSession {
    * result when there is no snapshot or the uid is unknown).
    */
   callProxyTool(toolName: string, argumentsJson?: string | undefined | null): string
+  /**
+   * Answers a call of one of the proxy's tools as the upstream's protocol era requires, for
+   * the client the request's `_meta` (`metaJson`, its JSON text) names: the response's
+   * `"result":{…}` or `"error":{…}` member, to write after the `id`. Modern requests get
+   * `resultType` and the upstream's `serverInfo`, or the envelope errors a modern server
+   * answers with (`-32602`, `-32022`).
+   */
+  answerProxyTool(toolName: string, argumentsJson?: string | undefined | null, metaJson?: string | undefined | null): string
+  /**
+   * Learns the upstream's protocol era from the result (JSON) it sent to a `method` request
+   * (`initialize`, `server/discover`, a list): the proxy's own answers then speak it.
+   */
+  learnEra(method: string, resultJson: string): void
+  /** The era learned so far: `'legacy'`, `'modern'`, or `null` before anything told. */
+  get protocolEra(): string | null
+  /**
+   * The next result filtered is for the client the request's `_meta` (`metaJson`) names:
+   * snapshots and deltas are kept per client (`clientInfo`), so none gets a delta against
+   * what another one was sent.
+   */
+  useClient(metaJson?: string | undefined | null): void
   /** What the filters did to the last `filterToolResult` call (`null` when it returned `null`). */
   lastFigures(): ResultFigures | null
   /** Bytes of raw snapshots held for the proxy tools. */
@@ -221,6 +242,10 @@ export interface ResponseRoute {
   tool?: string
   /** For `tools/call`: the request's `arguments` as the client wrote them (JSON). */
   argumentsJson?: string
+  /** The request's `params._meta` as the client wrote it (JSON): names the client. */
+  metaJson?: string
+  /** False: forward the response as it came (level off); the proxy still learns from it. */
+  rewrite: boolean
 }
 
 /** What the filters did to one `tools/call` result. */

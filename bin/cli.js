@@ -105,6 +105,8 @@ async function main(argv) {
     localTools: {
       has: (name) => session.isProxyTool(name),
       call: (name, argumentsJson) => session.callProxyTool(name, argumentsJson),
+      // In the upstream's protocol era, for the client the request's _meta names.
+      answer: (name, argumentsJson, metaJson) => session.answerProxyTool(name, argumentsJson, metaJson),
     },
   })
   process.once('SIGINT', () => proxy.shutdown(0, 'SIGINT'))

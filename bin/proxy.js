@@ -65,8 +65,9 @@ class Proxy {
    * @param {(tool: string) => boolean} [opts.isFilteredTool] which tools' results the filter
    *   rewrites whatever their size (a call of the proxy's own tools waits for such a call of its
    *   page still in flight)
-   * @param {{has(name: string): boolean, call(name: string, argumentsJson: string): string}} [opts.localTools]
-   *   tools the proxy answers itself (expand_snapshot, search_snapshot): `call` returns the result's JSON
+   * @param {{has(name: string): boolean, call(name: string, argumentsJson: string): string, answer?(name: string, argumentsJson: string, metaJson: string | null): string}} [opts.localTools]
+   *   tools the proxy answers itself (expand_snapshot, search_snapshot): `call` returns the result's JSON;
+   *   `answer`, when given, the response's `"result":…` or `"error":…` member in the request's era (src/era.rs)
    * @param {number} [opts.snapshotWaitMs] how long a call of those waits for a snapshot in flight
    */
   constructor(opts) {
@@ -230,6 +231,8 @@ class Proxy {
       entry.tool = m.msg.params.name
       // The arguments as the client wrote them, for the filter (resourceTypes, pageId…).
       entry.argumentsJson = m.msg.params.arguments === undefined ? null : m.paramText('arguments')
+      // Names the client (modern `clientInfo`) whose snapshot state the result belongs to.
+      entry.metaJson = m.paramText('_meta') ?? null
     }
     return entry
   }
@@ -299,8 +302,8 @@ class Proxy {
       routed = this.session.routeResponse(line, (idJson) => {
         key = idKeyOfJson(idJson)
         entry = this.pending.get(key)
-        if (!entry || !this.filtering) return null
-        return { method: entry.method, tool: entry.tool, argumentsJson: entry.argumentsJson ?? undefined }
+        if (!entry) return null
+        return { method: entry.method, tool: entry.tool, argumentsJson: entry.argumentsJson ?? undefined, metaJson: entry.metaJson ?? undefined, rewrite: this.filtering }
       })
     } catch (err) {
       // A fault of the native side itself: the line goes the JS way, forwarded as it came.
@@ -427,10 +430,11 @@ class Proxy {
   answerLocally(m) {
     const name = m.msg.params.name
     const argumentsJson = m.paramText('arguments') ?? '{}'
+    const metaJson = m.paramText('_meta') ?? null
     Promise.resolve(this.snapshotInFlight(pageOf(argumentsJson)))
-      .then(() => this.localTools.call(name, argumentsJson))
+      .then(() => (this.localTools.answer ? this.localTools.answer(name, argumentsJson, metaJson) : `"result":${this.localTools.call(name, argumentsJson)}`))
       .then(
-        (resultJson) => this.toClient(`{"jsonrpc":"2.0","id":${m.idJson},"result":${resultJson}}`),
+        (member) => this.toClient(`{"jsonrpc":"2.0","id":${m.idJson},${member}}`),
         (err) => this.replyError(m.idJson, -32603, `Internal error: ${err.message}`),
       )
   }

@@ -14,6 +14,7 @@ use napi_derive::napi;
 
 use crate::describe;
 use crate::envelope;
+use crate::era::Era;
 use crate::error::FilterError;
 use crate::level::Level;
 use crate::result::{self, ResultOptions};
@@ -199,6 +200,13 @@ pub struct SnapshotResult {
     pub uids_hidden: u32,
     /// Marker lines written.
     pub markers: u32,
+}
+
+/// The text of a response's `result` member.
+fn result_text(response_json: &str) -> Option<&str> {
+    crate::session::result_span(response_json)
+        .ok()
+        .map(|span| &response_json[span])
 }
 
 fn count(n: usize) -> u32 {
@@ -438,6 +446,10 @@ pub struct ResponseRoute {
     pub tool: Option<String>,
     /// For `tools/call`: the request's `arguments` as the client wrote them (JSON).
     pub arguments_json: Option<String>,
+    /// The request's `params._meta` as the client wrote it (JSON): names the client.
+    pub meta_json: Option<String>,
+    /// False: forward the response as it came (level off); the proxy still learns from it.
+    pub rewrite: bool,
 }
 
 /// A response line as `routeResponse` read and filtered it.
@@ -494,6 +506,7 @@ pub struct SessionConfig {
 #[napi]
 pub struct FilterSession {
     inner: Session,
+    era: Era,
 }
 
 #[napi]
@@ -525,6 +538,7 @@ impl FilterSession {
         options.drop_structured_content = config.drop_structured_content.unwrap_or(false);
         Ok(FilterSession {
             inner: Session::new(options),
+            era: Era::new(),
         })
     }
 
@@ -602,10 +616,23 @@ impl FilterSession {
                 "response is not UTF-8: {e}"
             )))
         })?;
+        // The proxy's own answers speak the era the upstream's results show.
+        if Era::learns_from(&request.method) {
+            if let Some(result) = result_text(text) {
+                self.era.learn(&request.method, result);
+            }
+        }
+        if !request.rewrite {
+            return Ok(Some(routed));
+        }
         let filtered = match (request.method.as_str(), request.tool.as_deref()) {
-            ("tools/call", Some(tool)) if self.inner.may_filter_result(tool, line.len()) => self
-                .inner
-                .filter_tool_response(tool, text, request.arguments_json.as_deref()),
+            ("tools/call", Some(tool)) if self.inner.may_filter_result(tool, line.len()) => {
+                // Snapshot state is the client's the request's _meta names.
+                self.era
+                    .use_client(&mut self.inner, request.meta_json.as_deref());
+                self.inner
+                    .filter_tool_response(tool, text, request.arguments_json.as_deref())
+            }
             (method, _) if describe::LIST_METHODS.contains(&method) => {
                 self.inner.compress_list_response(method, text)
             }
@@ -641,6 +668,53 @@ impl FilterSession {
         self.inner
             .call_proxy_tool(&tool_name, arguments_json.as_deref())
             .map_err(to_napi)
+    }
+
+    /// Answers a call of one of the proxy's tools as the upstream's protocol era requires, for
+    /// the client the request's `_meta` (`metaJson`, its JSON text) names: the response's
+    /// `"result":{…}` or `"error":{…}` member, to write after the `id`. Modern requests get
+    /// `resultType` and the upstream's `serverInfo`, or the envelope errors a modern server
+    /// answers with (`-32602`, `-32022`).
+    #[napi(catch_unwind)]
+    pub fn answer_proxy_tool(
+        &mut self,
+        tool_name: String,
+        arguments_json: Option<String>,
+        meta_json: Option<String>,
+    ) -> Result<String> {
+        self.era
+            .answer_proxy_tool(
+                &mut self.inner,
+                &tool_name,
+                arguments_json.as_deref(),
+                meta_json.as_deref(),
+            )
+            .map_err(to_napi)
+    }
+
+    /// Learns the upstream's protocol era from the result (JSON) it sent to a `method` request
+    /// (`initialize`, `server/discover`, a list): the proxy's own answers then speak it.
+    #[napi]
+    pub fn learn_era(
+        &mut self,
+        method: String,
+        #[napi(ts_arg_type = "string")] result_json: TextArg,
+    ) {
+        self.era.learn(&method, &result_json.0);
+    }
+
+    /// The era learned so far: `'legacy'`, `'modern'`, or `null` before anything told.
+    #[napi(getter)]
+    pub fn protocol_era(&self) -> Option<String> {
+        self.era.kind().map(|k| k.as_str().to_string())
+    }
+
+    /// The next result filtered is for the client the request's `_meta` (`metaJson`) names:
+    /// snapshots and deltas are kept per client (`clientInfo`), so none gets a delta against
+    /// what another one was sent.
+    #[napi]
+    pub fn use_client(&mut self, meta_json: Option<String>) {
+        self.era.use_client(&mut self.inner, meta_json.as_deref());
     }
 
     /// What the filters did to the last `filterToolResult` call (`null` when it returned `null`).

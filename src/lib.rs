@@ -6,6 +6,7 @@
 
 pub mod describe;
 pub mod envelope;
+pub mod era;
 pub mod error;
 pub mod level;
 pub mod notation;

@@ -76,6 +76,29 @@ impl SessionOptions {
     }
 }
 
+/// What one client was sent: its snapshots (and what it holds of each page, for deltas), their
+/// numbers, and the texts cut for `read_result`. `crate::era` keeps one per client identity and
+/// swaps it into the session before a result of that client (`Session::swap_client_state`).
+#[derive(Debug)]
+pub struct ClientState {
+    cache: SnapshotCache,
+    snapshot_numbers: HashMap<String, u64>,
+    last_sent: Option<Sent>,
+    cut_results: SnapshotCache,
+}
+
+impl ClientState {
+    /// Bytes of snapshots and cut texts held.
+    pub fn bytes(&self) -> usize {
+        self.cache.bytes() + self.cut_results.bytes()
+    }
+
+    /// Nothing was sent to this client yet (or all of it was forgotten).
+    pub fn is_empty(&self) -> bool {
+        self.cache.is_empty() && self.cut_results.is_empty() && self.snapshot_numbers.is_empty()
+    }
+}
+
 /// Running totals over the `tools/call` results of a session.
 pub type SessionTotals = SavingsTotals;
 
@@ -135,6 +158,25 @@ impl Session {
             cut_result_ids: 0,
             options,
         }
+    }
+
+    /// The state of a client that was sent nothing yet.
+    pub fn fresh_client_state(&self) -> ClientState {
+        ClientState {
+            cache: SnapshotCache::new(self.options.cache_bytes),
+            snapshot_numbers: HashMap::new(),
+            last_sent: None,
+            cut_results: SnapshotCache::new(self.options.cache_bytes),
+        }
+    }
+
+    /// Puts `state` in place of the session's client state, which `state` then holds. The
+    /// options, totals, tools and the ids of cut texts (never reused) stay the session's.
+    pub fn swap_client_state(&mut self, state: &mut ClientState) {
+        std::mem::swap(&mut self.cache, &mut state.cache);
+        std::mem::swap(&mut self.snapshot_numbers, &mut state.snapshot_numbers);
+        std::mem::swap(&mut self.last_sent, &mut state.last_sent);
+        std::mem::swap(&mut self.cut_results, &mut state.cut_results);
     }
 
     pub fn options(&self) -> &SessionOptions {
@@ -627,7 +669,7 @@ fn result_member(response_json: &str) -> FilterResult<(std::ops::Range<usize>, V
 }
 
 /// Where the `result` member's value is in a JSON-RPC response's text.
-fn result_span(response_json: &str) -> FilterResult<std::ops::Range<usize>> {
+pub(crate) fn result_span(response_json: &str) -> FilterResult<std::ops::Range<usize>> {
     let members: HashMap<String, &RawValue> = serde_json::from_str(response_json)
         .map_err(|e| FilterError::InvalidArgument(format!("response is not a JSON object: {e}")))?;
     let raw = members
