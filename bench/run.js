@@ -7,11 +7,12 @@
 // running the native filters (release build) on the corpus.
 //
 //   node bench/run.js [--parts core,boundary,proxy,reduction,sessions,extra] [--calls N] [--no-build]
-//                     [--corpus DIR] [--budget-ms N]
+//                     [--corpus DIR] [--budget-ms N] [--snapshot-bytes N]
 //
 // Parts: core (Rust, examples/bench_core.rs), boundary (the same through index.js, split into
-// core and crossing time, plus which results cross at all), proxy (tools/call latency through
-// the proxy vs directly, and the proxy's RSS), reduction (bytes and o200k tokens per tool and
+// core and crossing time, plus which results the filter parses at all), proxy (tools/call
+// latency through the proxy vs directly, on a small result and the snapshot nearest
+// --snapshot-bytes (default 500000), and the proxy's RSS), reduction (bytes and o200k tokens per tool and
 // level, the README's table), sessions (the recorded sessions replayed through the bin at each
 // level, snapshot deltas off and on: bench/sessions.js), extra (the filters' own level tables,
 // when present).
@@ -36,7 +37,7 @@ const EXTRA_PARTS = ['snapshot-levels.js', 'budget.js', 'playwright-levels.js', 
 // ---- options and corpus ----
 
 function parseOptions(argv) {
-  const opts = { parts: ['core', 'boundary', 'proxy', 'reduction', 'sessions', 'extra'], calls: 1000, build: true, corpus: null, budgetMs: 30 }
+  const opts = { parts: ['core', 'boundary', 'proxy', 'reduction', 'sessions', 'extra'], calls: 1000, build: true, corpus: null, budgetMs: 30, snapshotBytes: 500_000 }
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s)
     const value = () => (inline !== undefined ? inline : argv[++i])
@@ -45,6 +46,7 @@ function parseOptions(argv) {
     else if (flag === '--no-build') opts.build = false
     else if (flag === '--corpus') opts.corpus = value()
     else if (flag === '--budget-ms') opts.budgetMs = Number(value())
+    else if (flag === '--snapshot-bytes') opts.snapshotBytes = Number(value())
     else {
       process.stderr.write(`bench: unknown option ${argv[i]}\n`)
       process.exit(2)
@@ -417,7 +419,8 @@ async function latencyRun(command, env, cases, calls, rssPid) {
 async function runProxy(ctx) {
   heading(`Proxy latency: tools/call through the proxy vs directly (fixture upstream, ${ctx.opts.calls} calls each)`)
   const snapshots = ctx.docs.filter((d) => d.doc.request.method === 'tools/call' && (d.doc.tool ?? d.doc.request.params?.name) === 'take_snapshot' && snapshotBody(d.doc.result) !== null)
-  const big = snapshots.reduce((best, d) => (Math.abs(Buffer.byteLength(snapshotBody(d.doc.result)) - 500_000) < Math.abs(Buffer.byteLength(snapshotBody(best.doc.result)) - 500_000) ? d : best), snapshots[0])
+  const target = ctx.opts.snapshotBytes
+  const big = snapshots.reduce((best, d) => (Math.abs(Buffer.byteLength(snapshotBody(d.doc.result)) - target) < Math.abs(Buffer.byteLength(snapshotBody(best.doc.result)) - target) ? d : best), snapshots[0])
   const small = preferred(ctx.docs.filter((d) => path.basename(d.file).endsWith('list_console_messages.json')))[0] ?? ctx.docs.find((d) => d.doc.request.method === 'tools/call')
   if (!big || !small) {
     process.stdout.write('(no snapshot in the corpus)\n')
