@@ -154,7 +154,6 @@ function trustedCertificates(env = process.env) {
   return [...tls.rootCertificates, ...system, ...extra]
 }
 
-
 /**
  * The HTTP client of the remote upstream: undici's Agent without the 300 s header and body
  * timeouts of Node's fetch, trusting the system's certificates, and cutting a response body
