@@ -589,6 +589,8 @@ class HttpUpstream {
       // The agent cut it (over the cap): the stream's request fails, the connection is fine.
       this.cut = false
       this.lastStreamError = { text: `a response stream of more than ${this.maxMessageBytes} bytes (cut)`, broken: false }
+      log(`upstream sent ${this.lastStreamError.text}: its request gets an error`)
+      return
     } else if (/^SSE stream disconnected: |^Failed to reconnect SSE stream: /.test(text)) {
       this.lastStreamError = { text: text.replace(/^SSE stream disconnected: /, ''), broken: true }
     }
