@@ -501,9 +501,8 @@ class HttpUpstream {
       return failure
     }
     if (err?.name === 'ZodError' || err instanceof SyntaxError) {
-      const failure = upstreamFailure(`upstream answered ${what} with a message that is not JSON-RPC (dropped)`)
-      log(failure.message)
-      return failure
+      // transportError, which the SDK told first, logged it.
+      return upstreamFailure(`upstream answered ${what} with a message that is not JSON-RPC (dropped)`)
     }
     const status = httpStatus(err)
     if (status === 401 || status === 403) {
@@ -577,7 +576,9 @@ class HttpUpstream {
     if (err?.name === 'ZodError' || err instanceof SyntaxError) {
       // On a stream: the SDK dropped it; the request it answered fails when its stream ends.
       this.lastStreamError = { text: 'a message that is not JSON-RPC (dropped)', broken: false }
-      log(`upstream sent a message that is not a JSON-RPC message (dropped): ${text.split('\n')[0]}`)
+      // A schema error's message is its issues as JSON: their own messages say it in a line.
+      const why = Array.isArray(err.issues) ? err.issues.map((issue) => issue.message).join('; ') : text.split('\n')[0]
+      log(`upstream sent a message that is not a JSON-RPC message (dropped): ${why}`)
       return
     }
     if (transport instanceof SSEClientTransport && err instanceof SseError) {
