@@ -32,17 +32,14 @@ export declare class FilterSession {
    */
   filterToolResponse(toolName: string, responseJson: string, argumentsJson?: string | undefined | null): string | null
   /**
-   * `filterToolResponse` on the response line's bytes (a Buffer, no newline), for big lines:
-   * the line never becomes a JS string and the filtered line comes back as a Buffer. `null`:
-   * forward the original. A line that is not UTF-8 is an error (the caller fails open).
+   * The proxy's one route for an upstream line (a Buffer, no newline): reads its JSON-RPC
+   * envelope and, when it answers a request the proxy rewrites, filters it, in one call.
+   * `route(idJson)` says what the response answers (its request's method, tool and
+   * arguments), or `null`: forward it. Returns `null` unless the line is a UTF-8 JSON-RPC 2.0
+   * response with a string or number id (the caller reads notifications, requests, batches
+   * and bad lines itself). A filter that fails leaves `line` absent and says why in `error`.
    */
-  filterToolResponseBuffer(toolName: string, response: Uint8Array, argumentsJson?: string | undefined | null): Buffer | null
-  /**
-   * The JSON-RPC envelope of a response line (a Buffer, no newline) read without building
-   * the message: `null` unless it is a UTF-8 JSON-RPC 2.0 response with a string or number
-   * id (the caller then parses it as any other line).
-   */
-  peekResponse(line: Uint8Array): ResponseEnvelope | null
+  routeResponse(line: Uint8Array, route: (idJson: string) => ResponseRoute | null | undefined): RoutedResponse | null
   /**
    * True when `toolName` is one of the proxy's own tools (answer it with `callProxyTool`,
    * never forward it).
@@ -217,7 +214,7 @@ export declare function filterToolResult(toolName: string, resultJson: string, o
 
 /**
  * True when `filterToolResult` may change results of the named tool whatever their size:
- * the others need not cross into native code unless `mayExceedBudget` says so.
+ * the others only when `mayExceedBudget` says they may be over the token budget.
  */
 export declare function isFilteredTool(toolName: string): boolean
 
@@ -232,20 +229,23 @@ export declare function lastCoreTime(): number | null
 
 /**
  * True when text of `length` UTF-16 code units (or bytes) may be over a token budget of
- * `maxTokens` (0: no budget) by the estimate: a result of another tool that is not need not
- * cross into native code.
+ * `maxTokens` (0: no budget) by the estimate: a result of another tool that is not needs no
+ * filtering.
  */
 export declare function mayExceedBudget(length: number, maxTokens: number): boolean
 
-/**
- * Options of a proxy session.
- * What `peekResponse` read of a response line's envelope.
- */
-export interface ResponseEnvelope {
-  /** The id's JSON text exactly as in the line (a JSON string or number). */
-  idJson: string
-  /** `result` is present (else `error` is). */
-  hasResult: boolean
+/** What a response answers, as the proxy's `route` callback tells `routeResponse`. */
+export interface ResponseRoute {
+  /** The request's method. */
+  method: string
+  /** For `tools/call`: the tool's name. */
+  tool?: string
+  /** For `tools/call`: the request's `arguments` as the client wrote them (JSON). */
+  argumentsJson?: string
+  /** The request's `params._meta` as the client wrote it (JSON): names the client. */
+  metaJson?: string
+  /** False: forward the response as it came (level off); the proxy still learns from it. */
+  rewrite: boolean
 }
 
 /** What the filters did to one `tools/call` result. */
@@ -265,6 +265,18 @@ export interface ResultFigures {
   reqidsHidden: number
   /** Console message ids hidden behind a summary line. */
   msgidsHidden: number
+}
+
+/** A response line as `routeResponse` read and filtered it. */
+export interface RoutedResponse {
+  /** The id's JSON text exactly as in the line (a JSON string or number). */
+  idJson: string
+  /** The rewritten line (no newline); absent: forward the original. */
+  line?: Buffer
+  /** Why the filter failed (the original is then forwarded). */
+  error?: string
+  /** In `stderr` stats mode: the stats line of the filtered result. */
+  statsLine?: string
 }
 
 /** Options of `searchSnapshot`. */
@@ -288,6 +300,7 @@ export interface SearchOptions {
  */
 export declare function searchSnapshot(raw: string, query: string, options?: SearchOptions | undefined | null): string
 
+/** Options of a proxy session. */
 export interface SessionConfig {
   /** Filter options applied to every result of the session. */
   filter?: FilterOptions

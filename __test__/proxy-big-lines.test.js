@@ -1,8 +1,8 @@
 'use strict'
 
-// Big upstream response lines (>= 256 KB by default) take their own path through the proxy:
-// the envelope is read natively and the line stays bytes. Forwarded, they must be byte-identical
-// to what the upstream wrote; filtered, identical to what the small-line path produces.
+// Big upstream response lines take the route every line takes (one routeResponse call: the
+// envelope read natively, the line kept as bytes). Forwarded, they must be byte-identical to
+// what the upstream wrote; filtered, identical to what the session makes of the same text.
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
@@ -19,7 +19,7 @@ const FIXTURE = path.join(FIXTURES, 'fixture-server.js')
 const SNAPSHOT = path.join(FIXTURES, 'replay', 'take_snapshot.json')
 
 /** An in-process proxy in front of the fixture server; `call` returns the client's raw line. */
-async function startProxy({ bigLineBytes, level = 'moderate', maxTokens } = {}) {
+async function startProxy({ level = 'moderate', maxTokens } = {}) {
   const stdin = new PassThrough()
   const stdout = new PassThrough()
   const session = new native.FilterSession({ filter: { level, maxTokens }, stats: 'off' })
@@ -32,7 +32,6 @@ async function startProxy({ bigLineBytes, level = 'moderate', maxTokens } = {}) 
     exit: () => {},
     filtering: level !== 'off',
     isFilteredTool: native.isFilteredTool,
-    bigLineBytes,
   })
   assert.equal(await proxy.start(), true)
   const lines = []
@@ -109,29 +108,28 @@ test('a big response no filter touches is forwarded byte for byte', async () => 
   }
 })
 
-test('a big filtered response is filtered exactly as on the small-line path', async () => {
+test('a big filtered response is filtered exactly as the session filters its text', async () => {
   const template = snapshotLine(300 * 1024)
   const file = tempFile(template)
-  const outputs = []
-  // Default threshold (big path), then a threshold no line reaches (small path).
-  for (const bigLineBytes of [undefined, Number.POSITIVE_INFINITY]) {
-    const p = await startProxy({ bigLineBytes })
-    try {
-      outputs.push((await p.call('take_snapshot', { rawLine: file })).toString('utf8'))
-    } finally {
-      await p.stop()
-    }
+  const p = await startProxy()
+  let big
+  try {
+    big = (await p.call('take_snapshot', { rawLine: file })).toString('utf8')
+  } finally {
+    await p.stop()
   }
-  const [big, small] = outputs
+  // The same line through the string API of a fresh session like the proxy's.
+  const fresh = new native.FilterSession({ filter: { level: 'moderate' }, stats: 'off' })
+  const expected = fresh.filterToolResponse('take_snapshot', template.replace('__ID__', '1'), JSON.stringify({ rawLine: file }))
   assert.ok(Buffer.byteLength(big) < Buffer.byteLength(template) / 2, 'the snapshot was filtered')
-  assert.equal(big, small)
+  assert.equal(big, expected)
   const msg = JSON.parse(big)
   assert.equal(msg.id, 1)
   assert.equal(msg.jsonrpc, '2.0')
 })
 
-test('big lines: errors, unknown ids, string ids and CRLF keep their bytes and their order', async () => {
-  const p = await startProxy({ bigLineBytes: 1 })
+test('errors, unknown ids, string ids and CRLF keep their bytes and their order', async () => {
+  const p = await startProxy()
   try {
     const errorLine = tempFile(`{"jsonrpc":"2.0","id":__ID__,"error":{"code":-1,"message":"m ${'x'.repeat(1000)}"}}\r`)
     const line = await p.call('take_snapshot', { rawLine: errorLine })
@@ -148,8 +146,8 @@ test('big lines: errors, unknown ids, string ids and CRLF keep their bytes and t
   }
 })
 
-test('big lines the native reader refuses behave as small ones: dropped and logged when not JSON', async () => {
-  const p = await startProxy({ bigLineBytes: 1 })
+test('lines the native reader refuses go the JS way: dropped and logged when not JSON', async () => {
+  const p = await startProxy()
   try {
     const broken = tempFile(`{"jsonrpc":"2.0","id":__ID__,"result":{"a":}}`)
     const stderr = []

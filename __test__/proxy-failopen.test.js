@@ -1,7 +1,7 @@
 'use strict'
 
-// Fail open: when the native filter throws, the proxy forwards the original response and logs
-// one line on stderr. Runs the Proxy class in-process with a session that always throws.
+// Fail open: when the native filter fails, the proxy forwards the original response and logs
+// one line on stderr. Runs the Proxy class in-process with a session whose filters always fail.
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
@@ -11,7 +11,7 @@ const { PassThrough } = require('node:stream')
 const { Proxy } = require('../bin/proxy.js')
 const { FIXTURES } = require('./helpers.js')
 
-test('a throwing filter forwards the original result and logs one line', async () => {
+test('a failing filter forwards the original result and logs one line', async () => {
   const stdin = new PassThrough()
   const stdout = new PassThrough()
   const lines = []
@@ -24,14 +24,15 @@ test('a throwing filter forwards the original result and logs one line', async (
       buf = buf.slice(nl + 1)
     }
   })
+  // A session whose filters fail: routeResponse says so in `error` for what it would rewrite.
   const failing = {
-    filterToolResult() {
-      const err = new Error('boom inside the filter')
-      err.code = 'GenericFailure'
-      throw err
-    },
-    compressListResult() {
-      throw new Error('boom inside the compressor')
+    routeResponse(line, route) {
+      const msg = JSON.parse(line.toString('utf8'))
+      if (!('id' in msg) || 'method' in msg) return null
+      const idJson = JSON.stringify(msg.id)
+      const request = route(idJson)
+      if (!request) return { idJson }
+      return { idJson, error: request.method === 'tools/call' ? 'GenericFailure: boom inside the filter' : 'InvalidArg: boom inside the compressor' }
     },
     summary: () => '',
   }

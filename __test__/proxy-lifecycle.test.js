@@ -70,13 +70,26 @@ test('an upstream that exits at start makes the proxy exit non-zero with a clear
   assert.match(proxy.stderr(), /upstream exited \(exit code 4\)/)
 })
 
-test('a command that cannot be started is one clear stderr line and exit 1', async () => {
+test('a command that cannot be started: the client\'s initialize is answered with an error naming it and why, one stderr line, exit 1', async () => {
   const proxy = spawnRaw([process.execPath, BIN, '--', 'definitely-not-a-command-msf'])
+  // A notification first: it needs no answer, the request after it gets one.
+  proxy.send({ jsonrpc: '2.0', method: 'notifications/whatever' })
+  proxy.send(INIT)
+  const answer = await proxy.waitFor((m) => m.id === 0)
+  assert.equal(answer.error?.code, -32000, JSON.stringify(answer))
+  assert.match(answer.error.message, /upstream MCP server "definitely-not-a-command-msf" could not be started \(.*ENOENT.*\): cannot answer initialize/)
   const { code } = await proxy.exited
   assert.equal(code, 1)
   const lines = proxy.stderr().trim().split('\n')
   assert.equal(lines.length, 1, proxy.stderr())
   assert.match(lines[0], /cannot start upstream "definitely-not-a-command-msf": .*ENOENT/)
+  assert.equal(proxy.messages.length, 1, JSON.stringify(proxy.messages))
+})
+
+test('a command that cannot be started and a client that hangs up without a request: exit 1', async () => {
+  const proxy = spawnRaw([process.execPath, BIN, '--', 'definitely-not-a-command-msf'])
+  proxy.child.stdin.end()
+  assert.equal((await proxy.exited).code, 1)
   assert.deepEqual(proxy.messages, [])
 })
 

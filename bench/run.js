@@ -7,11 +7,12 @@
 // running the native filters (release build) on the corpus.
 //
 //   node bench/run.js [--parts core,boundary,proxy,reduction,sessions,extra] [--calls N] [--no-build]
-//                     [--corpus DIR] [--budget-ms N]
+//                     [--corpus DIR] [--budget-ms N] [--snapshot-bytes N]
 //
 // Parts: core (Rust, examples/bench_core.rs), boundary (the same through index.js, split into
-// core and crossing time, plus which results cross at all), proxy (tools/call latency through
-// the proxy vs directly, and the proxy's RSS), reduction (bytes and o200k tokens per tool and
+// core and crossing time, plus which results the filter parses at all), proxy (tools/call
+// latency through the proxy vs directly, on a small result and the snapshot nearest
+// --snapshot-bytes (default 500000), and the proxy's RSS), reduction (bytes and o200k tokens per tool and
 // level, the README's table), sessions (the recorded sessions replayed through the bin at each
 // level, snapshot deltas off and on: bench/sessions.js), extra (the filters' own level tables,
 // when present).
@@ -36,7 +37,7 @@ const EXTRA_PARTS = ['snapshot-levels.js', 'budget.js', 'playwright-levels.js', 
 // ---- options and corpus ----
 
 function parseOptions(argv) {
-  const opts = { parts: ['core', 'boundary', 'proxy', 'reduction', 'sessions', 'extra'], calls: 1000, build: true, corpus: null, budgetMs: 30 }
+  const opts = { parts: ['core', 'boundary', 'proxy', 'reduction', 'sessions', 'extra'], calls: 1000, build: true, corpus: null, budgetMs: 30, snapshotBytes: 500_000 }
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s)
     const value = () => (inline !== undefined ? inline : argv[++i])
@@ -45,6 +46,7 @@ function parseOptions(argv) {
     else if (flag === '--no-build') opts.build = false
     else if (flag === '--corpus') opts.corpus = value()
     else if (flag === '--budget-ms') opts.budgetMs = Number(value())
+    else if (flag === '--snapshot-bytes') opts.snapshotBytes = Number(value())
     else {
       process.stderr.write(`bench: unknown option ${argv[i]}\n`)
       process.exit(2)
@@ -281,9 +283,9 @@ function runBoundary(ctx) {
   )
 }
 
-/** Which tools/call results the proxy hands to native: drives bin/proxy.js in-process with a counting session. */
+/** Which tools/call results the native filter parses: drives bin/proxy.js in-process with a counting session. */
 async function runCrossingCheck(ctx) {
-  heading('What crosses: results the proxy hands to the native filter')
+  heading('What the filter parses: results the proxy routes through the native session')
   const native = require(path.join(ROOT, 'index.js'))
   const { Proxy } = require(path.join(ROOT, 'bin', 'proxy.js'))
   const pick = ['take_screenshot', 'navigate_page', 'take_snapshot', 'list_console_messages', 'list_network_requests', 'evaluate_script']
@@ -296,30 +298,22 @@ async function runCrossingCheck(ctx) {
     chosen.push({ tool, file: found.file, args: found.doc.request.params?.arguments ?? {} })
   }
   const real = new native.FilterSession({ filter: { level: 'moderate' } })
-  const crossed = new Map()
-  const count = (tool, json, result) => {
-    const c = crossed.get(tool) ?? { calls: 0, bytes: 0, imageBytes: 0 }
-    c.calls++
-    c.bytes += Buffer.byteLength(json)
-    for (const block of result.content ?? []) if (block.type === 'image') c.imageBytes += Buffer.byteLength(JSON.stringify(block))
-    crossed.set(tool, c)
-  }
+  // Every response line crosses once, as a Buffer (routeResponse); what counts is which the
+  // filter then parses: the session's per-tool counts say, the lines give their sizes.
+  const lines = new Map()
   const session = {
-    // The proxy hands over whole response lines (filterToolResponse), else results.
-    filterToolResponse(tool, line, args) {
-      count(tool, line, JSON.parse(line).result ?? {})
-      return real.filterToolResponse(tool, line, args)
+    routeResponse(line, route) {
+      return real.routeResponse(line, (idJson) => {
+        const r = route(idJson)
+        if (r?.tool) lines.set(r.tool, line)
+        return r
+      })
     },
-    filterToolResult(tool, json, args) {
-      count(tool, json, JSON.parse(json))
-      return real.filterToolResult(tool, json, args)
-    },
-    compressListResult: (m, j) => real.compressListResult(m, j),
     summary: () => real.summary(),
   }
   const stdin = new PassThrough()
   const stdout = new PassThrough()
-  // Built as bin/cli.js builds it: the proxy asks isFilteredTool before anything crosses.
+  // Built as bin/cli.js builds it.
   const proxy = new Proxy({ command: process.execPath, args: [FIXTURE_SERVER], session, stdin, stdout, exit: () => {}, isFilteredTool: native.isFilteredTool })
   const saved = process.env.FIXTURE_REPLAY_DIR
   process.env.FIXTURE_REPLAY_DIR = replay
@@ -331,18 +325,27 @@ async function runCrossingCheck(ctx) {
   for (const c of chosen) await client.call(JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: c.tool, arguments: c.args } }), id)
   await proxy.shutdown(0, null)
   fs.rmSync(replay, { recursive: true, force: true })
+  const crossed = new Map()
+  for (const t of real.toolTotals()) {
+    const line = lines.get(t.tool)
+    if (!line || t.results === 0) continue
+    const result = JSON.parse(line.toString('utf8')).result ?? {}
+    let imageBytes = 0
+    for (const block of result.content ?? []) if (block.type === 'image') imageBytes += Buffer.byteLength(JSON.stringify(block))
+    crossed.set(t.tool, { bytes: line.length, imageBytes })
+  }
   const rows = chosen.map((c) => {
     const x = crossed.get(c.tool)
     return [c.tool, c.file, x ? 'yes' : 'no', x ? x.bytes.toLocaleString('en-US') : '0', x ? x.imageBytes.toLocaleString('en-US') : '0']
   })
-  process.stdout.write(`${table(['tool', 'corpus file', 'crossed to native', 'bytes crossed', 'of which image blocks'], rows)}\n`)
+  process.stdout.write(`${table(['tool', 'corpus file', 'parsed by the filter', 'bytes parsed', 'of which image blocks'], rows)}\n`)
   if (!chosen.some((c) => c.tool === 'take_screenshot' || c.tool === 'navigate_page')) {
-    process.stdout.write('\nCannot judge "nothing crosses that need not": this corpus has no take_screenshot or navigate_page result.\n')
+    process.stdout.write('\nCannot judge "nothing is parsed that need not be": this corpus has no take_screenshot or navigate_page result.\n')
     return
   }
   const imageBytes = [...crossed.values()].reduce((a, c) => a + c.imageBytes, 0)
   const unfiltered = ['navigate_page', 'take_screenshot'].filter((t) => crossed.has(t))
-  process.stdout.write(`\nTarget: nothing crosses that need not. Image bytes crossed: ${imageBytes.toLocaleString('en-US')}${imageBytes > 0 ? ' (NOT met)' : ' (met)'}; tools without text to filter that crossed: ${unfiltered.length > 0 ? `${unfiltered.join(', ')} (NOT met)` : 'none (met)'}.\n`)
+  process.stdout.write(`\nTarget: nothing is parsed that need not be. Image bytes parsed: ${imageBytes.toLocaleString('en-US')}${imageBytes > 0 ? ' (NOT met)' : ' (met)'}; tools without text to filter that were parsed: ${unfiltered.length > 0 ? `${unfiltered.join(', ')} (NOT met)` : 'none (met)'}.\n`)
 }
 
 // ---- part (c): proxy latency and memory ----
@@ -416,7 +419,8 @@ async function latencyRun(command, env, cases, calls, rssPid) {
 async function runProxy(ctx) {
   heading(`Proxy latency: tools/call through the proxy vs directly (fixture upstream, ${ctx.opts.calls} calls each)`)
   const snapshots = ctx.docs.filter((d) => d.doc.request.method === 'tools/call' && (d.doc.tool ?? d.doc.request.params?.name) === 'take_snapshot' && snapshotBody(d.doc.result) !== null)
-  const big = snapshots.reduce((best, d) => (Math.abs(Buffer.byteLength(snapshotBody(d.doc.result)) - 500_000) < Math.abs(Buffer.byteLength(snapshotBody(best.doc.result)) - 500_000) ? d : best), snapshots[0])
+  const target = ctx.opts.snapshotBytes
+  const big = snapshots.reduce((best, d) => (Math.abs(Buffer.byteLength(snapshotBody(d.doc.result)) - target) < Math.abs(Buffer.byteLength(snapshotBody(best.doc.result)) - target) ? d : best), snapshots[0])
   const small = preferred(ctx.docs.filter((d) => path.basename(d.file).endsWith('list_console_messages.json')))[0] ?? ctx.docs.find((d) => d.doc.request.method === 'tools/call')
   if (!big || !small) {
     process.stdout.write('(no snapshot in the corpus)\n')

@@ -31,12 +31,6 @@ function sessionConfig(options, { dropStructuredContent = false } = {}) {
   return config
 }
 
-/** Which results go to the filter: the filtered tools', and any that may be over the budget. */
-function budgetedTools(native, options) {
-  const maxTokens = options['filter-level'] === 'off' ? 0 : options['max-tokens']
-  return (tool, length) => native.isFilteredTool(tool) || (length !== undefined && native.mayExceedBudget(length, maxTokens))
-}
-
 /** The raw snapshots directory, checked and created (bin/raw-dir.js). */
 function prepareDir(dir) {
   try {
@@ -103,9 +97,10 @@ async function main(argv) {
       process.exit(code)
     },
     filtering: parsed.options['filter-level'] !== 'off' || session.describeLevel !== 'off',
-    // Every result crosses when its structuredContent has to go, whatever the tool; results
-    // of other tools otherwise only when they may be over the token budget.
-    isFilteredTool: parsed.dropStructuredContent ? () => true : budgetedTools(native, parsed.options),
+    // The tools whose results the filter rewrites whatever their size (every tool's when its
+    // structuredContent has to go). Which response to filter the session decides itself
+    // (Session::may_filter_result), in the one call each line makes.
+    isFilteredTool: parsed.dropStructuredContent ? () => true : (tool) => native.isFilteredTool(tool),
     // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.
     localTools: {
       has: (name) => session.isProxyTool(name),

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 
 // Reads what the proxy needs of one JSON-RPC text (kind, method, id) without changing the text:
@@ -196,7 +197,7 @@ function jsonErrorWithoutInput(err) {
 class Message {
   constructor(text, msg) {
     this.text = text
-    /** The line's bytes when the message is a whole line (the proxy forwards those). */
+    /** @type {Buffer | undefined} The line's bytes when the message is a whole line (the proxy forwards those). */
     this.line = undefined
     this.msg = msg
     this.method = typeof msg.method === 'string' ? msg.method : undefined

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 
 // Splits a byte stream into lines as chunks arrive: the pieces of a line are kept and joined

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 
 // The proxy: forwards every JSON-RPC message between the client (our stdin/stdout) and the
@@ -6,21 +7,18 @@
 // on purpose: the SDK's high-level Server/Client swallow logging/setLevel, replace progress
 // tokens, time out after 60 s and drop unknown fields, and its stdio transports JSON.parse and
 // re-serialize every message (numbers beyond 2^53 or 1e400 change; lines over 10 MB are
-// refused). So both sides are plain streams here: bin/line-buffer.js splits them, bin/jsonrpc.js
-// reads what routing needs, and the upstream is any object with the small interface described
-// in bin/upstream-stdio.js (send / online / pause / resume / close).
-
-const v8 = require('node:v8')
-const vm = require('node:vm')
+// refused; docs/decisions/0001-stdio-framing.md). So both sides are plain streams here:
+// bin/line-buffer.js splits them; each upstream line crosses into the native session once
+// (routeResponse reads a response's envelope and filters it); bin/jsonrpc.js reads the client's
+// messages and what that reader does not take; the upstream is any object with the small
+// interface described in bin/upstream-stdio.js (send / online / pause / resume / close).
 
 const { LineBuffer } = require('./line-buffer.js')
-const { readLine, readMessage, memberText, replaceMember, idKeyOfJson } = require('./jsonrpc.js')
+const { readLine, readMessage, idKeyOfJson } = require('./jsonrpc.js')
 const { StdioUpstream, SHUTDOWN_STEP_MS } = require('./upstream-stdio.js')
 const { log } = require('./log.js')
 
 const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'])
-// Results the protocol era is learned from (src/era.rs): small ones that come first.
-const ERA_METHODS = new Set(['initialize', 'server/discover', ...LIST_METHODS])
 
 // JSON-RPC error codes the proxy itself answers with.
 const PARSE_ERROR = -32700
@@ -35,29 +33,6 @@ const UNREACHABLE_GRACE_MS = 1000
 const SNAPSHOT_WAIT_MS = 10000
 // Cancelled requests whose late answer is still awaited (to filter and cache it), at most.
 const MAX_CANCELLED = 1024
-// Upstream response lines from this size on are routed by their natively read envelope and
-// stay Buffers: small lines are cheaper to parse in JS than to cross twice.
-const BIG_LINE_BYTES = 256 * 1024
-
-/**
- * V8's `gc` function, or null. A big line's Buffers (the socket chunks, the joined line, the
- * filtered line) are external memory owned by small young JS objects: with the line never
- * becoming a string, so little JS is allocated that scavenges are rare and ~30 MB of dead
- * Buffers piled up between them (peak RSS 113 MB over the bench; 76 MB with a scavenge after
- * each big line, which costs well under a millisecond). Node has no public way to ask for a
- * scavenge, so this turns on --expose-gc at run time: __test__/proxy-internals.test.js fails
- * the day a Node release stops honouring it.
- */
-function exposedGc() {
-  if (typeof globalThis.gc === 'function') return globalThis.gc
-  try {
-    v8.setFlagsFromString('--expose-gc')
-    const gc = vm.runInNewContext('gc')
-    return typeof gc === 'function' ? gc : null
-  } catch {
-    return null
-  }
-}
 
 /** A response the proxy writes itself; `idJson` is the request id's exact text. */
 function errorLine(idJson, code, message) {
@@ -81,17 +56,19 @@ class Proxy {
    * @param {string} [opts.command] upstream executable (for the default stdio upstream)
    * @param {string[]} [opts.args] upstream arguments
    * @param {object} [opts.upstream] an upstream with the interface of StdioUpstream (instead of command/args)
-   * @param {import('../index').FilterSession} opts.session native filter session
+   * @param {import('../index').FilterSession} opts.session native filter session: every upstream
+   *   line goes to its `routeResponse` once, which reads the envelope and filters what it answers
    * @param {(code: number) => void} [opts.exit] called once, when the proxy is done
    * @param {NodeJS.ReadableStream} [opts.stdin]
-   * @param {NodeJS.WritableStream} [opts.stdout]
+   * @param {import('node:stream').Writable} [opts.stdout]
    * @param {boolean} [opts.filtering] false: forward every response untouched (level off)
-   * @param {(tool: string, length?: number) => boolean} [opts.isFilteredTool] which tools' results go
-   *   to the filter, by tool and, for a response, its line's length (bytes or UTF-16 units): a
-   *   result of any tool may be over the token budget
+   * @param {(tool: string) => boolean} [opts.isFilteredTool] which tools' results the filter
+   *   rewrites whatever their size (a call of the proxy's own tools waits for such a call of its
+   *   page still in flight)
    * @param {{has(name: string): boolean, call(name: string, argumentsJson: string): string, answer?(name: string, argumentsJson: string, metaJson: string | null): string}} [opts.localTools]
    *   tools the proxy answers itself (expand_snapshot, search_snapshot): `call` returns the result's JSON;
    *   `answer`, when given, the response's `"result":…` or `"error":…` member in the request's era (src/era.rs)
+   * @param {number} [opts.snapshotWaitMs] how long a call of those waits for a snapshot in flight
    */
   constructor(opts) {
     this.command = opts.command
@@ -102,29 +79,24 @@ class Proxy {
     this.stdin = opts.stdin ?? process.stdin
     this.stdout = opts.stdout ?? process.stdout
     this.filtering = opts.filtering ?? true
-    /** Which tools' results go to the native filter (all, when not given). */
+    /** Which tools' results the filter rewrites whatever their size (all, when not given). */
     this.isFilteredTool = opts.isFilteredTool ?? (() => true)
-    /** Client requests waiting for the upstream's answer: id key -> { idJson, method, tool, argumentsJson } */
+    /** Client requests waiting for the upstream's answer, the one map of them: id key (the id's exact text) -> { idJson, method, tool, argumentsJson } */
     this.pending = new Map()
     /** Requests the proxy answers itself (its own tools), by tool name. */
     this.localTools = opts.localTools ?? null
     this.closing = null
     this.upstreamExited = false
-    this.bigLineBytes = opts.bigLineBytes ?? BIG_LINE_BYTES
     this.snapshotWaitMs = opts.snapshotWaitMs ?? SNAPSHOT_WAIT_MS
     /** Keys of cancelled requests still in `pending`, oldest first. */
     this.cancelled = []
     this.clientLines = new LineBuffer()
     /** The client's stdout is full: upstream reading is paused until it drains. */
     this.clientBlocked = false
-    this.gc = undefined
-    this.gcScheduled = false
   }
 
   async start() {
     this.upstream ??= new StdioUpstream({ command: this.command, args: this.args })
-    const session = this.session
-    this.peek = typeof session?.peekResponse === 'function' && typeof session.filterToolResponseBuffer === 'function' ? (line) => session.peekResponse(line) : null
     this.upstream.online = (line) => this.fromUpstreamLine(line)
     this.upstream.onerror = (err) => this.upstreamError(err)
     this.upstream.ondrain = () => this.stdin.resume()
@@ -134,25 +106,27 @@ class Proxy {
       await this.upstream.start()
     } catch (err) {
       log(`cannot start upstream ${JSON.stringify(this.command)}: ${err.message}`)
-      this.exit(1)
-      return false
+      // The client (which started us) is told why in the answer to its first request, else all
+      // it can say is "failed to connect"; then the proxy exits 1.
+      this.startFailure = `upstream MCP server ${JSON.stringify(this.command)} could not be started (${err.message})`
+      this.upstream = null
     }
-    this.upstreamStarted = true
+    this.upstreamStarted = this.upstream !== null
 
     this.stdin.on('data', (chunk) => this.fromClientChunk(chunk))
     this.stdin.on('error', (err) => log(`stdin error: ${err.message}`))
     // The client closing its end means goodbye.
-    this.stdin.once('end', () => this.shutdown(0, 'client closed stdin'))
-    this.stdout.on('error', (err) => {
+    this.stdin.once('end', () => this.shutdown(this.startFailure ? 1 : 0, this.startFailure ? null : 'client closed stdin'))
+    this.stdout.on('error', (/** @type {NodeJS.ErrnoException} */ err) => {
       if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') this.shutdown(0, 'client went away (stdout closed)')
       else log(`stdout error: ${err.message}`)
     })
     this.stdout.on('drain', () => {
       if (!this.clientBlocked) return
       this.clientBlocked = false
-      this.upstream.resume()
+      this.upstream?.resume()
     })
-    return true
+    return this.upstreamStarted
   }
 
   // ---- client -> upstream ----
@@ -182,7 +156,7 @@ class Proxy {
       this.clientError(err)
       return
     }
-    if (!read.batch) {
+    if (!('batch' in read)) {
       // Forwarded as the very bytes that came (even bytes that are not UTF-8).
       read.line = line
       return this.fromClient(read)
@@ -201,6 +175,12 @@ class Proxy {
   }
 
   fromClient(m) {
+    if (this.startFailure) {
+      if (!m.isRequest || this.closing) return
+      this.replyError(m.idJson, UPSTREAM_GONE, `${this.startFailure}: cannot answer ${m.method}`)
+      this.shutdown(1, null)
+      return
+    }
     if (m.isRequest) {
       if (this.localTools && m.method === 'tools/call' && this.localTools.has(m.msg.params?.name)) {
         this.answerLocally(m)
@@ -274,11 +254,13 @@ class Proxy {
 
   // ---- upstream -> client ----
 
+  /**
+   * One upstream line, one route: the native session reads its envelope and, when it answers a
+   * request the proxy rewrites, filters it, in one call whatever its size (the line stays a
+   * Buffer). What is no plain response (notifications, requests, batches, bad lines) is read here.
+   */
   fromUpstreamLine(line) {
-    if (this.peek && line.length >= this.bigLineBytes) {
-      const envelope = this.peek(line)
-      if (envelope) return this.fromUpstreamBig(line, envelope)
-    }
+    if (this.routeResponse(line)) return undefined
     const text = line.toString('utf8')
     if (text.trim() === '') return undefined
     let read
@@ -288,11 +270,13 @@ class Proxy {
       this.upstreamError(err)
       return undefined
     }
-    if (!read.batch) {
+    if (!('batch' in read)) {
       read.line = line
       return this.fromUpstream(read)
     }
     for (const element of read.batch) {
+      const bytes = Buffer.from(element)
+      if (this.routeResponse(bytes)) continue
       let message
       try {
         message = readMessage(element)
@@ -300,114 +284,51 @@ class Proxy {
         this.upstreamError(err)
         continue
       }
+      message.line = bytes
       this.fromUpstream(message)
     }
     return undefined
   }
 
+  /**
+   * A response the native reader took (true): forwarded as its bytes, or as rewritten, in
+   * arrival order, and its request off the pending map. False: not one, read it in JS.
+   */
+  routeResponse(line) {
+    let key
+    let entry
+    let routed
+    try {
+      routed = this.session.routeResponse(line, (idJson) => {
+        key = idKeyOfJson(idJson)
+        entry = this.pending.get(key)
+        if (!entry) return null
+        return { method: entry.method, tool: entry.tool, argumentsJson: entry.argumentsJson ?? undefined, metaJson: entry.metaJson ?? undefined, rewrite: this.filtering }
+      })
+    } catch (err) {
+      // A fault of the native side itself: the line goes the JS way, forwarded as it came.
+      log(`reading an upstream line failed (forwarding it as it came): ${err.code ? `${err.code}: ` : ''}${err.message}`)
+      return false
+    }
+    if (!routed) return false
+    if (routed.error) this.filterFailed(entry, routed.error)
+    if (routed.statsLine) log(routed.statsLine)
+    this.toClient(routed.line ?? line)
+    if (entry) this.finish(key, entry)
+    return true
+  }
+
+  /** A message the native reader did not take: forwarded as it came, a response ending its request. */
   fromUpstream(m) {
-    if (m.isResponse && m.hasId) {
-      const entry = this.pending.get(m.key)
-      if (entry) {
-        // The proxy's own answers speak the era the upstream's results show (src/era.rs).
-        if (ERA_METHODS.has(entry.method) && 'result' in m.msg) this.session.learnEra?.(entry.method, memberText(m.text, 'result') ?? '')
-        this.toClient((this.filtering && 'result' in m.msg ? this.rewrite(entry, m.text) : null) ?? m.line ?? m.text)
-        this.finish(m.key, entry)
-        return undefined
-      }
-    }
-    return this.toClient(m.line ?? m.text)
+    this.toClient(m.line ?? m.text)
+    if (!m.isResponse || !m.hasId) return
+    const entry = this.pending.get(m.key)
+    if (entry) this.finish(m.key, entry)
   }
 
-  /**
-   * A big response line: forwarded as its bytes, or filtered from them, in arrival order; its
-   * envelope (`idJson`, `hasResult`) was read natively.
-   */
-  fromUpstreamBig(line, envelope) {
-    this.collectBigLineSoon()
-    const key = idKeyOfJson(envelope.idJson)
-    const entry = this.pending.get(key)
-    if (!entry) return this.toClient(line)
-    this.toClient(this.rewriteBig(entry, line, envelope) ?? line)
-    this.finish(key, entry)
-    return undefined
-  }
-
-  rewriteBig(entry, line, envelope) {
-    if (!this.filtering || !envelope.hasResult) return null
-    if (entry.method === 'tools/call' && entry.tool !== undefined) {
-      if (!this.isFilteredTool(entry.tool, line.length)) return null
-      return this.filterResponseLine(entry, null, () => this.session.filterToolResponseBuffer(entry.tool, line, entry.argumentsJson))
-    }
-    if (!LIST_METHODS.has(entry.method)) return null
-    return this.rewrite(entry, line.toString('utf8'))
-  }
-
-  /** A minor GC once the current big line is handled and written (see exposedGc). */
-  collectBigLineSoon() {
-    if (this.gcScheduled) return
-    if (this.gc === undefined) this.gc = exposedGc()
-    if (!this.gc) return
-    this.gcScheduled = true
-    setImmediate(() => {
-      this.gcScheduled = false
-      this.gc({ type: 'minor' })
-    })
-  }
-
-  /**
-   * The rewritten response line, or null to forward the original (nothing changed, or the filter
-   * failed). Only the `result` changes: the id, `jsonrpc` and any other member keep their text.
-   */
-  rewrite(entry, text) {
-    if (entry.method === 'tools/call' && entry.tool !== undefined) {
-      // Results no filter touches (screenshots, clicks without snapshot…) cross only when
-      // they may be over the token budget.
-      if (!this.isFilteredTool(entry.tool, text.length)) return null
-      if (typeof this.session.filterToolResponse === 'function') {
-        return this.filterResponseLine(entry, null, () => this.session.filterToolResponse(entry.tool, text, entry.argumentsJson))
-      }
-    }
-    try {
-      let out = null
-      if (entry.method === 'tools/call' && entry.tool !== undefined) {
-        out = this.session.filterToolResult(entry.tool, memberText(text, 'result'), entry.argumentsJson)
-        this.logStatsLine()
-      } else if (LIST_METHODS.has(entry.method)) {
-        out = this.session.compressListResult(entry.method, memberText(text, 'result'))
-      }
-      if (out === null || out === undefined) return null
-      return replaceMember(text, 'result', out)
-    } catch (err) {
-      this.filterFailed(entry, err)
-      return null
-    }
-  }
-
-  /**
-   * A tools/call response line through `filter()`: the filtered line, or `original` when nothing
-   * changed or the filter failed.
-   */
-  filterResponseLine(entry, original, filter) {
-    try {
-      this.session.useClient?.(entry.metaJson)
-      const response = filter()
-      this.logStatsLine()
-      return response ?? original
-    } catch (err) {
-      this.filterFailed(entry, err)
-      return original
-    }
-  }
-
-  filterFailed(entry, err) {
-    const what = entry.tool === undefined ? entry.method : `${entry.method} ${JSON.stringify(entry.tool)}`
-    log(`filter failed on ${what} (forwarding the original): ${err.code ? `${err.code}: ` : ''}${err.message}`)
-  }
-
-  logStatsLine() {
-    const statsLine = this.session.takeStatsLine?.()
-    if (statsLine) log(statsLine)
+  filterFailed(entry, why) {
+    const what = entry?.tool === undefined ? (entry?.method ?? 'a response') : `${entry.method} ${JSON.stringify(entry.tool)}`
+    log(`filter failed on ${what} (forwarding the original): ${why}`)
   }
 
   upstreamError(err) {
@@ -477,7 +398,7 @@ class Proxy {
     }
     if (!ok && !this.clientBlocked && !this.closing) {
       this.clientBlocked = true
-      this.upstream.pause()
+      this.upstream?.pause()
     }
   }
 
@@ -526,7 +447,8 @@ class Proxy {
     if (reason) log(`shutting down: ${reason}`)
     this.closing = (async () => {
       try {
-        const summary = this.session?.summary()
+        // An upstream that never started has nothing to sum up.
+        const summary = this.startFailure ? null : this.session?.summary()
         if (summary) log(summary)
       } catch {
         // a summary is not worth failing the shutdown for
@@ -552,4 +474,4 @@ function flush(stream) {
   })
 }
 
-module.exports = { Proxy, LIST_METHODS, exposedGc }
+module.exports = { Proxy, LIST_METHODS }

@@ -1,32 +1,31 @@
+// @ts-check
 'use strict'
 
-// A remote upstream: MCP over Streamable HTTP (or the older HTTP+SSE transport) through the SDK's
-// client transports, behind the interface the proxy uses for a child process (described in
-// bin/upstream-stdio.js: send(text), online(line), pause/resume, close). What the SDK transports
-// leave to their caller is done here:
-// - which request a broken response stream carried, so that exactly those requests get an error
-//   (the SDK only reports "SSE stream disconnected" to onerror and the request would hang);
-// - the HTTP status of a failed POST (401/403 once on stderr, a JSON-RPC error body forwarded);
+// A remote upstream: MCP over Streamable HTTP (or the older HTTP+SSE transport) through the
+// official SDK's client transports (v2, @modelcontextprotocol/client: see
+// docs/decisions/0002-http-upstream.md), used as they are meant to be, behind the interface the
+// proxy uses for a child process (bin/upstream-stdio.js: send(text), online(line),
+// pause/resume, close). The SDK parses what it carries, so exactness is the proxy's part:
+// - every request goes upstream under an id of the proxy's own and its answer comes back under
+//   the id text the client wrote, so ids arrive exactly as sent (two ids beyond 2^53 that parse
+//   to one number stay two); what else a message holds is the SDK's parse and serialization
+//   (a documented limit: numbers beyond 2^53 or 1e400 inside params and results are re-spelled);
+// - a request whose response stream ends unanswered (the SDK says so per request) gets an error,
+//   as does a failed POST (401/403 once on stderr, a JSON-RPC error body forwarded as the answer);
 // - a new session when the old one is gone: the client's own `initialize` is replayed under an
 //   id of the proxy's, its answer kept from the client, which initialized long ago;
-// - the upstream's own text of each message (the SDK hands over parsed ones), and the client's
-//   own text of each message it posts;
-// - no timeouts: Node's fetch cuts a response after 300 s without headers or body bytes.
+// - the HTTP client is undici's, with no header or body timeouts (Node's fetch cuts a response
+//   after 300 s without bytes), the system's certificates, and a cap on a response's size.
 
-const { AsyncLocalStorage } = require('node:async_hooks')
 const fs = require('node:fs')
 const tls = require('node:tls')
 
-const { StreamableHTTPClientTransport, StreamableHTTPError } = require('@modelcontextprotocol/sdk/client/streamableHttp.js')
-const { SSEClientTransport, SseError } = require('@modelcontextprotocol/sdk/client/sse.js')
+const { StreamableHTTPClientTransport, SSEClientTransport, SdkHttpError, SseError } = require('@modelcontextprotocol/client')
+const { Agent, fetch: undiciFetch, setGlobalDispatcher } = require('undici')
 
 const { log } = require('./log.js')
-const { memberText, replaceMember } = require('./jsonrpc.js')
-
-// The SSE parser the SDK's Streamable HTTP transport reads events with, resolved from the SDK's
-// own place (it is the SDK's dependency): the raw text of each event is taken with the same
-// event boundaries the SDK sees.
-const { createParser } = require(require.resolve('eventsource-parser', { paths: [require.resolve('@modelcontextprotocol/sdk/client/streamableHttp.js')] }))
+const { memberText, replaceMember, idKeyOfJson } = require('./jsonrpc.js')
+const { DEFAULT_MAX_LINE_BYTES } = require('./line-buffer.js')
 
 const UPSTREAM_GONE = -32000
 // Connection failures that a later attempt may not meet (a server starting, restarting, moving).
@@ -66,23 +65,17 @@ function isLoopback(hostname) {
   return h === 'localhost' || h.endsWith('.localhost') || /^127\./.test(h) || h === '::1'
 }
 
-// Answers are matched by the id's value (the SDK hands them over parsed); the client gets
-// the id back as the text it wrote.
+// Every request goes upstream under an id of the proxy's own (a safe integer, or a string for
+// the proxy's internal requests), so the SDK's parse and the server's cannot change or merge two
+// of them; its answer goes back to the client under the id's text as the client wrote it.
 function idKey(id) {
   return `${typeof id}:${id}`
 }
 
+
 /** The id's JSON text as the client wrote it. */
 function idJsonOf(text, msg) {
   return (typeof msg.id !== 'string' && memberText(text, 'id')) || JSON.stringify(msg.id)
-}
-
-function safeParse(text) {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return null
-  }
 }
 
 function isRequest(msg) {
@@ -93,12 +86,17 @@ function isResponse(msg) {
   return msg && !('method' in msg) && ('result' in msg || 'error' in msg)
 }
 
-/** An error whose message is what the client is told, already logged where it mattered. */
+/**
+ * @typedef {Error & { upstreamMessage: string, logged: boolean, httpStatus?: number, notDelivered?: boolean, retryable?: boolean }} UpstreamFailure
+ */
+
+/**
+ * An error whose message is what the client is told, already logged where it mattered.
+ * @param {string} message
+ * @returns {UpstreamFailure}
+ */
 function upstreamFailure(message) {
-  const err = new Error(message)
-  err.upstreamMessage = message
-  err.logged = true
-  return err
+  return Object.assign(new Error(message), { upstreamMessage: message, logged: true })
 }
 
 /**
@@ -107,6 +105,7 @@ function upstreamFailure(message) {
  * error naming it (never a value).
  */
 function parseHeaders(lines, env = process.env) {
+  /** @type {Record<string, string>} */
   const headers = {}
   for (const line of lines) {
     const colon = line.indexOf(':')
@@ -155,25 +154,44 @@ function trustedCertificates(env = process.env) {
   return [...tls.rootCertificates, ...system, ...extra]
 }
 
-let agents
 /**
- * An undici Agent of Node's own fetch without its 300 s header and body timeouts and with the
- * system's certificates (or null: Node's fetch as it is).
+ * The HTTP client of the remote upstream: undici's Agent without the 300 s header and body
+ * timeouts of Node's fetch, trusting the system's certificates, and cutting a response body
+ * over `maxResponseBytes` (a JSON answer, an error body, one request's SSE stream), which the
+ * SDK would otherwise read whole into memory; `onCut` hears of each cut (the SDK's report of
+ * the stream it broke does not say why).
  */
-async function fetchAgent() {
-  if (agents !== undefined) return agents
-  agents = null
-  try {
-    // Node creates its fetch's dispatcher on the first fetch; a data: URL touches no network.
-    await fetch('data:,')
-    const global = globalThis[Symbol.for('undici.globalDispatcher.1')]
-    if (global && typeof global.constructor === 'function') {
-      agents = new global.constructor({ headersTimeout: 0, bodyTimeout: 0, connect: { ca: trustedCertificates() } })
-    }
-  } catch {
-    // keep Node's defaults
+function httpAgent(maxResponseBytes, env = process.env, onCut = () => {}) {
+  const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0, maxResponseSize: maxResponseBytes, connect: { ca: trustedCertificates(env) } })
+  const noticeCut = (err) => {
+    if (isTooLarge(err)) onCut()
   }
-  return agents
+  // The handler undici gives an interceptor speaks its handler API (onRequestStart…): each
+  // method goes on to it as it is, the error after a look.
+  const methods = ['onRequestStart', 'onRequestUpgrade', 'onResponseStart', 'onResponseData', 'onResponseEnd']
+  return agent.compose((dispatch) => (opts, handler) => {
+    const watched = {
+      onResponseError(controller, err) {
+        noticeCut(err)
+        return handler.onResponseError?.(controller, err)
+      },
+    }
+    for (const name of methods) if (typeof handler[name] === 'function') watched[name] = (...args) => handler[name](...args)
+    return dispatch(opts, watched)
+  })
+}
+
+/** The HTTP status of a failed POST as the SDK reports it, or 0. */
+function httpStatus(err) {
+  if (err instanceof SdkHttpError && typeof err.data?.status === 'number') return err.data.status
+  // The HTTP+SSE transport's POST error names the status in its message.
+  const match = /^Error POSTing to endpoint \(HTTP (\d{3})\)/.exec(err?.message ?? '')
+  return match ? Number(match[1]) : 0
+}
+
+function isTooLarge(err) {
+  for (let e = err; e && typeof e === 'object'; e = e.cause) if (e.code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return true
+  return false
 }
 
 class HttpUpstream {
@@ -183,6 +201,8 @@ class HttpUpstream {
    * @param {'auto'|'streamable-http'|'sse'} [opts.transport] auto: Streamable HTTP, else HTTP+SSE
    * @param {Record<string, string>} [opts.headers] sent with every request, never logged
    * @param {number} [opts.retrySeconds] how long a lost upstream is tried again
+   * @param {number} [opts.maxMessageBytes] the most one response body may hold, as a stdio line
+   *   (bin/line-buffer.js); past it the request gets an error
    */
   constructor(opts) {
     this.url = new URL(opts.url)
@@ -190,6 +210,7 @@ class HttpUpstream {
     this.mode = opts.transport ?? 'auto'
     this.headers = opts.headers ?? {}
     this.retryMs = (opts.retrySeconds ?? 30) * 1000
+    this.maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_MAX_LINE_BYTES
     this.online = null
     this.onerror = null
     this.ondrain = null
@@ -201,28 +222,33 @@ class HttpUpstream {
     /** The client's initialize request (replayed for a new session) and whether it finished. */
     this.initialize = null
     this.initialized = false
-    /** Requests sent and not answered: key -> { id, idJson, method, ctx } */
+    /** Requests sent and not answered, by the upstream id's key: key -> { id, idJson, clientKey, method, transport, abort } */
     this.outstanding = new Map()
-    /** Requests the proxy failed on the upstream's behalf: a late answer to one is dropped. */
-    this.failedIds = new Set()
+    /** The upstream id of each outstanding request, by the client's id (its exact text). */
+    this.upstreamIds = new Map()
+    this.requestSeq = 0
+    /** The proxy's own requests (a replayed initialize): key -> resolve(answer) */
+    this.internal = new Map()
     /** A reconnection in progress (a promise), or the reason the last one gave up. */
     this.reconnecting = null
     this.down = null
     this.closed = false
-    this.internalSeq = 0
-    this.internal = new Map()
     this.authProblem = null
-    this.als = new AsyncLocalStorage()
     this.opening = null
-    /** Errors a send's promise reports: the transport's onerror need not log them again. */
-    this.reportedBySend = new WeakSet()
+    /** The last error the transport reported about a stream: the cause named when one ends unanswered. */
+    this.lastStreamError = null
+    /** The agent just cut a response over the cap. */
+    this.cut = false
+    /** The transport whose standalone event stream may just have given up resuming. */
+    this.resumeGaveUp = null
     this.lastLogged = null
     this.paused = false
     this.held = []
   }
 
   async start() {
-    this.agent = await fetchAgent()
+    // Process-wide, so that the SDK's fetches (the HTTP+SSE transport's EventSource too) use it.
+    setGlobalDispatcher(httpAgent(this.maxMessageBytes, process.env, () => (this.cut = true)))
     if (this.url.protocol === 'http:' && !isLoopback(this.url.hostname)) {
       log(`warning: --upstream-url ${this.shownUrl} is plain http to another host: requests and headers travel unencrypted`)
     }
@@ -230,33 +256,47 @@ class HttpUpstream {
 
   /**
    * Sends one message, the JSON text the client wrote (a string or a Buffer, already checked by
-   * the proxy), which is what the POST carries. A request that can no longer be answered gets a
-   * -32000 error line, as if from the upstream. Never asks the proxy to wait (always true).
+   * the proxy). A request goes under the proxy's own id; one that can no longer be answered
+   * gets a -32000 error line, as if from the upstream. Never asks the proxy to wait (always true).
    */
   send(message) {
     const text = message.toString()
     const msg = JSON.parse(text)
     if (isRequest(msg)) {
-      const key = idKey(msg.id)
-      this.failedIds.delete(key)
-      const entry = { id: msg.id, idJson: idJsonOf(text, msg), method: msg.method, ctx: null }
+      const idJson = idJsonOf(text, msg)
+      const id = ++this.requestSeq
+      const entry = { id, idJson, clientKey: idKeyOfJson(idJson), method: msg.method, transport: null, abort: new AbortController() }
       if (this.closed) {
         this.answerError(entry, 'the proxy is shutting down')
         return true
       }
+      msg.id = id
+      const key = idKey(id)
       this.outstanding.set(key, entry)
-      this.deliver(msg, entry, text).catch((err) => this.fail(key, err.upstreamMessage ?? describeError(err)))
+      this.upstreamIds.set(entry.clientKey, id)
+      this.deliver(msg, entry).catch((err) => this.fail(key, err.upstreamMessage ?? describeError(err)))
       return true
     }
+    let cancelled = null
     if (msg?.method === 'notifications/cancelled' && msg.params?.requestId !== undefined) {
-      // The upstream may now never answer; the proxy owes the client nothing for it either.
-      this.outstanding.delete(idKey(msg.params.requestId))
+      // The upstream knows the request by the proxy's id. It may now never answer; the proxy
+      // owes the client nothing for it either.
+      const requestIdJson = typeof msg.params.requestId === 'string' ? JSON.stringify(msg.params.requestId) : memberText(memberText(text, 'params') ?? '{}', 'requestId')
+      const id = requestIdJson === undefined ? undefined : this.upstreamIds.get(idKeyOfJson(requestIdJson))
+      if (id !== undefined) {
+        msg.params.requestId = id
+        cancelled = this.outstanding.get(idKey(id))
+        this.forget(idKey(id))
+      }
     }
     if (msg?.method === 'notifications/initialized') this.initialized = true
     if (this.closed) return true
-    this.deliver(msg, null, text).catch((err) => {
-      if (!err.logged) log(`could not send ${msg?.method ?? 'a response'} to the upstream: ${describeError(err)}`)
-    })
+    this.deliver(msg, null)
+      .catch((err) => {
+        if (!err.logged) log(`could not send ${msg?.method ?? 'a response'} to the upstream: ${describeError(err)}`)
+      })
+      // Once the server has the cancellation, the request's stream is of no more use.
+      .finally(() => cancelled?.abort.abort())
     return true
   }
 
@@ -265,12 +305,9 @@ class HttpUpstream {
     this.toClientLine(`{"jsonrpc":"2.0","id":${entry.idJson},"error":${JSON.stringify({ code: UPSTREAM_GONE, message })}}`)
   }
 
-  /**
-   * A message from the upstream for the client: as the upstream wrote it (`raw`) when known, an
-   * answer to a request with the id text the client wrote.
-   */
-  toClient(msg, entry, raw) {
-    const line = raw ?? JSON.stringify(msg)
+  /** A message from the upstream for the client; an answer to a request gets the client's id text. */
+  toClient(msg, entry) {
+    const line = JSON.stringify(msg)
     this.toClientLine(entry ? (replaceMember(line, 'id', entry.idJson) ?? line) : line)
   }
 
@@ -294,18 +331,18 @@ class HttpUpstream {
   }
 
   /** Posts one message on the current connection, connecting (or waiting for a reconnection) first. */
-  async deliver(msg, entry, text) {
+  async deliver(msg, entry) {
     if (msg?.method === 'initialize' && isRequest(msg)) this.initialize = msg
-    if (await this.connected(msg, text)) return // the new connection carried msg (the first initialize)
+    if (await this.connected(msg, entry)) return // the new connection carried msg (the first initialize)
     try {
-      await this.post(this.transport, msg, entry, text)
+      await this.post(this.transport, msg, entry)
     } catch (err) {
       // A message the upstream never received (refused connection, unknown session) goes out
       // once more on the new connection.
       if (!err.notDelivered || !this.reconnecting) throw err
       await this.reconnecting
       if (!this.transport) throw upstreamFailure(`upstream MCP server unreachable: ${this.down}`)
-      await this.post(this.transport, msg, entry, text)
+      await this.post(this.transport, msg, entry)
     }
   }
 
@@ -313,7 +350,7 @@ class HttpUpstream {
    * Resolves once there is a transport. The very first message (initialize) opens it and is
    * carried by it: then this resolves true.
    */
-  async connected(msg, text) {
+  async connected(msg, entry) {
     if (this.transport && !this.reconnecting) return false
     if (this.reconnecting) {
       await this.reconnecting
@@ -322,14 +359,14 @@ class HttpUpstream {
     }
     if (this.opening) {
       await this.opening.catch(() => {})
-      return this.connected(msg, text)
+      return this.connected(msg, entry)
     }
     if (this.down) {
       // A reconnection gave up earlier: a new message tries again.
       this.reconnect(this.down)
-      return this.connected(msg, text)
+      return this.connected(msg, entry)
     }
-    this.opening = this.openWithRetry(msg, text)
+    this.opening = this.openWithRetry(msg, entry)
       .then((transport) => {
         this.transport = transport
       })
@@ -344,12 +381,12 @@ class HttpUpstream {
    * The first connection, tried with the same backoff as a reconnection while the server does
    * not answer at all (not yet started, say); an HTTP answer, even an error, ends it.
    */
-  async openWithRetry(first, text) {
+  async openWithRetry(first, entry) {
     const deadline = Date.now() + this.retryMs
     let delay = RETRY_FIRST_MS
     for (let told = false; ; ) {
       try {
-        return await this.open(first, text)
+        return await this.open(first, entry)
       } catch (err) {
         if (!err.retryable || this.closed || Date.now() + delay > deadline) throw err
         if (!told) log(`${err.upstreamMessage}: trying again for up to ${Math.round(this.retryMs / 1000)} s`)
@@ -364,13 +401,12 @@ class HttpUpstream {
    * Opens a transport and posts `first` (an initialize) on it. In auto mode a server that
    * answers Streamable HTTP's POST with 400/404/405 is asked for the HTTP+SSE stream instead.
    */
-  async open(first, text) {
-    const entry = isRequest(first) ? this.outstanding.get(idKey(first.id)) : null
+  async open(first, entry) {
     if (this.kind !== 'sse') {
       const transport = this.createTransport('streamable-http')
       await transport.start()
       try {
-        await this.post(transport, first, entry, text)
+        await this.post(transport, first, entry)
         this.kind = 'streamable-http'
         return transport
       } catch (err) {
@@ -383,11 +419,11 @@ class HttpUpstream {
     const transport = this.createTransport('sse')
     try {
       try {
-        await this.als.run({ method: 'GET' }, () => transport.start())
+        await transport.start()
       } catch (err) {
-        throw this.httpFailure(err, 'opening the SSE stream')
+        throw this.httpFailure(err, 'opening the SSE stream', transport, null)
       }
-      await this.post(transport, first, entry, text)
+      await this.post(transport, first, entry)
     } catch (err) {
       await transport.close().catch(() => {})
       throw err
@@ -397,13 +433,9 @@ class HttpUpstream {
   }
 
   createTransport(kind) {
-    const opts = { requestInit: { headers: { ...this.headers } }, fetch: (url, init) => this.fetch(url, init) }
-    let transport
-    if (kind === 'sse') {
-      transport = new SSEClientTransport(this.url, opts)
-    } else {
-      transport = new StreamableHTTPClientTransport(this.url, { ...opts, reconnectionOptions: RESUME })
-    }
+    // undici's fetch is the WHATWG fetch the SDK expects; only its types are undici's own.
+    const opts = { requestInit: { headers: { ...this.headers } }, fetch: /** @type {typeof fetch} */ (/** @type {unknown} */ (undiciFetch)) }
+    const transport = kind === 'sse' ? new SSEClientTransport(this.url, opts) : new StreamableHTTPClientTransport(this.url, { ...opts, reconnectionOptions: RESUME })
     transport.onmessage = (msg) => this.received(transport, msg)
     transport.onerror = (err) => this.transportError(transport, err)
     transport.onclose = () => {}
@@ -411,199 +443,92 @@ class HttpUpstream {
   }
 
   /**
-   * Posts msg, with a context the fetch wrapper fills in (the HTTP status, the response stream)
-   * and reads: `text`, the client's own JSON text of msg, is what the POST carries.
+   * Posts msg on `transport`. A request's response stream, when it ends (after the SDK's own
+   * resumption), tells streamEnded; cancelling it aborts that stream.
    */
-  async post(transport, msg, entry, text) {
-    const ctx = { method: 'POST', message: msg, text, transport, entry, status: 0 }
-    if (entry) entry.ctx = ctx
+  async post(transport, msg, entry) {
+    if (entry) entry.transport = transport
+    const options = entry ? { requestSignal: entry.abort.signal, onRequestStreamEnd: () => this.streamEnded(entry, transport) } : undefined
     try {
-      await this.als.run(ctx, () => transport.send(msg))
+      await transport.send(msg, options)
     } catch (err) {
-      if (err && typeof err === 'object') this.reportedBySend.add(err)
-      throw this.httpFailure(err, `posting ${msg?.method ?? 'a response'}`, ctx)
+      throw this.httpFailure(err, `posting ${msg?.method ?? 'a response'}`, transport, msg)
     }
   }
 
   /**
-   * The SDK's fetch, watched: the status of each answer, and the end of each POST's SSE stream
-   * (by which the requests it carried are known to be answered, or not).
+   * A request's response stream ended. Still unanswered, it never will be: it gets an error
+   * naming the stream's last trouble, and a stream broken for good means the upstream is lost.
    */
-  async fetch(url, init) {
-    const ctx = this.als.getStore()
-    const method = init?.method ?? 'GET'
-    let response
-    let sent = this.agent ? { ...init, dispatcher: this.agent } : init
-    // The SDK posts JSON.stringify of the parsed message; the text the client wrote is the same
-    // JSON value, exactly as written (numbers beyond 2^53, member order, escapes).
-    if (method === 'POST' && ctx?.method === 'POST' && ctx.text !== undefined && typeof init?.body === 'string') sent = { ...sent, body: ctx.text }
-    try {
-      response = await fetch(url, sent)
-    } catch (err) {
-      if (method === 'GET' && err && typeof err === 'object') {
-        // A stream the SDK is resuming: the SDK retries, then reports giving up (transportError).
-        err.duringResume = true
-        this.lastStreamError = describeError(err)
-        if (ctx?.entry) ctx.entry.resumeError = describeError(err)
-      }
-      throw err
-    }
-    if (!ctx) return response
-    if (method === 'POST' && ctx.method === 'POST') {
-      ctx.status = response.status
-      ctx.statusText = response.statusText
-      if (!response.ok && response.status !== 401 && response.status !== 403) {
-        // A JSON-RPC error in the body is the server's answer: it is forwarded as it is.
-        ctx.body = await response.clone().text().catch(() => null)
-      }
-    }
-    const type = response.headers.get('content-type') ?? ''
-    // Raw texts are taken on Streamable HTTP only: HTTP+SSE's EventSource reads its own way.
-    const capture = ctx.transport instanceof StreamableHTTPClientTransport
-    if (response.ok && capture && method === 'POST' && type.includes('application/json')) {
-      const body = await response.clone().text().catch(() => null)
-      if (body !== null && body.trimStart().startsWith('{')) ctx.raw = [body]
-    }
-    if (!response.ok || !response.body || !type.includes('text/event-stream')) return response
-    // A POST's stream answers its request; a GET with an entry is that stream resumed.
-    const watch = ctx.entry && (method === 'POST' || method === 'GET')
-    if (!watch && !capture) return response
-    return new Response(this.watchStream(response.body, ctx, { watch, capture }), { status: response.status, statusText: response.statusText, headers: response.headers })
-  }
-
-  /**
-   * The body, passed through unchanged, telling streamEnded how it ended (`watch`) and queueing
-   * the data of each message event on `ctx.raw` (`capture`), for `received` to forward as it came.
-   */
-  watchStream(body, ctx, { watch, capture }) {
-    const reader = body.getReader()
-    let resumable = false
-    const decoder = new TextDecoder()
-    const parser = capture
-      ? createParser({
-          onEvent: (event) => {
-            if (event.id) resumable = true
-            // The events the SDK hands over: with data, of no type or type message.
-            if (event.data && (!event.event || event.event === 'message')) ctx.raw?.push(event.data)
-          },
-        })
-      : null
-    if (capture) ctx.raw ??= []
-    const ended = (err) => {
-      if (watch) this.streamEnded(ctx, err, resumable)
-    }
-    return new ReadableStream({
-      pull: async (controller) => {
-        let chunk
-        try {
-          chunk = await reader.read()
-        } catch (err) {
-          controller.error(err)
-          ended(err)
-          return
-        }
-        if (chunk.done) {
-          controller.close()
-          ended(null)
-          return
-        }
-        const text = decoder.decode(chunk.value, { stream: true })
-        // An event id makes the stream resumable: the SDK then asks for the rest with a GET.
-        if (parser) parser.feed(text)
-        else if (!resumable && /(^|\n)id:/.test(text)) resumable = true
-        controller.enqueue(chunk.value)
-      },
-      cancel: (reason) => {
-        ended(null)
-        return reader.cancel(reason)
-      },
-    })
-  }
-
-  /**
-   * The text the upstream wrote for `msg`, which the SDK just handed over parsed: the oldest
-   * queued on the context its stream runs in. Checked against msg (its id and method), so that a
-   * queue out of step is noticed: it is then given up for the context, and msg serialized.
-   */
-  rawText(msg) {
-    const ctx = this.als.getStore()
-    if (!ctx?.raw?.length) return undefined
-    const text = ctx.raw.shift()
-    let parsed
-    try {
-      parsed = JSON.parse(text)
-    } catch {
-      parsed = null
-    }
-    if (msg !== undefined && (parsed?.id !== msg.id || parsed?.method !== msg.method)) {
-      ctx.raw = null
-      log('the upstream stream\'s raw texts are out of step with the SDK\'s messages: forwarding re-serialized messages on it')
-      return undefined
-    }
-    return text
-  }
-
-  /**
-   * A response stream ended. Its request, if still unanswered, is failed at once when the
-   * stream cannot be resumed.
-   */
-  streamEnded(ctx, err, resumable) {
-    const entry = ctx.entry
-    if (!entry) return
+  streamEnded(entry, transport) {
+    if (this.resumeGaveUp === transport) this.resumeGaveUp = null // that was this stream's
     const key = idKey(entry.id)
     if (this.outstanding.get(key) !== entry) return
-    const why = err ? `connection broke (${describeError(err)})` : 'closed its response stream'
-    entry.broke = why
-    // A resumable one the SDK asks for again (GET with Last-Event-ID): it either brings the
-    // answer or reports giving up (transportError), so no timer is needed, none cuts a call.
-    if (!resumable || this.closed) setImmediate(() => this.fail(key, `upstream MCP server ${why} before answering ${entry.method}`))
+    const trouble = this.lastStreamError
+    this.lastStreamError = null
+    if (trouble?.broken && transport === this.transport && !this.closed) {
+      entry.broke = `connection broke (${trouble.text})`
+      this.reconnect(trouble.text)
+      return
+    }
+    const why = !trouble ? 'closed its response stream' : trouble.broken ? `connection broke (${trouble.text})` : `sent ${trouble.text}`
+    this.fail(key, `upstream MCP server ${why} before answering ${entry.method}`)
   }
 
   /** Fails one outstanding request with `message` (the client gets -32000 with it). */
   fail(key, message) {
     const entry = this.outstanding.get(key)
     if (!entry) return
-    this.outstanding.delete(key)
-    this.failedIds.add(key)
+    this.forget(key)
     this.answerError(entry, message)
   }
 
+  /** The request is off the books (answered, failed or cancelled). */
+  forget(key) {
+    const entry = this.outstanding.get(key)
+    if (!entry) return
+    this.outstanding.delete(key)
+    if (this.upstreamIds.get(entry.clientKey) === entry.id) this.upstreamIds.delete(entry.clientKey)
+  }
+
   /** A failed send as an error for the client, logging 401/403 once and noticing a lost upstream. */
-  httpFailure(err, what, ctx) {
+  httpFailure(err, what, transport, msg) {
     if (err.upstreamMessage) return err
-    if (err?.name === 'ZodError' || err instanceof SyntaxError) {
-      // A JSON answer the SDK would not take (see transportError): forwarded as it came.
-      const raw = ctx?.raw?.shift()
-      const failure = upstreamFailure(`upstream answered ${what} with a message that is not JSON-RPC`)
-      const parsed = raw === undefined ? null : safeParse(raw)
-      if (parsed) {
-        const entry = ctx.entry && this.outstanding.get(idKey(ctx.entry.id)) === ctx.entry ? ctx.entry : null
-        if (entry) this.outstanding.delete(idKey(entry.id))
-        this.toClient(parsed, entry, raw)
-        failure.alreadyAnswered = true
-      } else log(failure.message)
+    if (isTooLarge(err)) {
+      this.cut = false
+      const failure = upstreamFailure(`upstream answered ${what} with a body of more than ${this.maxMessageBytes} bytes (dropped)`)
+      log(failure.message)
       return failure
     }
-    const status = ctx?.status || err.httpStatus || (err instanceof StreamableHTTPError && err.code > 0 ? err.code : 0) || (typeof err.code === 'number' && err.code > 0 ? err.code : 0)
+    if (err?.name === 'ZodError' || err instanceof SyntaxError) {
+      // transportError, which the SDK told first, logged it.
+      return upstreamFailure(`upstream answered ${what} with a message that is not JSON-RPC (dropped)`)
+    }
+    const status = httpStatus(err)
     if (status === 401 || status === 403) {
-      const text = `upstream ${this.shownUrl} refused the credentials: HTTP ${status} ${ctx?.statusText || (status === 401 ? 'Unauthorized' : 'Forbidden')} (check --header)`
+      const text = `upstream ${this.shownUrl} refused the credentials: HTTP ${status} ${err.data?.statusText || (status === 401 ? 'Unauthorized' : 'Forbidden')} (check --header)`
       if (this.authProblem !== text) log(text)
       this.authProblem = text
       return upstreamFailure(text)
     }
     if (status >= 400) {
-      const failure = upstreamFailure(`upstream ${this.shownUrl} answered HTTP ${status}${ctx?.statusText ? ` ${ctx.statusText}` : ''} on ${what}`)
+      const statusText = err.data?.statusText
+      const failure = upstreamFailure(`upstream ${this.shownUrl} answered HTTP ${status}${statusText ? ` ${statusText}` : ''} on ${what}`)
       failure.httpStatus = status
-      if (status === 404 && this.transport && ctx?.transport === this.transport && this.kind === 'streamable-http' && this.transport.sessionId) {
+      if (status === 404 && transport === this.transport && transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
         // The spec's word for a session the server no longer knows: start a new one.
         failure.notDelivered = true
-        this.reconnect(`the session expired (HTTP 404 on ${what})`, ctx)
+        this.reconnect(`the session expired (HTTP 404 on ${what})`, msg)
         return failure
       }
-      const forwarded = this.errorBody(ctx)
-      if (forwarded) {
-        failure.answered = forwarded
-        return this.answeredByBody(failure, ctx)
+      const answer = errorAnswer(err.data?.text, msg)
+      if (answer) {
+        // The server answered with an HTTP error holding a JSON-RPC error: that is the answer.
+        const key = idKey(msg.id)
+        const entry = this.outstanding.get(key)
+        this.forget(key)
+        if (entry) setImmediate(() => this.toClient(answer, entry))
+        return failure
       }
       if (this.transport) log(failure.message)
       return failure
@@ -615,35 +540,14 @@ class HttpUpstream {
     // A refused connection never carried the message: it can be sent again.
     failure.notDelivered = err?.cause?.code === 'ECONNREFUSED'
     // Worth trying again: the server is not (yet) there. Not so a certificate it was refused for.
-    failure.retryable = RETRYABLE.has(err?.cause?.code) || (err instanceof SseError && /ECONNREFUSED|ECONNRESET|other side closed/.test(err.message))
-    if (ctx?.transport === this.transport && this.transport) this.reconnect(reason, failure.notDelivered ? ctx : null)
-    return failure
-  }
-
-  /** The JSON-RPC error response an HTTP error's body holds for the request that was posted. */
-  errorBody(ctx) {
-    if (!ctx?.body || !isRequest(ctx.message)) return null
-    try {
-      const parsed = JSON.parse(ctx.body)
-      if (parsed && parsed.jsonrpc === '2.0' && parsed.error && typeof parsed.error.code === 'number' && parsed.id === ctx.message.id) return parsed
-    } catch {
-      // not JSON: the status alone tells
-    }
-    return null
-  }
-
-  /** The server answered with an HTTP error holding a JSON-RPC error: that is the answer. */
-  answeredByBody(failure, ctx) {
-    const key = idKey(ctx.message.id)
-    const entry = this.outstanding.get(key)
-    if (entry) this.outstanding.delete(key)
-    setImmediate(() => this.toClient(failure.answered, entry))
-    failure.alreadyAnswered = true
+    failure.retryable = RETRYABLE.has(err?.cause?.code) || (err instanceof SseError && /ECONNREFUSED|ECONNRESET|other side closed|fetch failed/.test(err.message))
+    if (transport === this.transport && this.transport) this.reconnect(reason, failure.notDelivered ? msg : null)
     return failure
   }
 
   received(transport, msg) {
-    const raw = this.rawText(msg)
+    // Whatever broke before, this stream carries messages again.
+    this.lastStreamError = null
     if (isResponse(msg) && 'id' in msg) {
       const key = idKey(msg.id)
       const internal = this.internal.get(key)
@@ -652,63 +556,63 @@ class HttpUpstream {
         internal(msg)
         return
       }
-      if (this.failedIds.delete(key)) {
-        log(`dropped the upstream's late answer to a request already failed (id ${JSON.stringify(msg.id)})`)
-        return
-      }
       const entry = this.outstanding.get(key)
-      if (entry) {
-        this.outstanding.delete(key)
-        if (entry.method === 'initialize' && typeof msg.result?.protocolVersion === 'string') transport.setProtocolVersion?.(msg.result.protocolVersion)
-        this.toClient(msg, entry, raw)
+      if (!entry) {
+        // Never the client's: its id is the proxy's.
+        log(`dropped the upstream's answer to a request already failed or cancelled (upstream id ${JSON.stringify(msg.id)})`)
         return
       }
+      this.forget(key)
+      if (entry.method === 'initialize' && typeof msg.result?.protocolVersion === 'string') transport.setProtocolVersion?.(msg.result.protocolVersion)
+      this.toClient(msg, entry)
+      return
     }
-    this.toClient(msg, null, raw)
+    this.toClient(msg, null)
   }
 
   transportError(transport, err) {
     if (this.closed || transport !== this.transport) return
-    const ctx = this.als.getStore()
-    if (err && typeof err === 'object' && this.reportedBySend.has(err)) return
     const text = describeError(err)
     if (err?.name === 'ZodError' || err instanceof SyntaxError) {
-      // The SDK's schema is stricter than JSON-RPC (an unknown top-level member fails it): the
-      // text goes on as it came, and the proxy judges it as it judges any upstream line.
-      const raw = this.rawText(undefined)
-      if (raw !== undefined) {
-        const parsed = safeParse(raw)
-        const key = isResponse(parsed) && 'id' in parsed ? idKey(parsed.id) : null
-        const entry = key ? this.outstanding.get(key) : null
-        if (entry) this.outstanding.delete(key)
-        this.toClient(parsed, entry, raw)
-        return
-      }
-      log(`upstream sent a message that is not a JSON-RPC message (dropped): ${text.split('\n')[0]}`)
+      // On a stream: the SDK dropped it; the request it answered fails when its stream ends.
+      this.lastStreamError = { text: 'a message that is not JSON-RPC (dropped)', broken: false }
+      // A schema error's message is its issues as JSON: their own messages say it in a line.
+      const why = Array.isArray(err.issues) ? err.issues.map((issue) => issue.message).join('; ') : text.split('\n')[0]
+      log(`upstream sent a message that is not a JSON-RPC message (dropped): ${why}`)
       return
     }
-    if (/Maximum reconnection attempts/.test(text)) {
-      // The SDK gave up resuming a stream: a request's (its context says which) or the
-      // server's own stream of notifications, without which the session is deaf.
-      const entry = ctx?.entry
-      if (entry) this.fail(idKey(entry.id), `upstream MCP server ${entry.broke ?? 'stream broke'} before answering ${entry.method}; resuming the stream failed (${entry.resumeError ?? 'no answer'})`)
-      else this.reconnect(`its event stream broke and could not be resumed${this.lastStreamError ? `: ${this.lastStreamError}` : ''}`)
-      return
-    }
-    if (err?.duringResume || /^Failed to reconnect SSE stream/.test(text)) return
     if (transport instanceof SSEClientTransport && err instanceof SseError) {
       // HTTP+SSE carries every answer on its one stream: without it nothing pending can come.
       this.reconnect(`the SSE stream broke: ${text}`)
       return
     }
+    if (/^SSE stream disconnected: /.test(text) && this.cut) {
+      // The agent cut it (over the cap): the stream's request fails, the connection is fine.
+      this.cut = false
+      this.lastStreamError = { text: `a response stream of more than ${this.maxMessageBytes} bytes (cut)`, broken: false }
+      log(`upstream sent ${this.lastStreamError.text}: its request gets an error`)
+      return
+    } else if (/^SSE stream disconnected: |^Failed to reconnect SSE stream: /.test(text)) {
+      this.lastStreamError = { text: text.replace(/^SSE stream disconnected: /, ''), broken: true }
+    }
+    if (/^Maximum reconnection attempts/.test(text)) {
+      // A request's stream reports its end right after (streamEnded); the session's own event
+      // stream does not, and without it the session is deaf.
+      this.resumeGaveUp = transport
+      const why = this.lastStreamError?.text
+      setImmediate(() => {
+        if (this.resumeGaveUp !== transport) return
+        this.resumeGaveUp = null
+        this.reconnect(`its event stream broke and could not be resumed${why ? `: ${why}` : ''}`)
+      })
+      return
+    }
     // Errors of a send are reported through its promise; the rest (a stream that broke and is
     // being resumed) in one line, once while it repeats.
-    setImmediate(() => {
-      if (this.reportedBySend.has(err) || this.closed) return
-      const line = /^SSE stream disconnected/.test(text) ? `upstream event stream broke (${text.replace(/^SSE stream disconnected: /, '')}): resuming it` : `upstream transport: ${text}`
-      if (line !== this.lastLogged) log(line)
-      this.lastLogged = line
-    })
+    if (!/^SSE stream disconnected/.test(text)) return
+    const line = `upstream event stream broke (${this.lastStreamError?.text}): resuming it`
+    if (line !== this.lastLogged) log(line)
+    this.lastLogged = line
   }
 
   /**
@@ -722,7 +626,7 @@ class HttpUpstream {
     this.transport = null
     this.down = null
     for (const [key, entry] of [...this.outstanding]) {
-      if (!entry.ctx || entry.ctx === except || entry.ctx.transport !== old) continue
+      if (!entry.transport || entry.transport !== old || (except && isRequest(except) && idKey(except.id) === key)) continue
       const what = entry.broke ? `MCP server ${entry.broke}` : `connection lost (${reason})`
       this.fail(key, `upstream ${what} before answering ${entry.method}`)
     }
@@ -767,38 +671,34 @@ class HttpUpstream {
    * answer stays here), then notifications/initialized.
    */
   async newSession() {
-    if (!this.initialize) return this.createStarted()
-    const id = `mcp-snapshot-filter/reinitialize/${++this.internalSeq}`
+    const transport = this.createTransport(this.kind ?? 'streamable-http')
+    if (!this.initialize) {
+      await transport.start()
+      return transport
+    }
+    const id = `mcp-snapshot-filter/reinitialize/${++this.requestSeq}`
     const key = idKey(id)
-    let answered
+    let timer
     const answer = new Promise((resolve, reject) => {
-      answered = { resolve, reject }
       this.internal.set(key, resolve)
+      timer = setTimeout(() => reject(new Error('no answer to initialize')), REINITIALIZE_MS)
     })
-    let transport
     try {
-      transport = this.kind === 'sse' ? this.createTransport('sse') : this.createTransport('streamable-http')
-      await this.als.run({ method: 'GET' }, () => transport.start())
+      await transport.start()
       // The answer may come on the POST's own stream: until then this transport is not current.
-      const pending = this.post(transport, { ...this.initialize, id }, null)
-      pending.catch((err) => answered.reject(err))
-      const timer = setTimeout(() => answered.reject(new Error('no answer to initialize')), REINITIALIZE_MS)
-      const response = await answer.finally(() => clearTimeout(timer))
+      await Promise.all([this.post(transport, { ...this.initialize, id }, null), answer])
+      const response = await answer
       if (response.error) throw new Error(`initialize failed: ${response.error.message}`)
       if (typeof response.result?.protocolVersion === 'string') transport.setProtocolVersion?.(response.result.protocolVersion)
       if (this.initialized) await this.post(transport, { jsonrpc: '2.0', method: 'notifications/initialized' }, null)
       return transport
     } catch (err) {
-      this.internal.delete(key)
-      transport?.close().catch(() => {})
+      transport.close().catch(() => {})
       throw err
+    } finally {
+      clearTimeout(timer)
+      this.internal.delete(key)
     }
-  }
-
-  async createStarted() {
-    const transport = this.createTransport(this.kind ?? 'streamable-http')
-    await this.als.run({ method: 'GET' }, () => transport.start())
-    return transport
   }
 
   async close() {
@@ -808,13 +708,25 @@ class HttpUpstream {
     const transport = this.transport
     this.transport = null
     if (!transport) return
-    if (typeof transport.terminateSession === 'function' && transport.sessionId) {
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
       // The server may free the session at once rather than when it times out.
       const timer = new Promise((resolve) => setTimeout(resolve, CLOSE_MS).unref?.())
       await Promise.race([transport.terminateSession().catch(() => {}), timer])
     }
     await transport.close().catch(() => {})
   }
+}
+
+/** The JSON-RPC error an HTTP error's body holds for the request `msg`, or null. */
+function errorAnswer(body, msg) {
+  if (typeof body !== 'string' || !isRequest(msg)) return null
+  try {
+    const parsed = JSON.parse(body)
+    if (parsed && parsed.jsonrpc === '2.0' && parsed.error && typeof parsed.error.code === 'number' && parsed.id === msg.id) return parsed
+  } catch {
+    // not JSON: the status alone tells
+  }
+  return null
 }
 
 /** The remote upstream the parsed options ask for; a bad --header throws `UsageError`. */
@@ -833,4 +745,4 @@ function fromOptions(options, UsageError) {
   })
 }
 
-module.exports = { HttpUpstream, fromOptions, fetchAgent, trustedCertificates, parseHeaders, redactUrl, isLoopback, describeError }
+module.exports = { HttpUpstream, fromOptions, httpAgent, trustedCertificates, parseHeaders, redactUrl, isLoopback, describeError }

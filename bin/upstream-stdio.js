@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 
 // The stdio upstream: a child process spoken to in JSON-RPC lines.
@@ -61,10 +62,15 @@ class StdioUpstream {
     this.closing = null
     this.exitTimer = null
     this.reportedClose = false
+    /** @type {(line: Buffer) => void} */
     this.online = () => {}
+    /** @type {(err: Error) => void} */
     this.onerror = () => {}
+    /** @type {() => void} */
     this.ondrain = () => {}
+    /** @type {(what: string) => void} */
     this.onbroken = () => {}
+    /** @type {() => void} */
     this.onclose = () => {}
   }
 

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::ptr;
 use std::time::Instant;
 
-use napi::bindgen_prelude::{Buffer, FromNapiValue, TypeName, ValidateNapiValue, ValueType};
+use napi::bindgen_prelude::{
+    Buffer, FromNapiValue, Function, TypeName, ValidateNapiValue, ValueType,
+};
 use napi::{sys, Error, Result, Status};
 use napi_derive::napi;
 
@@ -200,6 +202,13 @@ pub struct SnapshotResult {
     pub markers: u32,
 }
 
+/// The text of a response's `result` member.
+fn result_text(response_json: &str) -> Option<&str> {
+    crate::session::result_span(response_json)
+        .ok()
+        .map(|span| &response_json[span])
+}
+
 fn count(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
@@ -225,18 +234,18 @@ pub fn filter_tool_result(
 }
 
 /// True when `filterToolResult` may change results of the named tool whatever their size:
-/// the others need not cross into native code unless `mayExceedBudget` says so.
+/// the others only when `mayExceedBudget` says they may be over the token budget.
 #[napi]
 pub fn is_filtered_tool(tool_name: String) -> bool {
     crate::result::tools::is_content_heavy(&tool_name)
 }
 
 /// True when text of `length` UTF-16 code units (or bytes) may be over a token budget of
-/// `maxTokens` (0: no budget) by the estimate: a result of another tool that is not need not
-/// cross into native code.
+/// `maxTokens` (0: no budget) by the estimate: a result of another tool that is not needs no
+/// filtering.
 #[napi]
 pub fn may_exceed_budget(length: f64, max_tokens: u32) -> bool {
-    max_tokens > 0 && length * crate::budget::MAX_TOKENS_PER_UTF16_UNIT > f64::from(max_tokens)
+    crate::budget::may_exceed(length.max(0.0) as usize, max_tokens as usize)
 }
 
 /// Compresses the descriptions of a `tools/list`, `prompts/list`, `resources/list` or
@@ -428,16 +437,35 @@ pub fn search_snapshot(
     .map_err(to_napi)
 }
 
-/// Options of a proxy session.
-/// What `peekResponse` read of a response line's envelope.
+/// What a response answers, as the proxy's `route` callback tells `routeResponse`.
 #[napi(object)]
-pub struct ResponseEnvelope {
-    /// The id's JSON text exactly as in the line (a JSON string or number).
-    pub id_json: String,
-    /// `result` is present (else `error` is).
-    pub has_result: bool,
+pub struct ResponseRoute {
+    /// The request's method.
+    pub method: String,
+    /// For `tools/call`: the tool's name.
+    pub tool: Option<String>,
+    /// For `tools/call`: the request's `arguments` as the client wrote them (JSON).
+    pub arguments_json: Option<String>,
+    /// The request's `params._meta` as the client wrote it (JSON): names the client.
+    pub meta_json: Option<String>,
+    /// False: forward the response as it came (level off); the proxy still learns from it.
+    pub rewrite: bool,
 }
 
+/// A response line as `routeResponse` read and filtered it.
+#[napi(object)]
+pub struct RoutedResponse {
+    /// The id's JSON text exactly as in the line (a JSON string or number).
+    pub id_json: String,
+    /// The rewritten line (no newline); absent: forward the original.
+    pub line: Option<Buffer>,
+    /// Why the filter failed (the original is then forwarded).
+    pub error: Option<String>,
+    /// In `stderr` stats mode: the stats line of the filtered result.
+    pub stats_line: Option<String>,
+}
+
+/// Options of a proxy session.
 #[napi(object)]
 #[derive(Default)]
 pub struct SessionConfig {
@@ -556,37 +584,70 @@ impl FilterSession {
             .map_err(to_napi)
     }
 
-    /// `filterToolResponse` on the response line's bytes (a Buffer, no newline), for big lines:
-    /// the line never becomes a JS string and the filtered line comes back as a Buffer. `null`:
-    /// forward the original. A line that is not UTF-8 is an error (the caller fails open).
+    /// The proxy's one route for an upstream line (a Buffer, no newline): reads its JSON-RPC
+    /// envelope and, when it answers a request the proxy rewrites, filters it, in one call.
+    /// `route(idJson)` says what the response answers (its request's method, tool and
+    /// arguments), or `null`: forward it. Returns `null` unless the line is a UTF-8 JSON-RPC 2.0
+    /// response with a string or number id (the caller reads notifications, requests, batches
+    /// and bad lines itself). A filter that fails leaves `line` absent and says why in `error`.
     #[napi(catch_unwind)]
-    pub fn filter_tool_response_buffer(
+    pub fn route_response(
         &mut self,
-        tool_name: String,
-        response: &[u8],
-        arguments_json: Option<String>,
-    ) -> Result<Option<Buffer>> {
-        let text = std::str::from_utf8(response).map_err(|e| {
+        line: &[u8],
+        #[napi(ts_arg_type = "(idJson: string) => ResponseRoute | null | undefined")]
+        route: Function<String, Option<ResponseRoute>>,
+    ) -> Result<Option<RoutedResponse>> {
+        let Some(envelope) = envelope::peek_response(line) else {
+            return Ok(None);
+        };
+        let request = route.call(envelope.id_json.clone())?;
+        let mut routed = RoutedResponse {
+            id_json: envelope.id_json,
+            line: None,
+            error: None,
+            stats_line: None,
+        };
+        let Some(request) = request.filter(|_| envelope.has_result) else {
+            return Ok(Some(routed));
+        };
+        // peek_response read it as UTF-8 already.
+        let text = std::str::from_utf8(line).map_err(|e| {
             to_napi(FilterError::InvalidArgument(format!(
                 "response is not UTF-8: {e}"
             )))
         })?;
-        Ok(self
-            .inner
-            .filter_tool_response(&tool_name, text, arguments_json.as_deref())
-            .map_err(to_napi)?
-            .map(|line| Buffer::from(line.into_bytes())))
-    }
-
-    /// The JSON-RPC envelope of a response line (a Buffer, no newline) read without building
-    /// the message: `null` unless it is a UTF-8 JSON-RPC 2.0 response with a string or number
-    /// id (the caller then parses it as any other line).
-    #[napi]
-    pub fn peek_response(&self, line: &[u8]) -> Option<ResponseEnvelope> {
-        envelope::peek_response(line).map(|e| ResponseEnvelope {
-            id_json: e.id_json,
-            has_result: e.has_result,
-        })
+        // The proxy's own answers speak the era the upstream's results show.
+        if Era::learns_from(&request.method) {
+            if let Some(result) = result_text(text) {
+                self.era.learn(&request.method, result);
+            }
+        }
+        if !request.rewrite {
+            return Ok(Some(routed));
+        }
+        let filtered = match (request.method.as_str(), request.tool.as_deref()) {
+            ("tools/call", Some(tool)) if self.inner.may_filter_result(tool, line.len()) => {
+                // Snapshot state is the client's the request's _meta names.
+                self.era
+                    .use_client(&mut self.inner, request.meta_json.as_deref());
+                self.inner
+                    .filter_tool_response(tool, text, request.arguments_json.as_deref())
+            }
+            (method, _) if describe::LIST_METHODS.contains(&method) => {
+                self.inner.compress_list_response(method, text)
+            }
+            _ => return Ok(Some(routed)),
+        };
+        match filtered {
+            Ok(out) => routed.line = out.map(|l| Buffer::from(l.into_bytes())),
+            Err(e) => {
+                // As a thrown error would read: "InvalidArg: …".
+                let e = to_napi(e);
+                routed.error = Some(format!("{}: {}", e.status, e.reason));
+            }
+        }
+        routed.stats_line = self.inner.take_stats_line();
+        Ok(Some(routed))
     }
 
     /// True when `toolName` is one of the proxy's own tools (answer it with `callProxyTool`,

@@ -16,9 +16,15 @@ pub const RESERVE_TOKENS: usize = 150;
 
 /// The most estimated tokens one UTF-16 code unit of text (a JS string's `length`) can cost:
 /// the largest per-byte weight of the estimate (a camelCase joint, 1.846) or a non-ASCII
-/// character (2.078, one or two units). The proxy's bin lets a result of a tool no filter knows
-/// cross into native code only when `length × this` may exceed the budget.
+/// character (2.078, one or two units). A result of a tool no filter knows is parsed only when
+/// `length × this` may exceed the budget (`may_exceed`).
 pub const MAX_TOKENS_PER_UTF16_UNIT: f64 = 2.1;
+
+/// True when text of `length` UTF-16 units (or bytes, which are never fewer) may be over a
+/// budget of `max_tokens` (0: no budget) by the estimate.
+pub fn may_exceed(length: usize, max_tokens: usize) -> bool {
+    max_tokens > 0 && length as f64 * MAX_TOKENS_PER_UTF16_UNIT > max_tokens as f64
+}
 
 /// The budget a result's own text may use under `max_tokens` (0 = no budget).
 pub fn content_budget(max_tokens: usize) -> usize {

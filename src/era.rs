@@ -76,6 +76,13 @@ impl Era {
         self.kind
     }
 
+    /// The requests whose results `learn` reads: small ones that come first (a big
+    /// `resources/read` is never parsed for it).
+    pub fn learns_from(method: &str) -> bool {
+        matches!(method, "initialize" | "server/discover")
+            || crate::describe::LIST_METHODS.contains(&method)
+    }
+
     /// Learns from a result the upstream sent to a `method` request. Anything that is not a
     /// JSON object teaches nothing.
     pub fn learn(&mut self, method: &str, result_json: &str) {

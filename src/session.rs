@@ -546,6 +546,41 @@ impl Session {
         self.pending_stats_line.take()
     }
 
+    /// `compress_list_result` on a whole JSON-RPC response, as `filter_tool_response` takes a
+    /// tool's: the response with only its result's text replaced, `Ok(None)` to forward the
+    /// original.
+    pub fn compress_list_response(
+        &mut self,
+        method: &str,
+        response_json: &str,
+    ) -> FilterResult<Option<String>> {
+        let span = result_span(response_json)?;
+        let Some(result_json) = self.compress_list_result(method, &response_json[span.clone()])?
+        else {
+            return Ok(None);
+        };
+        let mut out = String::with_capacity(response_json.len() - span.len() + result_json.len());
+        out.push_str(&response_json[..span.start]);
+        out.push_str(&result_json);
+        out.push_str(&response_json[span.end..]);
+        Ok(Some(out))
+    }
+
+    /// Whether `filter_tool_response` may change a result of `tool_name` whose response is
+    /// `len` bytes: a filtered tool's, any when structuredContent goes, any that may be over the
+    /// token budget. The others are forwarded without being parsed (or counted).
+    pub fn may_filter_result(&self, tool_name: &str, len: usize) -> bool {
+        let options = &self.options;
+        let max_tokens = if options.level == Level::Off {
+            0
+        } else {
+            options.max_tokens
+        };
+        options.drop_structured_content
+            || result::tools::is_content_heavy(tool_name)
+            || budget::may_exceed(len, max_tokens)
+    }
+
     /// Compresses a list result; for `tools/list` it also remembers which tools declare an
     /// `outputSchema`, whatever the level.
     pub fn compress_list_result(
@@ -627,6 +662,14 @@ fn budget_note(step: &str, max_tokens: usize) -> String {
 /// Where the `result` member's value lies in a response object's text (the last one when the key
 /// repeats, as JSON.parse reads it), and that value parsed.
 fn result_member(response_json: &str) -> FilterResult<(std::ops::Range<usize>, Value)> {
+    let span = result_span(response_json)?;
+    let value = serde_json::from_str(&response_json[span.clone()])
+        .map_err(|e| FilterError::InvalidArgument(format!("response result: {e}")))?;
+    Ok((span, value))
+}
+
+/// Where the `result` member's value is in a JSON-RPC response's text.
+pub(crate) fn result_span(response_json: &str) -> FilterResult<std::ops::Range<usize>> {
     let members: HashMap<String, &RawValue> = serde_json::from_str(response_json)
         .map_err(|e| FilterError::InvalidArgument(format!("response is not a JSON object: {e}")))?;
     let raw = members
@@ -641,9 +684,7 @@ fn result_member(response_json: &str) -> FilterResult<(std::ops::Range<usize>, V
             "response result could not be located".into(),
         ));
     }
-    let value = serde_json::from_str(raw)
-        .map_err(|e| FilterError::InvalidArgument(format!("response result: {e}")))?;
-    Ok((span, value))
+    Ok(span)
 }
 
 /// A new file at `path`, never an existing one (nor what a symlink there points to).
@@ -762,6 +803,43 @@ mod tests {
         assert!(filtered["content"][0]["text"]
             .as_str()
             .is_some_and(|t| t.contains("expand_snapshot uid=")));
+    }
+
+    #[test]
+    fn a_compressed_list_response_keeps_its_envelope_text() {
+        let mut session = Session::new(SessionOptions::for_level(Level::Moderate));
+        let list = r#"{"tools":[{"name":"t","description":"Use this tool in order to  do the thing.   It is very useful.","inputSchema":{"type":"object"}}]}"#;
+        let head = r#"{"id" : 12345678901234567891, "result":"#;
+        let tail = r#", "jsonrpc":"2.0"}"#;
+        let response = format!("{head}{list}{tail}");
+        let alone = session
+            .compress_list_result("tools/list", list)
+            .expect("compresses")
+            .expect("changed");
+        let mut fresh = Session::new(SessionOptions::for_level(Level::Moderate));
+        let out = fresh
+            .compress_list_response("tools/list", &response)
+            .expect("compresses")
+            .expect("changed");
+        assert_eq!(out, format!("{head}{alone}{tail}"));
+        assert!(fresh
+            .compress_list_response("tools/list", r#"{"id":1,"error":{}}"#)
+            .is_err());
+    }
+
+    #[test]
+    fn only_results_a_filter_may_change_are_filtered() {
+        let moderate = Session::new(SessionOptions::for_level(Level::Moderate));
+        assert!(moderate.may_filter_result("take_snapshot", 10));
+        assert!(!moderate.may_filter_result("take_screenshot", 1000));
+        // Over the default budget by the estimate: any tool's result may have to give way.
+        assert!(moderate.may_filter_result("take_screenshot", 100_000));
+        let mut off = SessionOptions::for_level(Level::Off);
+        off.max_tokens = 25_000;
+        assert!(!Session::new(off).may_filter_result("take_screenshot", 100_000));
+        let mut dropping = SessionOptions::for_level(Level::Moderate);
+        dropping.drop_structured_content = true;
+        assert!(Session::new(dropping).may_filter_result("take_screenshot", 10));
     }
 
     #[cfg(unix)]
