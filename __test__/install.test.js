@@ -55,6 +55,9 @@ test('--dry-run prints every change and writes nothing', () => {
   assert.match(r.stdout, /\.cursor\/mcp\.json: mcpServers "chrome-devtools"/)
   assert.match(r.stdout, /project\/\.mcp\.json: mcpServers "chrome-devtools"/)
   assert.doesNotMatch(r.stdout, /"memory"|"github"|"remote-docs"/, 'servers that are not browsers are not touched unless named')
+  // chrome-devtools-mcp entries without the flag are told what it gives; Playwright's are not.
+  assert.match(r.stdout, /--isolated\n {2}tip: add --experimentalStructuredContent after chrome-devtools-mcp in its args/)
+  assert.doesNotMatch(r.stdout, /@playwright\/mcp@latest --browser chromium\n {2}tip/)
   for (const [k, f] of Object.entries(s.files)) assert.equal(fs.readFileSync(f, 'utf8'), before[k], k)
   for (const f of Object.values(s.files)) assert.deepEqual(backups(f), [])
 })

@@ -19,7 +19,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 
-const { UsageError } = require('./options.js')
+const { UsageError, STRUCTURED_FLAG } = require('./options.js')
 const json = require('./json-edit.js')
 
 const CLI = path.join(__dirname, 'cli.js')
@@ -43,6 +43,9 @@ uninstall puts the original command back. Files (both clients when --client is n
 Before a file changes it is copied to FILE.bak-mcp-snapshot-filter-<time>. A file that is
 not valid JSON, or an entry that is not a stdio command, is left alone with a message.
 Restart the client (quit Claude Code first: it rewrites ~/.claude.json while it runs).
+For chrome-devtools-mcp, ${STRUCTURED_FLAG} in the entry's args makes it send each
+snapshot also as an exact tree, which the proxy reads instead of the text; install says so
+for an entry without it (add it by hand: uninstall then keeps it).
 The entry points at this copy of the package: moving or deleting it breaks the entry.
 
 Options:
@@ -165,6 +168,13 @@ function planEntry(action, entry, named) {
   return { after: { ...entry, command: original[0], args: original.slice(1) } }
 }
 
+/** For a chrome-devtools-mcp entry without the flag: what adding it gives (the snapshot as an exact tree). */
+function structuredHint(entry) {
+  const args = entry.args ?? []
+  if (!BROWSER_SERVERS[0].test([entry.command, ...args].join(' ')) || args.includes(STRUCTURED_FLAG)) return null
+  return `tip: add ${STRUCTURED_FLAG} after chrome-devtools-mcp in its args: the proxy then reads each snapshot from an exact tree instead of the text`
+}
+
 function commandLine(entry) {
   return [entry.command, ...(entry.args ?? [])].map((a) => (/[\s"']/.test(a) ? JSON.stringify(a) : a)).join(' ')
 }
@@ -205,7 +215,7 @@ function planFile(action, spec, name) {
       if (name !== null && server !== name) continue
       const entry = json.plain(out.bytes, node)
       const plan = planEntry(action, entry, name !== null)
-      if (plan.after) out.changes.push({ scope, name: server, before: entry, after: plan.after, edits: entryEdits(action, out.bytes, node, plan.after) })
+      if (plan.after) out.changes.push({ scope, name: server, before: entry, after: plan.after, edits: entryEdits(action, out.bytes, node, plan.after), hint: action === 'install' ? structuredHint(entry) : null })
       else if (plan.skip) {
         if (plan.already) out.already++
         out.notes.push(`${scope} "${server}": ${plan.skip}: left unchanged`)
@@ -352,6 +362,7 @@ function main(argv, { stdout = process.stdout, stderr = process.stderr, home = o
       say(`${plan.file}: ${c.scope} "${c.name}"${opts.dryRun ? ' (dry run, not written)' : ''}`)
       say(`  - ${commandLine(c.before)}`)
       say(`  + ${commandLine(c.after)}`)
+      if (c.hint) say(`  ${c.hint}`)
     }
     changed += plan.changes.length
     if (opts.dryRun) continue
