@@ -330,6 +330,12 @@ export interface SessionConfig {
   dropStructuredContent?: boolean
 }
 
+/**
+ * The accessibility tree of a chrome-devtools-mcp result text (its snapshot section without the
+ * `## Latest page snapshot` line), or `null` when it has none.
+ */
+export declare function snapshotBody(text: string): string | null
+
 /** A filtered snapshot and what the filter did to it. */
 export interface SnapshotResult {
   /** The filtered snapshot text. */

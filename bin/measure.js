@@ -168,7 +168,6 @@ function walk(root) {
   return out.sort()
 }
 
-const SNAPSHOT_HEADER = '## Latest page snapshot\n'
 const SNAPSHOT_LINE = /^[ \t]*uid=\S+/m
 
 /**
@@ -315,8 +314,9 @@ function parseInput(text) {
     if (items === null) throw new InputError(`not valid JSON: ${jsonError.message}`, 'invalid')
     return items
   }
-  const header = text.indexOf(SNAPSHOT_HEADER)
-  if (header !== -1) return [{ kind: 'snapshot', tool: 'snapshot text', inferred: false, text: text.slice(header + SNAPSHOT_HEADER.length) }]
+  // A result's text with its snapshot section (src/result/sections.rs reads it), or bare tree lines.
+  const body = require('../index.js').snapshotBody(text)
+  if (body !== null) return [{ kind: 'snapshot', tool: 'snapshot text', inferred: false, text: body }]
   if (SNAPSHOT_LINE.test(text)) return [{ kind: 'snapshot', tool: 'snapshot text', inferred: false, text }]
   const items = itemsFromLog(text)
   if (items !== null) return items

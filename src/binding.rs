@@ -312,6 +312,13 @@ pub fn infer_tool(#[napi(ts_arg_type = "string")] text: TextArg) -> Option<Strin
     result::infer::tool_of_text(&text.0).map(str::to_string)
 }
 
+/// The accessibility tree of a chrome-devtools-mcp result text (its snapshot section without the
+/// `## Latest page snapshot` line), or `null` when it has none.
+#[napi]
+pub fn snapshot_body(#[napi(ts_arg_type = "string")] text: TextArg) -> Option<String> {
+    result::infer::snapshot_body(&text.0).map(str::to_string)
+}
+
 /// Benchmark diagnostic (`npm run bench`), not a filter: the ns that the last `filterSnapshot`,
 /// `filterToolResult` or `compressListResult` call on this thread spent in its pure-Rust core
 /// (after its arguments were converted from JS, before its result was converted to JS); `null`

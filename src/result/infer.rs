@@ -7,6 +7,15 @@ use super::evaluate::MESSAGE_PREFIX;
 use super::sections::{split_sections, SectionKind};
 use crate::notation::playwright::sections::find_yaml_snapshot;
 
+/// The accessibility tree of a chrome-devtools-mcp result text: its snapshot section without
+/// the `## Latest page snapshot` line, or `None` when it has none.
+pub fn snapshot_body(text: &str) -> Option<&str> {
+    let section = split_sections(text, false)
+        .into_iter()
+        .find(|s| s.kind == SectionKind::Snapshot)?;
+    Some(section.text.split_once('\n').map_or("", |(_, body)| body))
+}
+
 /// The tool whose result `text` is, or `None` when no section says.
 pub fn tool_of_text(text: &str) -> Option<&'static str> {
     for section in split_sections(text, false) {
@@ -46,5 +55,22 @@ mod tests {
         for (text, tool) in cases {
             assert_eq!(tool_of_text(text), tool, "{text:?}");
         }
+    }
+
+    #[test]
+    fn the_snapshot_body_is_the_section_after_its_header() {
+        let text =
+            "Clicked\n## Latest page snapshot\nuid=1_0 RootWebArea \"x\"\n  uid=1_1 button \"b\"\n";
+        assert_eq!(
+            snapshot_body(text),
+            Some("uid=1_0 RootWebArea \"x\"\n  uid=1_1 button \"b\"\n")
+        );
+        assert_eq!(snapshot_body("## Latest page snapshot"), Some(""));
+        assert_eq!(
+            snapshot_body(
+                "Script ran on page and returned:\n```json\n\"## Latest page snapshot\"\n```\n"
+            ),
+            None
+        );
     }
 }
