@@ -213,6 +213,22 @@ export declare function filterSnapshot(text: string, options?: FilterOptions | u
 export declare function filterToolResult(toolName: string, resultJson: string, options?: FilterOptions | undefined | null): string | null
 
 /**
+ * A size in decimal units as the stats line writes it (`812 B`, `38.5 KB`, `1.2 MB`, `3.4 GB`):
+ * the one formatter, for `mcp-snapshot-filter stats`. A negative or NaN input counts 0.
+ */
+export declare function formatBytes(bytes: number): string
+
+/** A token count as the stats line writes it (`812`, `6.6k`, `412k`, `1.2M`). */
+export declare function formatCount(n: number): string
+
+/**
+ * The tool a result's text came from, by the sections the filters read (`take_snapshot`,
+ * `list_network_requests`, `list_console_messages`, `get_network_request`,
+ * `get_console_message`, `evaluate_script`, `browser_snapshot`), or `null`.
+ */
+export declare function inferTool(text: string): string | null
+
+/**
  * True when `filterToolResult` may change results of the named tool whatever their size:
  * the others only when `mayExceedBudget` says they may be over the token budget.
  */
@@ -348,6 +364,12 @@ export interface SessionConfig {
   dropStructuredContent?: boolean
 }
 
+/**
+ * The accessibility tree of a chrome-devtools-mcp result text (its snapshot section without the
+ * `## Latest page snapshot` line), or `null` when it has none.
+ */
+export declare function snapshotBody(text: string): string | null
+
 /** A filtered snapshot and what the filter did to it. */
 export interface SnapshotResult {
   /** The filtered snapshot text. */
@@ -373,4 +395,10 @@ export interface ToolTotals {
   bytesOut: number
   tokensIn: number
   tokensOut: number
+  /**
+   * Snapshots of this tool sent as deltas, and the bytes they saved against the full
+   * filtered snapshot (already inside `bytesOut`).
+   */
+  deltas: number
+  deltaBytesSaved: number
 }

@@ -35,3 +35,22 @@ test('at --filter-level=off the summary says nothing was filtered, not "0 B of 0
   assert.match(stderr, /session: filter level off, every tool result forwarded unchanged/)
   assert.doesNotMatch(stderr, /0 B of 0 B|−0%/)
 })
+
+test('a mistyped subcommand is an error that names the subcommand, not an upstream spawned', () => {
+  const { spawnSync } = require('node:child_process')
+  const { BIN } = require('./helpers.js')
+  const run = (...args) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, MCP_SNAPSHOT_FILTER_LEDGER: 'off' }, timeout: 30000 })
+  for (const [typo, meant] of [['instal', 'install'], ['stat', 'stats'], ['meausre', 'measure'], ['uninstal', 'uninstall']]) {
+    const r = run(typo)
+    assert.equal(r.status, 2, `${typo}: ${r.stderr}`)
+    assert.match(r.stderr, new RegExp(`unknown command "${typo}": did you mean \`${meant}\`\\? \\(an upstream of that name goes after --`))
+    assert.equal(r.stdout, '')
+  }
+  const late = run('--filter-level=light', 'install')
+  assert.equal(late.status, 2)
+  assert.match(late.stderr, /install is a subcommand and comes first/)
+  // After --, the word is the upstream's, whatever it is.
+  const { parseArgs } = require('../bin/options.js')
+  assert.equal(parseArgs(['--', 'instal']).command, 'instal')
+  assert.equal(parseArgs(['npx', 'chrome-devtools-mcp@latest']).command, 'npx')
+})

@@ -55,6 +55,9 @@ test('--dry-run prints every change and writes nothing', () => {
   assert.match(r.stdout, /\.cursor\/mcp\.json: mcpServers "chrome-devtools"/)
   assert.match(r.stdout, /project\/\.mcp\.json: mcpServers "chrome-devtools"/)
   assert.doesNotMatch(r.stdout, /"memory"|"github"|"remote-docs"/, 'servers that are not browsers are not touched unless named')
+  // chrome-devtools-mcp entries without the flag are told what it gives; Playwright's are not.
+  assert.match(r.stdout, /--isolated\n {2}tip: add --experimentalStructuredContent after chrome-devtools-mcp in its args/)
+  assert.doesNotMatch(r.stdout, /@playwright\/mcp@latest --browser chromium\n {2}tip/)
   for (const [k, f] of Object.entries(s.files)) assert.equal(fs.readFileSync(f, 'utf8'), before[k], k)
   for (const f of Object.values(s.files)) assert.deepEqual(backups(f), [])
 })
@@ -94,10 +97,12 @@ test('install wraps the browser servers of both clients, keeps the rest, backs u
   const projectOriginal = fs.readFileSync(path.join(s.project, backups(s.files.claudeProject)[0]), 'utf8')
   assert.deepEqual(read(s.files.claudeProject).mcpServers['chrome-devtools'].args, [CLI, '--', 'npx', 'chrome-devtools-mcp@latest'])
 
-  // A second install changes nothing.
+  // A second install changes nothing, and that is no failure: one line per entry, exit 0.
   const again = run(['install'], s)
-  assert.equal(again.status, 1)
-  assert.match(again.stdout, /already runs through mcp-snapshot-filter/)
+  assert.equal(again.status, 0, again.stderr)
+  assert.equal(again.stderr, '')
+  assert.match(again.stdout, /top-level "chrome-devtools": already runs through mcp-snapshot-filter: left unchanged\n/)
+  assert.doesNotMatch(again.stdout, /written|Restart/)
 
   const u = run(['uninstall'], s)
   assert.equal(u.status, 0, u.stderr)
@@ -155,4 +160,78 @@ test('the wrapped entry starts the proxy in front of the original server', async
   assert.ok(result, 'the fixture answered through the proxy')
   proxy.child.stdin.end()
   assert.equal((await proxy.exited).code, 0)
+})
+
+test('install and uninstall change only the entry they wrap: every other byte, and the backup, as they were', () => {
+  const s = scratch()
+  // What JSON.parse + JSON.stringify would change: an integer beyond 2^53, 1e400, a key given
+  // twice, escapes, bytes that are not UTF-8 (inside a string), an inline array, odd spacing.
+  const original = Buffer.concat([
+    Buffer.from('{"numStartups": 12345678901234567891, "ratio": 1e400, "x": 1.50,\n "dup": 1, "dup": 2,\n  "note": "caf\\u00e9 \\/ '),
+    Buffer.from([0xff, 0xfe, 0xc3]),
+    Buffer.from('",\n  "mcpServers": {\n    "other": {"command": "uvx", "args": ["x"], "n": 9007199254740993},\n'),
+    Buffer.from('    "chrome-devtools": {"type":"stdio","command":"npx","args":["-y","chrome-devtools-mcp@latest","caf\\u00e9"],"env":{"BIG":1e400}}\n  }\n}\n'),
+  ])
+  fs.writeFileSync(s.files.claude, original)
+  const r = run(['install', '--client', 'claude', 'chrome-devtools'], s)
+  assert.equal(r.status, 0, r.stderr)
+  const after = fs.readFileSync(s.files.claude)
+  const [backup] = backups(s.files.claude)
+  assert.ok(fs.readFileSync(path.join(s.home, backup)).equals(original), 'the backup is the original bytes')
+  // Only the entry's "command" and "args" values changed; the original strings moved as they were.
+  const head = original.subarray(0, original.indexOf('"command":"npx"'))
+  assert.ok(after.subarray(0, head.length).equals(head), 'the bytes before the entry are unchanged')
+  const wrapped = `"command":"node","args":[${JSON.stringify(CLI)},"--","npx","-y","chrome-devtools-mcp@latest","caf\\u00e9"],"env":{"BIG":1e400}}\n  }\n}\n`
+  assert.equal(after.subarray(head.length).toString('utf8'), wrapped)
+  const u = run(['uninstall', '--client', 'claude'], s)
+  assert.equal(u.status, 0, u.stderr)
+  assert.ok(fs.readFileSync(s.files.claude).equals(original), 'uninstall gives back the original bytes')
+})
+
+test('an entry without "args" gets one; a duplicated server name changes its last entry, the one clients read', () => {
+  const s = scratch()
+  const original = '{\n  "mcpServers": {\n    "chrome-devtools": { "command": "old" },\n    "chrome-devtools": { "command": "chrome-devtools-mcp" }\n  }\n}\n'
+  fs.writeFileSync(s.files.cursor, original)
+  const r = run(['install', '--client', 'cursor', 'chrome-devtools'], s)
+  assert.equal(r.status, 0, r.stderr)
+  const text = fs.readFileSync(s.files.cursor, 'utf8')
+  assert.equal(text, `{\n  "mcpServers": {\n    "chrome-devtools": { "command": "old" },\n    "chrome-devtools": { "command": "node", "args": [${JSON.stringify(CLI)}, "--", "chrome-devtools-mcp"] }\n  }\n}\n`)
+})
+
+test('uninstall keeps one backup per file, its own', () => {
+  const s = scratch()
+  for (let i = 0; i < 3; i++) {
+    assert.equal(run(['install'], s).status, 0)
+    const u = run(['uninstall'], s)
+    assert.equal(u.status, 0, u.stderr)
+  }
+  for (const file of Object.values(s.files)) assert.equal(backups(file).length, 1, `${file}: ${backups(file).join(', ')}`)
+  // A file that only looks like a backup is not ours to remove.
+  const lookalike = `${s.files.claude}.bak-mcp-snapshot-filter-mine`
+  fs.writeFileSync(lookalike, 'keep me')
+  run(['install'], s)
+  run(['uninstall'], s)
+  assert.equal(fs.readFileSync(lookalike, 'utf8'), 'keep me')
+})
+
+test('the config reader accepts and refuses what JSON.parse does', () => {
+  const json = require('../bin/json-edit.js')
+  const cases = ['{}', '[]', '{"a":[1,2,{"b":null}]}', ' {"a" : -0.5e+3 } ', '"x"', 'true', '1', '-', '01', '1.', '.5', '1e', '{"a":1,}', '[1,]', '{a:1}', "{'a':1}", '{"a":1}x', '"\\x"', '"\\u12"', '"a\nb"', '{"a":1 // c\n}', '', 'nul', '[1 2]', '{"a"}', '"\\ud800"', '1E400', '[[[[]]]]']
+  for (const text of cases) {
+    let expected = true
+    try {
+      JSON.parse(text)
+    } catch {
+      expected = false
+    }
+    let got = true
+    try {
+      json.parse(Buffer.from(text))
+    } catch (err) {
+      assert.ok(err instanceof json.JsonSyntaxError, `${JSON.stringify(text)}: ${err}`)
+      got = false
+    }
+    assert.equal(got, expected, JSON.stringify(text))
+  }
+  assert.throws(() => json.parse(Buffer.from('['.repeat(100000))), json.JsonSyntaxError, 'deep nesting is a syntax error, not a stack overflow')
 })

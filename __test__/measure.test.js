@@ -80,7 +80,7 @@ test('the bundled session shows what deltas save: a re-snapshot of the page is t
 })
 
 test('with no files it measures every bundled sample and prints a total row', () => {
-  const r = measure([])
+  const r = measure(['--wide'])
   assert.equal(r.code, 0, r.stderr)
   assert.equal(r.stderr, '')
   for (const f of SAMPLE_FILES) assert.match(r.stdout, new RegExp(`samples/${f.replace(/\./g, '\\.')} `), f)
@@ -89,6 +89,37 @@ test('with no files it measures every bundled sample and prints a total row', ()
   assert.match(r.stdout, /Tokens: o200k_base tokens \(gpt-tokenizer\)/)
   assert.match(r.stdout, /\| take_snapshot +\|/)
   assert.match(r.stdout, /\| tools\/list +\|/)
+})
+
+test('the default table fits 100 columns; --wide has every column', () => {
+  for (const args of [[], ['--all-levels']]) {
+    const r = measure(args)
+    assert.equal(r.code, 0, r.stderr)
+    for (const line of r.stdout.split('\n')) assert.ok([...line].length <= 100, `${[...line].length} columns: ${line}`)
+    assert.match(r.stdout, /^\| file +\| tool +\|( level \|)? +before \| +after \| saved \|/m)
+    assert.match(r.stdout, /files in samples\//)
+  }
+  const wide = measure(['--wide'])
+  assert.match(wide.stdout, /\| bytes before \| bytes after \| o200k before \| o200k after \| saved \| uids hidden \| o200k with deltas \| deltas save \|/)
+  assert.ok(wide.stdout.split('\n').some((line) => [...line].length > 100))
+})
+
+test('a snapshot a delta session sent whole reads "full", never as a negative saving', () => {
+  const r = measure(['--json'])
+  const report = JSON.parse(r.stdout)
+  const table = measure([]).stdout
+  const first = report.rows.find((row) => row.tool === 'take_snapshot' && !row.sentAsDelta)
+  assert.ok(first && first.tokensDeltas > first.tokensAfter, 'a first snapshot costs its header line in a delta session')
+  assert.ok(report.rows.some((row) => row.sentAsDelta), 'the session sample sends deltas')
+  assert.match(table, /\| take_snapshot +\|.*\| +full \|/)
+  assert.doesNotMatch(table, /-\d+\.\d%/, 'no negative percentage')
+})
+
+test('measure --help names the three proxy tools a tools/list row counts', () => {
+  const r = measure(['--help'])
+  assert.equal(r.code, 0)
+  assert.match(r.stdout.replace(/\s+/g, ' '), /expand_snapshot, search_snapshot and read_result/)
+  assert.match(r.stdout, /--wide/)
 })
 
 test('--json parses and its totals are the sums of its rows, per level', () => {

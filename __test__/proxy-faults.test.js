@@ -149,8 +149,8 @@ test('a 50 MB result reaches the client intact, in linear time', async (t) => {
   }
   t.diagnostic(`50 MB result: ${proxied.bytes} bytes on the wire; direct ${direct.ms} ms, through the proxy ${unfiltered.ms} ms at level off, ${proxied.ms} ms at moderate (the native filter reads it)`)
   assert.ok(proxied.bytes >= 50 * 1000 * 1000, `only ${proxied.bytes} bytes`)
-  // A quadratic line buffer takes minutes on 50 MB; a linear one a few seconds even in debug.
-  assert.ok(proxied.ms < 20000, `50 MB took ${proxied.ms} ms through the proxy`)
+  // The times are reported, not asserted: under load any limit fails a correct proxy. The line
+  // buffer's linear cost is held by its own test (proxy-big-lines.test.js).
 })
 
 test('10,000 notifications arrive, all of them, in order, before the answer that follows them', async (t) => {
@@ -260,12 +260,12 @@ test('the client closing stdin mid-call: upstream stopped, exit 0, nothing left 
   const proxy = startProxy()
   const pid = await upstreamPid(proxy)
   proxy.send({ jsonrpc: '2.0', id: 'a', method: 'fixture/silence' })
-  proxy.send({ jsonrpc: '2.0', id: 'b', method: 'fixture/delay', params: { ms: 5000 } })
+  // Answered after a minute: a proxy that waited for it would hit the test's timeout, or show it.
+  proxy.send({ jsonrpc: '2.0', id: 'b', method: 'fixture/delay', params: { ms: 60000 } })
   proxy.send({ jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'fixture_silence' } })
-  const started = Date.now()
   const { code } = await stop(proxy)
   assert.equal(code, 0)
-  assert.ok(Date.now() - started < 3000, 'the proxy waited for the pending calls')
+  assert.equal(count(proxy, (m) => m.id === 'b'), 0, 'the proxy waited for the pending calls')
   assert.ok(await waitUntil(() => !isAlive(pid), 2000), 'upstream left running')
 })
 

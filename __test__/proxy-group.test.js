@@ -36,13 +36,11 @@ test('what a wrapper upstream started is stopped with it when the client leaves'
   try {
     assert.equal(watched.length, 2)
     for (const pid of watched) assert.ok(isAlive(pid))
-    const started = Date.now()
     proxy.child.stdin.end()
     const { code } = await proxy.exited
     assert.equal(code, 0)
     // stdin EOF (the server exits), 2 s, SIGTERM (sleep exits), 2 s, SIGKILL (the stubborn one).
-    for (const pid of watched) assert.ok(await waitUntil(() => !isAlive(pid), 1000), `pid ${pid} outlived the proxy`)
-    assert.ok(Date.now() - started < 8000)
+    for (const pid of watched) assert.ok(await waitUntil(() => !isAlive(pid), 10000), `pid ${pid} outlived the proxy`)
   } finally {
     for (const pid of watched) if (isAlive(pid)) process.kill(pid, 'SIGKILL')
     fs.rmSync(dir, { recursive: true, force: true })

@@ -96,7 +96,8 @@ test('a server that stays down: waiting requests get -32000 once the retry time 
   assert.match(failed.error.message, /unreachable/)
   assert.match(failed.error.message, /ECONNREFUSED/)
   const waited = Date.now() - started
-  assert.ok(waited >= 1000 && waited < 15000, `waited ${waited} ms`)
+  // It tried again before giving up (an upper limit would fail under load; waitFor bounds it).
+  assert.ok(waited >= 1000, `waited ${waited} ms`)
   assert.match(proxy.stderr(), /upstream still unreachable \(.*\): trying again for up to 2 s/)
   // Still serving: its own tools answer, and a ping gets an answer (an error) rather than silence.
   proxy.send({ jsonrpc: '2.0', id: 6, method: 'ping' })
@@ -405,13 +406,11 @@ test('HTTPS trusts the system store (SSL_CERT_FILE here): a CA found there is ac
   assert.equal((await trusted.waitFor((m) => m.id === 2)).result.content[0].text, 'over https')
   await stopProxy(trusted)
 
-  const started = Date.now()
   const refused = await proxyTo(url, [], { SSL_CERT_FILE: path.join(dir, 'leaf.csr') })
   t.after(() => refused.child.kill('SIGKILL'))
   assert.equal(refused.init.error?.code, -32000)
   assert.match(refused.init.error.message, /certificate/i)
-  assert.ok(Date.now() - started < 10000, 'a certificate error was retried')
-  assert.doesNotMatch(refused.stderr(), /trying again/)
+  assert.doesNotMatch(refused.stderr(), /trying again/, 'a certificate error was retried')
   await stopProxy(refused)
 })
 

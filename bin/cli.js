@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict'
 
-const { parseArgs, UsageError, HELP } = require('./options.js')
+const { parseArgs, UsageError, HELP, SUBCOMMANDS } = require('./options.js')
 const { log } = require('./log.js')
 const { loadNative } = require('./native.js')
 
@@ -115,7 +115,8 @@ async function main(argv) {
 }
 
 // Subcommands, not upstreams: an upstream executable of one of these names needs `-- NAME`.
-const SUBCOMMANDS = {
+// The names are options.js' SUBCOMMANDS (which also tells a typo of one from an upstream).
+const RUN = {
   measure: () => require('./measure.js').main,
   stats: () => require('./stats.js').main,
   install: () => (args) => require('./install.js').main(['install', ...args]),
@@ -123,12 +124,12 @@ const SUBCOMMANDS = {
 }
 
 const argv = process.argv.slice(2)
-if (Object.hasOwn(SUBCOMMANDS, argv[0] ?? '')) {
+if (SUBCOMMANDS.includes(argv[0])) {
   // `measure | head` closes stdout early: that is not an error worth a stack trace.
   process.stdout.on('error', (err) => {
     if (err.code !== 'EPIPE') throw err
   })
-  process.exitCode = SUBCOMMANDS[argv[0]]()(argv.slice(1))
+  process.exitCode = RUN[argv[0]]()(argv.slice(1))
 } else {
   main(argv).catch((err) => {
     log(`fatal: ${err.stack ?? err}`)

@@ -7,16 +7,20 @@
 // The wrapped entry runs `node <absolute path of this bin/cli.js> -- <original command> <args>`:
 // the package is not on the npm registry yet, so `npx mcp-snapshot-filter` would not resolve,
 // and an absolute path works whatever directory the client starts servers in. Everything else
-// in the entry (type, env, other keys) and in the file stays as it was. `uninstall` takes the
-// original command back from after the `--`: the entry itself is the record, nothing is stored
-// elsewhere. Each write is preceded by a backup copy of the file and done atomically (a
-// temporary file renamed over the real one, its mode kept).
+// in the entry (type, env, other keys) and in the file stays as it was, byte for byte: only the
+// values of "command" and "args" are replaced in the file's own text (bin/json-edit.js), and the
+// original command's strings are moved as the bytes they were. `uninstall` takes the original
+// command back from after the `--`: the entry itself is the record, nothing is stored
+// elsewhere. Each write is preceded by a backup copy of the file (its bytes as read) and done
+// atomically (a temporary file renamed over the real one, its mode kept); `uninstall` then
+// removes the older backups of that file, keeping the one it just made.
 
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 
-const { UsageError } = require('./options.js')
+const { UsageError, STRUCTURED_FLAG } = require('./options.js')
+const json = require('./json-edit.js')
 
 const CLI = path.join(__dirname, 'cli.js')
 const CLIENTS = ['claude', 'cursor']
@@ -39,6 +43,9 @@ uninstall puts the original command back. Files (both clients when --client is n
 Before a file changes it is copied to FILE.bak-mcp-snapshot-filter-<time>. A file that is
 not valid JSON, or an entry that is not a stdio command, is left alone with a message.
 Restart the client (quit Claude Code first: it rewrites ~/.claude.json while it runs).
+For chrome-devtools-mcp, ${STRUCTURED_FLAG} in the entry's args makes it send each
+snapshot also as an exact tree, which the proxy reads instead of the text; install says so
+for an entry without it (add it by hand: uninstall then keeps it).
 The entry points at this copy of the package: moving or deleting it breaks the entry.
 
 Options:
@@ -47,8 +54,13 @@ Options:
   --dry-run                Print the changes, write nothing.
   -h, --help               Show this help and exit.
 
-Exit status: 0 when an entry changed (or would, with --dry-run), 1 when none did or a file
-could not be read, 2 on a usage error.
+The rewrite changes only the "command" and "args" of the entries it wraps: every other byte of
+the file stays as it was (numbers, escapes, key order, duplicate keys, bytes that are not UTF-8),
+and the backup is the file's bytes as read. uninstall keeps only its own backup of each file it
+restores, removing the older FILE.bak-mcp-snapshot-filter-* copies.
+
+Exit status: 0 when an entry changed (or would, with --dry-run) or every entry found already
+runs through the proxy, 1 when none did or a file could not be read, 2 on a usage error.
 `
 
 function parseInstallArgs(argv) {
@@ -83,10 +95,11 @@ function configFiles(clients, home, project) {
     files.push({
       client: 'claude',
       file: path.join(home, '.claude.json'),
-      scopes(doc) {
-        const out = [{ scope: 'top-level', holder: doc }]
-        if (isObject(doc.projects)) {
-          for (const [dir, p] of Object.entries(doc.projects)) if (isObject(p)) out.push({ scope: `project ${dir}`, holder: p })
+      scopes(root) {
+        const out = [{ scope: 'top-level', holder: root }]
+        const projects = json.member(root, 'projects')?.value
+        if (projects?.type === 'object') {
+          for (const [dir, p] of entries(projects)) if (p.type === 'object') out.push({ scope: `project ${dir}`, holder: p })
         }
         return out
       },
@@ -101,6 +114,13 @@ function configFiles(clients, home, project) {
     if (local !== path.join(home, '.cursor', 'mcp.json')) files.push({ client: 'cursor', file: local, scopes })
   }
   return files
+}
+
+/** An object node's members as JSON.parse sees them: each key once, in first-seen order, with its last value. */
+function entries(node) {
+  const byKey = new Map()
+  for (const m of node.members) byKey.set(m.key, m.value)
+  return [...byKey]
 }
 
 function isObject(v) {
@@ -139,7 +159,7 @@ function planEntry(action, entry, named) {
   const args = entry.args ?? []
   const sep = proxySeparator(entry)
   if (action === 'install') {
-    if (sep !== -1 || entry.command === 'mcp-snapshot-filter') return { skip: 'already runs through mcp-snapshot-filter' }
+    if (sep !== -1 || entry.command === 'mcp-snapshot-filter') return { skip: 'already runs through mcp-snapshot-filter', already: true }
     return { after: { ...entry, command: nodeCommand(entry), args: [CLI, '--', entry.command, ...args] } }
   }
   if (sep === -1) return named ? { skip: 'does not run through mcp-snapshot-filter' } : { skip: null }
@@ -148,60 +168,138 @@ function planEntry(action, entry, named) {
   return { after: { ...entry, command: original[0], args: original.slice(1) } }
 }
 
+/** For a chrome-devtools-mcp entry without the flag: what adding it gives (the snapshot as an exact tree). */
+function structuredHint(entry) {
+  const args = entry.args ?? []
+  if (!BROWSER_SERVERS[0].test([entry.command, ...args].join(' ')) || args.includes(STRUCTURED_FLAG)) return null
+  return `tip: add ${STRUCTURED_FLAG} after chrome-devtools-mcp in its args: the proxy then reads each snapshot from an exact tree instead of the text`
+}
+
 function commandLine(entry) {
   return [entry.command, ...(entry.args ?? [])].map((a) => (/[\s"']/.test(a) ? JSON.stringify(a) : a)).join(' ')
 }
 
-/** Reads and plans one file: { file, client, changes: [{ scope, name, before, after }], notes, error, doc, text }. */
+/**
+ * Reads and plans one file: { file, client, changes: [{ scope, name, before, after, edits }],
+ * notes, already, error, bytes }.
+ */
 function planFile(action, spec, name) {
-  const out = { ...spec, changes: [], notes: [], error: null, doc: null, text: null, exists: true }
+  const out = { ...spec, changes: [], notes: [], already: 0, error: null, bytes: null, exists: true }
   try {
-    out.text = fs.readFileSync(spec.file, 'utf8')
+    out.bytes = fs.readFileSync(spec.file)
   } catch (err) {
     if (err.code === 'ENOENT') out.exists = false
     else out.error = `cannot read: ${err.code ?? err.message}`
     return out
   }
+  let root
   try {
-    out.doc = JSON.parse(out.text)
+    root = json.parse(out.bytes)
   } catch (err) {
-    out.error = `not valid JSON (${err.message.replace(/^.*?JSON[^:]*: ?/, '')}): left unchanged; fix or edit it by hand`
+    if (!(err instanceof json.JsonSyntaxError)) throw err
+    out.error = `not valid JSON (${err.message}): left unchanged; fix or edit it by hand`
     return out
   }
-  if (!isObject(out.doc)) {
+  if (root.type !== 'object') {
     out.error = 'not a JSON object: left unchanged'
     return out
   }
-  for (const { scope, holder } of spec.scopes(out.doc)) {
-    if (holder.mcpServers === undefined) continue
-    if (!isObject(holder.mcpServers)) {
+  for (const { scope, holder } of spec.scopes(root)) {
+    const servers = json.member(holder, 'mcpServers')?.value
+    if (servers === undefined) continue
+    if (servers.type !== 'object') {
       out.notes.push(`${scope}: "mcpServers" is not an object: left unchanged`)
       continue
     }
-    for (const [server, entry] of Object.entries(holder.mcpServers)) {
+    for (const [server, node] of entries(servers)) {
       if (name !== null && server !== name) continue
+      const entry = json.plain(out.bytes, node)
       const plan = planEntry(action, entry, name !== null)
-      if (plan.after) out.changes.push({ scope, holder, name: server, before: entry, after: plan.after })
-      else if (plan.skip) out.notes.push(`${scope} "${server}": ${plan.skip}: left unchanged`)
+      if (plan.after) out.changes.push({ scope, name: server, before: entry, after: plan.after, edits: entryEdits(action, out.bytes, node, plan.after), hint: action === 'install' ? structuredHint(entry) : null })
+      else if (plan.skip) {
+        if (plan.already) out.already++
+        out.notes.push(`${scope} "${server}": ${plan.skip}: left unchanged`)
+      }
     }
   }
   return out
+}
+
+/**
+ * The byte edits that turn one entry into `after`: its "command" and "args" values replaced
+ * (an "args" added after "command" when it had none); the original command's own strings go
+ * into the new array as the bytes they were.
+ */
+function entryEdits(action, buf, node, after) {
+  const raw = (n) => buf.subarray(n.start, n.end)
+  const command = json.member(node, 'command')
+  const args = json.member(node, 'args')
+  const argItems = args?.value.items ?? []
+  let commandText
+  let items
+  if (action === 'install') {
+    commandText = Buffer.from(JSON.stringify(after.command))
+    items = [Buffer.from(JSON.stringify(CLI)), Buffer.from('"--"'), raw(command.value), ...argItems.map(raw)]
+  } else {
+    const sep = json.plain(buf, args.value).indexOf('--')
+    commandText = raw(argItems[sep + 1])
+    items = argItems.slice(sep + 2).map(raw)
+  }
+  const argsText = arrayText(buf, args?.value, items)
+  const edits = [{ start: command.value.start, end: command.value.end, text: commandText }]
+  if (args) edits.push({ start: args.value.start, end: args.value.end, text: argsText })
+  else edits.push({ start: command.value.end, end: command.value.end, text: Buffer.concat([Buffer.from(', "args": '), argsText]) })
+  return edits
+}
+
+/**
+ * An array of the given item bytes, laid out as the array `like` was (its whitespace after
+ * `[`, between items and before `]`), so that install then uninstall gives back the file's
+ * own bytes, pretty-printed or not.
+ */
+function arrayText(buf, like, items) {
+  if (items.length === 0) return Buffer.from('[]')
+  let open = ''
+  let sep = ', '
+  let close = ''
+  if (like !== undefined && like.items.length > 0) {
+    open = buf.toString('latin1', like.start + 1, like.items[0].start)
+    close = buf.toString('latin1', like.items.at(-1).end, like.end - 1)
+    if (like.items.length > 1) sep = buf.toString('latin1', like.items[0].end, like.items[1].start)
+    else if (open.includes('\n')) sep = `,${open}`
+  }
+  const parts = [Buffer.from(`[${open}`)]
+  items.forEach((item, i) => parts.push(...(i === 0 ? [] : [Buffer.from(sep)]), item))
+  parts.push(Buffer.from(`${close}]`))
+  return Buffer.concat(parts)
 }
 
 function timestamp(date = new Date()) {
   return date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
 }
 
+const BACKUP_TAG = '.bak-mcp-snapshot-filter-'
+
+/** The rewritten bytes, checked: they parse, and each changed entry now reads as planned. */
+function rewritten(plan) {
+  const bytes = json.applyEdits(plan.bytes, plan.changes.flatMap((c) => c.edits))
+  const root = json.parse(bytes)
+  for (const c of plan.changes) {
+    const found = plan.scopes(root).map(({ holder }) => json.member(json.member(holder, 'mcpServers')?.value, c.name)?.value)
+    const now = found.map((n) => n && json.plain(bytes, n)).find((e) => e && e.command === c.after.command && JSON.stringify(e.args) === JSON.stringify(c.after.args))
+    if (!now) throw new Error(`the rewrite of "${c.name}" did not read back as planned`)
+  }
+  return bytes
+}
+
 /** Backup copy (exclusive create, the file's own mode), then an atomic replace of the real file. */
 function writeFile(plan) {
   const real = fs.realpathSync(plan.file) // a symlinked config (dotfiles) stays a symlink
   const { mode } = fs.statSync(real)
-  let backup = `${plan.file}.bak-mcp-snapshot-filter-${timestamp()}`
-  for (let n = 1; fs.existsSync(backup); n++) backup = `${plan.file}.bak-mcp-snapshot-filter-${timestamp()}-${n}`
-  fs.writeFileSync(backup, plan.text, { flag: 'wx', mode: mode & 0o777 })
-  for (const c of plan.changes) c.holder.mcpServers[c.name] = c.after
-  const indent = /^[ \t]*\{\s*\n([ \t]+)"/.exec(plan.text)?.[1] ?? '  '
-  const text = `${JSON.stringify(plan.doc, null, indent)}${plan.text.endsWith('\n') ? '\n' : ''}`
+  const text = rewritten(plan)
+  let backup = `${plan.file}${BACKUP_TAG}${timestamp()}`
+  for (let n = 1; fs.existsSync(backup); n++) backup = `${plan.file}${BACKUP_TAG}${timestamp()}-${n}`
+  fs.writeFileSync(backup, plan.bytes, { flag: 'wx', mode: mode & 0o777 })
   const tmp = path.join(path.dirname(real), `.${path.basename(real)}.mcp-snapshot-filter-${process.pid}.tmp`)
   fs.writeFileSync(tmp, text, { flag: 'wx', mode: mode & 0o777 })
   try {
@@ -211,6 +309,26 @@ function writeFile(plan) {
     throw err
   }
   return backup
+}
+
+/** Removes the file's older backups (ours by name only), keeping `keep`; returns how many went. */
+function pruneBackups(file, keep) {
+  const dir = path.dirname(file)
+  const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const ours = new RegExp(`^${escape(path.basename(file) + BACKUP_TAG)}\\d{8}T\\d{6}Z(-\\d+)?$`)
+  let removed = 0
+  for (const name of fs.readdirSync(dir)) {
+    const full = path.join(dir, name)
+    if (name === path.basename(keep) || !ours.test(name)) continue
+    try {
+      if (!fs.lstatSync(full).isFile()) continue
+      fs.rmSync(full)
+      removed++
+    } catch {
+      // gone already, or not ours to remove: the backup stays
+    }
+  }
+  return removed
 }
 
 /** Entry point; returns the exit code. */
@@ -244,17 +362,21 @@ function main(argv, { stdout = process.stdout, stderr = process.stderr, home = o
       say(`${plan.file}: ${c.scope} "${c.name}"${opts.dryRun ? ' (dry run, not written)' : ''}`)
       say(`  - ${commandLine(c.before)}`)
       say(`  + ${commandLine(c.after)}`)
+      if (c.hint) say(`  ${c.hint}`)
     }
     changed += plan.changes.length
     if (opts.dryRun) continue
     try {
       const backup = writeFile(plan)
-      say(`  written; the previous file is kept as ${backup}`)
+      const pruned = opts.action === 'uninstall' ? pruneBackups(plan.file, backup) : 0
+      say(`  written; the previous file is kept as ${backup}${pruned > 0 ? ` (${pruned} older backup${pruned === 1 ? '' : 's'} of it removed)` : ''}`)
     } catch (err) {
       stderr.write(`mcp-snapshot-filter ${opts.action}: cannot write ${plan.file}: ${err.code ?? err.message}\n`)
       failed = true
     }
   }
+  const already = plans.reduce((n, p) => n + p.already, 0)
+  if (changed === 0 && already > 0 && !failed) return 0 // each one said so above
   if (changed === 0) {
     const looked = plans.map((p) => `${p.file}${p.exists ? '' : ' (absent)'}`).join(', ')
     const what = opts.name !== null ? `no entry named ${JSON.stringify(opts.name)} to ${opts.action === 'install' ? 'wrap' : 'restore'}` : opts.action === 'install' ? 'no chrome-devtools-mcp or Playwright MCP stdio entry to wrap (name another server: install NAME)' : 'no entry running through mcp-snapshot-filter'

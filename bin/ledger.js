@@ -23,23 +23,57 @@ function ledgerPath(env = process.env) {
   return path.join(stateDir(env), FILE_NAME)
 }
 
-const RUNNERS = new Set(['npx', 'node', 'bunx', 'bun', 'pnpm', 'dlx', 'yarn', 'uvx', 'deno', 'run', 'exec', '-y', '--yes'])
+const RUNNERS = new Set(['npx', 'node', 'bunx', 'bun', 'pnpm', 'dlx', 'yarn', 'uvx', 'uv', 'pipx', 'deno', 'run', 'exec', 'tool', '-y', '--yes'])
+/**
+ * Options of those runners that take the next word as their value (npm/npx, pnpm, yarn, uv,
+ * pipx, deno, node): that word is never the package. `--package`/`--from` name the package.
+ */
+const VALUE_OPTIONS = new Set(['--registry', '--cache', '--userconfig', '--globalconfig', '--prefix', '--call', '-c', '--workspace', '-w', '--node-options', '--script-shell', '--index-url', '--extra-index-url', '--index', '--default-index', '--find-links', '-f', '--with', '--python', '--config', '--import-map', '--env-file', '--cert', '--location', '-r', '--require', '--import', '--loader', '--inspect-port', '--cwd', '--dir', '-C', '--filter', '--pip-args', '--spec'])
+const PACKAGE_OPTIONS = new Set(['--package', '-p', '--from'])
+/** What a package or command name looks like: an option's value (a URL, a credential, key=value) does not. */
+const NAME = /^(?:@[\w.-]+\/)?[\w.-]+(?:@[\w.^~<>=*|-]*)?$/
 
 /**
  * A short name for the upstream: the package or executable it runs, without a version or a
  * path (`npx -y chrome-devtools-mcp@latest` -> `chrome-devtools-mcp`). Only this word of the
- * command line goes to the ledger: arguments may hold paths or secrets.
+ * command line goes to the ledger: arguments may hold paths or secrets, and so may an option's
+ * value (`npx --registry https://user:TOKEN@host/ pkg`): values of the runners' options are
+ * skipped, and a word that is no package name is never taken.
  */
 function upstreamLabel(command, args = []) {
   const base = (w) => path.basename(w).replace(/\.(exe|cmd)$/i, '')
   let word = command
-  if (RUNNERS.has(base(command))) word = args.find((a) => !a.startsWith('-') && !RUNNERS.has(a)) ?? command
+  if (RUNNERS.has(base(command))) word = runnerTarget(args) ?? command
   // A scoped package keeps its scope (`@playwright/mcp`); a path becomes its last component.
   const scoped = /^(@[\w.-]+\/[\w.-]+)/.exec(word)
   // `node …/node_modules/chrome-devtools-mcp/build/src/index.js` is chrome-devtools-mcp.
   const installed = /node_modules[\\/]((?:@[\w.-]+[\\/])?[\w.-]+)/.exec(word)
   const name = scoped ? scoped[1] : installed ? installed[1].replace('\\', '/') : base(word).replace(/^([^@]+)@.*$/, '$1').replace(/\.(c?js|mjs)$/, '')
-  return name.replace(/[^\w@./-]/g, '').slice(0, 64) || 'upstream'
+  return NAME.test(name) ? name.slice(0, 64) : 'upstream'
+}
+
+/** The package (or script) a runner's arguments start, or null: options and their values skipped. */
+function runnerTarget(args) {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]
+    if (PACKAGE_OPTIONS.has(arg)) return plausible(args[i + 1]) ? args[i + 1] : null
+    const eq = /^(--package|--from)=(.*)$/s.exec(arg)
+    if (eq) return plausible(eq[2]) ? eq[2] : null
+    if (VALUE_OPTIONS.has(arg)) {
+      i++
+      continue
+    }
+    if (arg.startsWith('-') || RUNNERS.has(arg)) continue
+    if (plausible(arg)) return arg
+  }
+  return null
+}
+
+/** A package spec or a path to a script; never a URL, a credential or a `key=value`. */
+function plausible(word) {
+  if (typeof word !== 'string' || /[:=\s]/.test(word)) return false
+  if (word.includes('/') || word.includes('\\')) return /node_modules[\\/]/.test(word) || /^@[\w.-]+\/[\w.-]+(@[\w.^~<>=*|-]*)?$/.test(word) || /\.(c?js|mjs|ts|py)$/.test(word)
+  return NAME.test(word)
 }
 
 /** Local calendar day, `YYYY-MM-DD`. */
@@ -53,6 +87,8 @@ function entryOf({ toolTotals, level, upstream, date = new Date() }) {
   const tools = {}
   for (const t of toolTotals) {
     tools[t.tool] = { results: t.results, shrunk: t.shrunk, bytesIn: t.bytesIn, bytesOut: t.bytesOut, tokensIn: t.tokensIn, tokensOut: t.tokensOut }
+    // Lines written before deltas were counted per tool have neither field.
+    if (t.deltas > 0) Object.assign(tools[t.tool], { deltas: t.deltas, deltaBytesSaved: t.deltaBytesSaved })
   }
   if (Object.keys(tools).length === 0) return null
   return { v: VERSION, day: localDay(date), end: date.toISOString(), upstream, level, tools }
@@ -81,7 +117,20 @@ function append(entry, file = ledgerPath()) {
   }
 }
 
-/** Reads the ledger: { entries, bad } (bad: lines that are not ledger entries), or null when absent. */
+const COUNTS = ['results', 'shrunk', 'bytesIn', 'bytesOut', 'tokensIn', 'tokensOut']
+const OPTIONAL_COUNTS = ['deltas', 'deltaBytesSaved']
+const isCount = (n) => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/** A ledger line as this version writes it, every field of its type (else `stats` would sum `"abc"`). */
+function isEntry(e) {
+  if (!isPlainObject(e) || e.v !== VERSION || typeof e.day !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(e.day)) return false
+  if ((e.upstream !== undefined && typeof e.upstream !== 'string') || (e.level !== undefined && typeof e.level !== 'string')) return false
+  if (!isPlainObject(e.tools)) return false
+  return Object.values(e.tools).every((t) => isPlainObject(t) && COUNTS.every((k) => isCount(t[k])) && OPTIONAL_COUNTS.every((k) => t[k] === undefined || isCount(t[k])))
+}
+
+/** Reads the ledger: { entries, bad } (bad: lines that are not ledger entries, or hold a field of the wrong type), or null when absent. */
 function read(file = ledgerPath()) {
   let text
   try {
@@ -96,7 +145,7 @@ function read(file = ledgerPath()) {
     if (line.trim() === '') continue
     try {
       const e = JSON.parse(line)
-      if (e && e.v === VERSION && typeof e.day === 'string' && e.tools && typeof e.tools === 'object') entries.push(e)
+      if (isEntry(e)) entries.push(e)
       else bad++
     } catch {
       bad++

@@ -20,7 +20,7 @@ const SAMPLES_DIR = path.join(__dirname, '..', 'samples')
 const HELP = `mcp-snapshot-filter measure — what the filters save on your own saved results
 
 Usage:
-  mcp-snapshot-filter measure [FILE|DIR ...] [--level L | --all-levels] [--json]
+  mcp-snapshot-filter measure [FILE|DIR ...] [--level L | --all-levels] [--wide] [--json]
 
 Runs the same native filters the proxy runs over saved MCP results and prints, per result:
 bytes and tokens before and after, the saving, and how many uids were hidden behind markers.
@@ -37,16 +37,22 @@ Accepted inputs (directories are walked for *.json, *.jsonl, *.txt, *.log):
 Options:
   --level=off|light|moderate|aggressive   Level to measure (default: ${DEFAULT_LEVEL}).
   --all-levels               Measure light, moderate and aggressive.
+  --wide                     Every column (bytes too); the default table fits 100 columns.
   --json                     Print machine-readable JSON instead of the table.
   -h, --help                 Show this help and exit.
 
 What is counted is what the model reads: the text blocks of a tool result (plus
 structuredContent, if any; images are not counted), the JSON of a list result (after: the
-whole list the client gets, with the proxy's expand_snapshot and search_snapshot where the
-proxy adds them), the snapshot text. Tokens are o200k_base counts when the gpt-tokenizer
+whole list the client gets, with the proxy's expand_snapshot, search_snapshot and read_result
+where the proxy adds them), the snapshot text. Tokens are o200k_base counts when the gpt-tokenizer
 package is installed, otherwise the proxy's own estimate (the one its stats line uses: never
 below o200k on the corpus, a median 18% above); the table header says which.
 MCP_SNAPSHOT_FILTER_TOKENS=estimate forces the estimate.
+
+"with deltas" (at moderate and aggressive): the same results through a session that sends a
+later snapshot of a page the agent already holds as a delta (the proxy's default). "deltas
+save" is a delta's share of the level's tokens; a snapshot the session sent whole (the first of
+its page, or one after a navigation) says "full": it costs the one header line that says why.
 
 Exit status: 0 when every file was measured, 1 when a file could not be parsed (it is
 reported on stderr and skipped), 2 on a usage error or a path that does not exist.
@@ -55,7 +61,7 @@ reported on stderr and skipped), 2 on a usage error or a path that does not exis
 // ---- options ----
 
 function parseMeasureArgs(argv) {
-  const opts = { help: false, levels: null, allLevels: false, json: false, paths: [] }
+  const opts = { help: false, levels: null, allLevels: false, json: false, wide: false, paths: [] }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--') {
@@ -64,6 +70,7 @@ function parseMeasureArgs(argv) {
     }
     if (arg === '-h' || arg === '--help') opts.help = true
     else if (arg === '--json') opts.json = true
+    else if (arg === '--wide') opts.wide = true
     else if (arg === '--all-levels') opts.allLevels = true
     else if (arg === '--level' || arg.startsWith('--level=')) {
       let value = arg === '--level' ? argv[++i] : arg.slice('--level='.length)
@@ -161,19 +168,14 @@ function walk(root) {
   return out.sort()
 }
 
-const SNAPSHOT_HEADER = '## Latest page snapshot\n'
 const SNAPSHOT_LINE = /^[ \t]*uid=\S+/m
 
-/** What a CallToolResult's text says about the tool that produced it (chrome-devtools-mcp 1.11, Playwright MCP). */
+/**
+ * The tool a CallToolResult came from, told by its sections as the filters read them (the
+ * native `inferTool`, src/result/infer.rs): `unknown` when none says.
+ */
 function inferTool(result) {
-  const text = textBlocks(result)
-  if (text.includes(SNAPSHOT_HEADER)) return 'take_snapshot'
-  if (text.includes('## Network requests')) return 'list_network_requests'
-  if (text.includes('## Console messages')) return 'list_console_messages'
-  if (text.includes('## Request URL')) return 'get_network_request'
-  if (text.startsWith('Script ran on page and returned:')) return 'evaluate_script'
-  if (/^### Snapshot\n```yaml/m.test(text)) return 'browser_snapshot'
-  return 'unknown'
+  return require('../index.js').inferTool(textBlocks(result)) ?? 'unknown'
 }
 
 function listMethodOf(result) {
@@ -312,8 +314,9 @@ function parseInput(text) {
     if (items === null) throw new InputError(`not valid JSON: ${jsonError.message}`, 'invalid')
     return items
   }
-  const header = text.indexOf(SNAPSHOT_HEADER)
-  if (header !== -1) return [{ kind: 'snapshot', tool: 'snapshot text', inferred: false, text: text.slice(header + SNAPSHOT_HEADER.length) }]
+  // A result's text with its snapshot section (src/result/sections.rs reads it), or bare tree lines.
+  const body = require('../index.js').snapshotBody(text)
+  if (body !== null) return [{ kind: 'snapshot', tool: 'snapshot text', inferred: false, text: body }]
   if (SNAPSHOT_LINE.test(text)) return [{ kind: 'snapshot', tool: 'snapshot text', inferred: false, text }]
   const items = itemsFromLog(text)
   if (items !== null) return items
@@ -353,6 +356,11 @@ function runItem(native, session, level, item) {
   const before = modelText(item.result)
   const after = out === null || out === undefined ? before : modelText(JSON.parse(out))
   return { before, after, uidsHidden: figures ? figures.uidsHidden : 0 }
+}
+
+/** How many of the tool's snapshots the session has sent as deltas so far. */
+function deltasOf(session, tool) {
+  return session.toolTotals().find((t) => t.tool === tool)?.deltas ?? 0
 }
 
 function percent(before, after) {
@@ -400,9 +408,14 @@ function measure(native, files, levels, counter) {
       for (const item of items) {
         let m
         let withDelta = null
+        let sentAsDelta = false
         try {
           m = runItem(native, session, level, item)
-          if (deltaSession && item.kind === 'result') withDelta = runItem(native, deltaSession, level, item).after
+          if (deltaSession && item.kind === 'result') {
+            const before = deltasOf(deltaSession, item.tool)
+            withDelta = runItem(native, deltaSession, level, item).after
+            sentAsDelta = deltasOf(deltaSession, item.tool) > before
+          }
         } catch (err) {
           errors.push({ file: `${label}${item.where ?? ''}`, error: `filter failed: ${err.code ? `${err.code}: ` : ''}${err.message}` })
           continue
@@ -431,7 +444,7 @@ function measure(native, files, levels, counter) {
           savedPercent: percent(tokensBefore, tokensAfter),
           bytesSavedPercent: percent(bytesBefore, bytesAfter),
           uidsHidden: m.uidsHidden,
-          ...(deltaSession ? { tokensDeltas, bytesDeltas: Buffer.byteLength(deltaAfter) } : {}),
+          ...(deltaSession ? { tokensDeltas, bytesDeltas: Buffer.byteLength(deltaAfter), sentAsDelta } : {}),
         })
       }
     }
@@ -448,9 +461,10 @@ function measure(native, files, levels, counter) {
       t.tokensAfter += r.tokensAfter
       t.uidsHidden += r.uidsHidden
       if (r.tokensDeltas !== undefined) {
-        deltas ??= { tokensDeltas: 0, bytesDeltas: 0 }
+        deltas ??= { tokensDeltas: 0, bytesDeltas: 0, deltasSent: 0 }
         deltas.tokensDeltas += r.tokensDeltas
         deltas.bytesDeltas += r.bytesDeltas
+        if (r.sentAsDelta) deltas.deltasSent++
       }
     }
     const withDeltas = deltas ? { ...deltas, deltasSavedPercent: percent(t.tokensAfter, deltas.tokensDeltas) } : {}
@@ -468,36 +482,95 @@ function measure(native, files, levels, counter) {
 
 // ---- output ----
 
-function formatTable(report) {
+/** The "deltas save" cell: a delta's saving, or "full" for a snapshot the session sent whole. */
+function deltaCell(r) {
+  if (r.tokensDeltas === undefined) return ''
+  if (!r.sentAsDelta) return r.tokensDeltas > r.tokensAfter ? 'full' : '—'
+  return `${percent(r.tokensAfter, r.tokensDeltas).toFixed(1)}%`
+}
+
+/** The directory every label starts with (`samples/`), or '' when they do not share one. */
+function commonDir(labels) {
+  if (labels.length === 0) return ''
+  let dir = labels[0].slice(0, labels[0].lastIndexOf('/') + 1)
+  while (dir && !labels.every((l) => l.startsWith(dir))) dir = dir.slice(0, dir.slice(0, -1).lastIndexOf('/') + 1)
+  return dir
+}
+
+/** Shortens a label to `width` characters, keeping its start and its end (the line number). */
+function elide(label, width) {
+  if (label.length <= width) return label
+  const tail = Math.ceil((width - 1) / 2)
+  return `${label.slice(0, width - 1 - tail)}…${label.slice(label.length - tail)}`
+}
+
+/** The table: at most `maxWidth` columns unless `wide` (which adds the bytes and the uids hidden). */
+function formatTable(report, { wide = false, maxWidth = 100, notes = true } = {}) {
+  if (!wide && report.levels.length > 1) {
+    // One narrow table per level (a level column would not fit), under one heading.
+    const parts = report.levels.map((level, i) => {
+      const one = { ...report, levels: [level], rows: report.rows.filter((r) => r.level === level), totals: report.totals.filter((x) => x.level === level) }
+      // The notes once, after the last table (aggressive: it has every column the others have).
+      return formatTable(one, { wide, maxWidth, notes: i === report.levels.length - 1 }).split('\n').slice(1).join('\n').trimEnd()
+    })
+    return `Levels: ${report.levels.join(', ')}. Tokens: ${report.tokenizer.description}.\n${parts.map((p, i) => `\n## ${report.levels[i]}\n${p}`).join('\n')}\n`
+  }
   const multi = report.levels.length > 1
   const tok = report.tokenizer.name
   const deltas = report.rows.some((r) => r.tokensDeltas !== undefined)
-  const head = ['file', 'tool', ...(multi ? ['level'] : []), 'bytes before', 'bytes after', `${tok} before`, `${tok} after`, 'saved', 'uids hidden', ...(deltas ? [`${tok} with deltas`, 'deltas save'] : [])]
-  const right = new Set(head.slice(multi ? 3 : 2).map((_, i) => i + (multi ? 3 : 2)))
   const n = (x) => x.toLocaleString('en-US')
+  // The narrow table names files below their shared directory, said once above it.
+  const dir = wide ? '' : commonDir(report.rows.map((r) => r.file))
+  // [header, cell of a row, cell of a total, right-aligned]
+  const columns = [
+    ['file', (r) => r.file.slice(dir.length), (t) => `**total** (${t.results})`, false],
+    ['tool', (r) => `${r.tool}${r.toolInferred ? '*' : ''}`, () => '', false],
+    ...(multi ? [['level', (r) => r.level, (t) => t.level, false]] : []),
+    ...(wide ? [['bytes before', (r) => n(r.bytesBefore), (t) => n(t.bytesBefore), true], ['bytes after', (r) => n(r.bytesAfter), (t) => n(t.bytesAfter), true]] : []),
+    [wide ? `${tok} before` : 'before', (r) => n(r.tokensBefore), (t) => n(t.tokensBefore), true],
+    [wide ? `${tok} after` : 'after', (r) => n(r.tokensAfter), (t) => n(t.tokensAfter), true],
+    ['saved', (r) => `${r.savedPercent.toFixed(1)}%`, (t) => `${t.savedPercent.toFixed(1)}%`, true],
+    ...(wide ? [['uids hidden', (r) => n(r.uidsHidden), (t) => n(t.uidsHidden), true]] : []),
+    ...(deltas
+      ? [
+          [wide ? `${tok} with deltas` : 'deltas', (r) => (r.tokensDeltas === undefined ? '' : n(r.tokensDeltas)), (t) => (t.tokensDeltas === undefined ? '' : n(t.tokensDeltas)), true],
+          [wide ? 'deltas save' : 'by deltas', deltaCell, (t) => (t.tokensDeltas === undefined ? '' : t.deltasSent === 0 ? 'none sent' : `${t.deltasSavedPercent.toFixed(1)}%`), true],
+        ]
+      : []),
+  ]
   const body = []
   for (const level of report.levels) {
-    for (const r of report.rows.filter((row) => row.level === level)) {
-      const d = deltas ? (r.tokensDeltas === undefined ? ['', ''] : [n(r.tokensDeltas), `${percent(r.tokensAfter, r.tokensDeltas).toFixed(1)}%`]) : []
-      body.push([r.file, `${r.tool}${r.toolInferred ? '*' : ''}`, ...(multi ? [level] : []), n(r.bytesBefore), n(r.bytesAfter), n(r.tokensBefore), n(r.tokensAfter), `${r.savedPercent.toFixed(1)}%`, n(r.uidsHidden), ...d])
-    }
+    for (const r of report.rows.filter((row) => row.level === level)) body.push(columns.map(([, cell]) => cell(r)))
     const t = report.totals.find((x) => x.level === level)
-    const d = deltas ? (t.tokensDeltas === undefined ? ['', ''] : [n(t.tokensDeltas), `${t.deltasSavedPercent.toFixed(1)}%`]) : []
-    body.push([`**total** (${t.results})`, '', ...(multi ? [level] : []), n(t.bytesBefore), n(t.bytesAfter), n(t.tokensBefore), n(t.tokensAfter), `${t.savedPercent.toFixed(1)}%`, n(t.uidsHidden), ...d])
+    body.push(columns.map(([, , total]) => total(t)))
   }
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)))
-  const cell = (text, i) => (right.has(i) ? text.padStart(widths[i]) : text.padEnd(widths[i]))
+  const widths = columns.map(([h], i) => Math.max(h.length, ...body.map((row) => row[i].length)))
+  if (!wide) {
+    // The file column gives way: every other column is short.
+    const others = widths.slice(1).reduce((a, w) => a + w, 0) + 3 * columns.length + 1
+    const room = Math.max('**total** (999)'.length, maxWidth - others)
+    if (widths[0] > room) {
+      widths[0] = room
+      for (const row of body) row[0] = elide(row[0], room)
+    }
+  }
+  const cell = (text, i) => (columns[i][3] ? text.padStart(widths[i]) : text.padEnd(widths[i]))
   const line = (cells) => `| ${cells.map(cell).join(' | ')} |`
-  const rule = `| ${widths.map((w, i) => (right.has(i) ? `${'-'.repeat(w - 1)}:` : '-'.repeat(w))).join(' | ')} |`
-  const out = [
-    `Level${multi ? 's' : ''}: ${report.levels.join(', ')}. Tokens: ${report.tokenizer.description}.`,
-    '',
-    line(head),
-    rule,
-    ...body.map(line),
-  ]
-  if (report.rows.some((r) => r.toolInferred)) out.push('', '* tool inferred from the content (no request in the file)')
-  if (deltas) out.push('', `"with deltas": the same results through a session that sends a later snapshot of a page as a delta (--snapshot-deltas=on, the default); "deltas save": its share of the level's ${tok}.`)
+  const rule = `| ${widths.map((w, i) => (columns[i][3] ? `${'-'.repeat(w - 1)}:` : '-'.repeat(w))).join(' | ')} |`
+  const out = [`Level${multi ? 's' : ''}: ${report.levels.join(', ')}. Tokens: ${report.tokenizer.description}.`]
+  if (!wide) out.push(`Token counts (${tok}) before and after the filters${dir ? `; files in ${dir}` : ''}.`)
+  out.push('', line(columns.map(([h]) => h)), rule, ...body.map(line))
+  if (notes && report.rows.some((r) => r.toolInferred)) out.push('', '* tool inferred from the content (no request in the file)')
+  if (notes && deltas) {
+    const [withName, saveName] = wide ? [`"${tok} with deltas"`, '"deltas save"'] : ['"deltas"', '"by deltas"']
+    out.push(
+      '',
+      `${withName}: the same results through a session that sends a later snapshot of a page`,
+      `as a delta (the default); ${saveName}: a delta's share of the level's ${tok}; "full": a`,
+      'snapshot sent whole (the first of its page, or after a navigation), with one header line.',
+    )
+  }
+  if (notes && !wide) out.push('', 'measure --wide adds bytes and uids hidden; --json gives every figure.')
   return `${out.join('\n')}\n`
 }
 
@@ -553,9 +626,9 @@ function main(argv, { stdout = process.stdout, stderr = process.stderr, env = pr
   else if (report.rows.length === 0) stderr.write('mcp-snapshot-filter measure: nothing measured\n')
   else {
     if (usingSamples) stdout.write('No files given: measuring the sample results bundled in samples/ (see samples/README.md).\n')
-    stdout.write(formatTable(report))
+    stdout.write(formatTable(report, { wide: opts.wide }))
   }
   return report.errors.length > 0 ? 1 : 0
 }
 
-module.exports = { main, measure, parseInput, parseMeasureArgs, tokenCounter, collectFiles, modelText, inferTool, HELP, SAMPLES_DIR }
+module.exports = { main, measure, parseInput, parseMeasureArgs, tokenCounter, collectFiles, modelText, inferTool, formatTable, HELP, SAMPLES_DIR }

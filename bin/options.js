@@ -15,6 +15,29 @@ const STRUCTURED_FLAG = '--experimentalStructuredContent'
 
 class UsageError extends Error {}
 
+/** The bin's subcommands (bin/cli.js runs them); any other first word starts an upstream. */
+const SUBCOMMANDS = ['measure', 'stats', 'install', 'uninstall']
+
+/** Edit distance (adjacent swaps count one), for telling a mistyped subcommand from an upstream. */
+function editDistance(a, b) {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)])
+  for (let j = 1; j <= b.length; j++) d[0][j] = j
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1)
+    }
+  }
+  return d[a.length][b.length]
+}
+
+/** The subcommand a bare first word is a typo of (`instal`, `stat`, `meausre`), or null. */
+function mistypedSubcommand(word) {
+  if (word.length < 4 || /[\\/.@]/.test(word)) return null
+  const lower = word.toLowerCase()
+  return SUBCOMMANDS.find((s) => s === lower || editDistance(lower, s) <= 2) ?? null
+}
+
 /** Every option: flag name, env var, kind, default, help. */
 const OPTIONS = [
   {
@@ -160,7 +183,12 @@ ${OPTIONS.map(optionHelp).join('\n')}
   -v, --version              Print the version and exit.
 
 Example (Claude Code, from a clone):
-  claude mcp add chrome-devtools -- node ${require('node:path').join(__dirname, 'cli.js')} -- npx -y chrome-devtools-mcp@latest
+  claude mcp add chrome-devtools -- node ${require('node:path').join(__dirname, 'cli.js')} -- npx -y chrome-devtools-mcp@latest ${STRUCTURED_FLAG}
+${STRUCTURED_FLAG} makes chrome-devtools-mcp send each snapshot also as
+an exact tree, which the proxy reads instead of the text. On Linux with Chromium and no Google Chrome, add
+--executablePath=/usr/bin/chromium --headless --isolated (and --chromeArg=--no-sandbox when the
+client runs as root). "Connected" does not prove the browser starts: it starts at the first
+tool call.
 
 Logs go to stderr; stdout carries MCP messages only.
 `
@@ -277,7 +305,12 @@ function parseArgs(argv, env = process.env) {
       continue
     }
     if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg} (see --help)`)
-    // The first bare word starts the upstream command, as if '--' stood before it.
+    // The first bare word starts the upstream command, as if '--' stood before it; a typo of a
+    // subcommand would otherwise be spawned (and fail as a missing executable).
+    // (bin/cli.js runs a subcommand only as the first argument.)
+    const meant = mistypedSubcommand(arg)
+    if (meant === arg) throw new UsageError(`${arg} is a subcommand and comes first: mcp-snapshot-filter ${arg} … (an upstream named ${arg} goes after --)`)
+    if (meant !== null) throw new UsageError(`unknown command ${JSON.stringify(arg)}: did you mean \`${meant}\`? (an upstream of that name goes after --: mcp-snapshot-filter -- ${arg})`)
     upstream = argv.slice(i)
     break
   }
@@ -307,4 +340,4 @@ function parseArgs(argv, env = process.env) {
   return { mode: 'proxy', options, command, args, warnings, dropStructuredContent: askStructured }
 }
 
-module.exports = { parseArgs, UsageError, HELP, LEVELS, OPTIONS, DEFAULT_UPSTREAM, STRUCTURED_FLAG, parseSize }
+module.exports = { parseArgs, UsageError, HELP, SUBCOMMANDS, mistypedSubcommand, LEVELS, OPTIONS, DEFAULT_UPSTREAM, STRUCTURED_FLAG, parseSize }

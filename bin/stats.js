@@ -1,7 +1,8 @@
 'use strict'
 
 // `mcp-snapshot-filter stats`: what the proxy saved per day and per upstream tool, from the
-// ledger the proxy appends to at the end of each session (bin/ledger.js).
+// ledger the proxy appends to at the end of each session (bin/ledger.js). Sizes and counts are
+// written by the native formatters, the stats line's own (src/stats.rs).
 
 const { UsageError } = require('./options.js')
 const ledger = require('./ledger.js')
@@ -22,6 +23,12 @@ Options:
   --json       Machine-readable output.
   -h, --help   Show this help and exit.
 
+Columns: "results shrunk" of the results of that tool that reached the filter; "before" and
+"after" the bytes of the shrunk ones; "deltas" the snapshots sent as a delta against the page
+the agent already held, and the bytes that saved (inside "after" already). Tools whose results
+never shrank (all under what the level cuts) are named below the table, not listed in it.
+A ledger line that is not JSON or holds a field of the wrong type is left out and counted.
+
 Sizes are decimal (1 KB = 1000 bytes). Tokens are the proxy's own estimate, which errs high
 (a median 18% above o200k on the corpus).
 `
@@ -41,22 +48,7 @@ function parseStatsArgs(argv) {
   return opts
 }
 
-/** Decimal units, as the proxy's stats line: `812 B`, `38.5 KB`, `412 KB`, `1.2 MB`. */
-function formatBytes(n) {
-  const scaled = (v, unit) => (v < 99.95 ? `${v.toFixed(1)} ${unit}` : `${v.toFixed(0)} ${unit}`)
-  if (n < 1000) return `${n} B`
-  if (n < 1e6) return scaled(n / 1e3, 'KB')
-  if (n < 1e9) return scaled(n / 1e6, 'MB')
-  return scaled(n / 1e9, 'GB')
-}
-
-function formatCount(n) {
-  if (n < 1000) return String(n)
-  if (n < 1e6) return `${(n / 1e3).toFixed(n < 99950 ? 1 : 0)}k`
-  return `${(n / 1e6).toFixed(1)}M`
-}
-
-const empty = () => ({ sessions: 0, results: 0, shrunk: 0, bytesIn: 0, bytesOut: 0, tokensIn: 0, tokensOut: 0 })
+const empty = () => ({ sessions: 0, results: 0, shrunk: 0, bytesIn: 0, bytesOut: 0, tokensIn: 0, tokensOut: 0, deltas: 0, deltaBytesSaved: 0 })
 
 function add(into, t) {
   into.results += t.results || 0
@@ -65,6 +57,8 @@ function add(into, t) {
   into.bytesOut += t.bytesOut || 0
   into.tokensIn += t.tokensIn || 0
   into.tokensOut += t.tokensOut || 0
+  into.deltas += t.deltas || 0
+  into.deltaBytesSaved += t.deltaBytesSaved || 0
 }
 
 /** Per-day and per-(upstream, tool) totals of the entries since `firstDay` (inclusive). */
@@ -101,21 +95,28 @@ function table(head, rows) {
   return [line(head), rule, ...rows.map(line)].join('\n')
 }
 
-function figures(t) {
+function figures(fmt, t) {
   const pct = t.bytesIn === 0 ? '—' : `−${Math.round(((t.bytesIn - t.bytesOut) * 100) / t.bytesIn)}%`
-  return [`${t.shrunk} of ${t.results}`, formatBytes(t.bytesIn), formatBytes(t.bytesOut), pct, formatCount(Math.max(0, t.tokensIn - t.tokensOut))]
+  const deltas = t.deltas === 0 ? '—' : `${t.deltas}: ${fmt.formatBytes(t.deltaBytesSaved)}`
+  return [`${t.shrunk} of ${t.results}`, fmt.formatBytes(t.bytesIn), fmt.formatBytes(t.bytesOut), pct, fmt.formatCount(Math.max(0, t.tokensIn - t.tokensOut)), deltas]
 }
 
-const FIGURE_HEAD = ['results shrunk', 'before', 'after', 'saved', '~tokens saved']
+const FIGURE_HEAD = ['results shrunk', 'before', 'after', 'saved', '~tokens saved', 'deltas']
 
-function formatReport(file, summary, bad) {
-  const { days, tools, total } = summary
+/** The table report; `fmt` holds the native formatBytes and formatCount. */
+function formatReport(fmt, file, summary, bad) {
+  const { days, total } = summary
+  const tools = summary.tools.filter((t) => t.shrunk > 0)
+  const never = summary.tools.filter((t) => t.shrunk === 0)
   const out = [`Savings recorded in ${file}: ${total.sessions} session${total.sessions === 1 ? '' : 's'}${days.length ? `, ${days[0].day} to ${days.at(-1).day}` : ''}.`]
-  if (bad > 0) out.push(`(${bad} line${bad === 1 ? '' : 's'} of the file could not be read and ${bad === 1 ? 'was' : 'were'} left out.)`)
-  out.push('"before"/"after": the shrunk results only. Sizes decimal (1 KB = 1000 bytes); tokens estimated, erring high.', '')
-  out.push(table(['day', 'sessions', ...FIGURE_HEAD], [...days.map((d) => [d.day, String(d.sessions), ...figures(d)]), ['**total**', String(total.sessions), ...figures(total)]]))
-  out.push('')
-  out.push(table(['upstream', 'tool', ...FIGURE_HEAD], tools.map((t) => [t.upstream, t.tool, ...figures(t)])))
+  if (bad > 0) out.push(`(${bad} line${bad === 1 ? '' : 's'} of the file ${bad === 1 ? 'is' : 'are'} not a ledger entry (not JSON, or a field of the wrong type) and ${bad === 1 ? 'was' : 'were'} left out.)`)
+  out.push('"before"/"after": the shrunk results only; "deltas": snapshots sent as a delta, and the bytes that saved (inside "after"). Sizes decimal (1 KB = 1000 bytes); tokens estimated, erring high.', '')
+  out.push(table(['day', 'sessions', ...FIGURE_HEAD], [...days.map((d) => [d.day, String(d.sessions), ...figures(fmt, d)]), ['**total**', String(total.sessions), ...figures(fmt, total)]]))
+  if (tools.length > 0) out.push('', table(['upstream', 'tool', ...FIGURE_HEAD], tools.map((t) => [t.upstream, t.tool, ...figures(fmt, t)])))
+  if (never.length > 0) {
+    const names = never.map((t) => `${t.upstream} ${t.tool} (${t.results} result${t.results === 1 ? '' : 's'})`).join(', ')
+    out.push('', `Never shrunk, so not listed: ${names}. Their results were all under what the level cuts (short lists, small script output) and went out as they came.`)
+  }
   return `${out.join('\n')}\n`
 }
 
@@ -157,8 +158,15 @@ function main(argv, { stdout = process.stdout, stderr = process.stderr, env = pr
     stdout.write(`${why}: the proxy appends one line there at the end of each session that filtered a result (unless run with --no-ledger or MCP_SNAPSHOT_FILTER_LEDGER=off).\n`)
     return 0
   }
-  stdout.write(formatReport(file, summary, data.bad))
+  let fmt
+  try {
+    fmt = require('../index.js')
+  } catch (err) {
+    for (const line of require('./native.js').describeLoadFailure(err)) stderr.write(`mcp-snapshot-filter stats: ${line}\n`)
+    return 1
+  }
+  stdout.write(formatReport(fmt, file, summary, data.bad))
   return 0
 }
 
-module.exports = { main, summarize, parseStatsArgs, formatBytes, HELP }
+module.exports = { main, summarize, parseStatsArgs, formatReport, HELP }

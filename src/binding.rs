@@ -1,5 +1,6 @@
 //! The one N-API layer: converts JS options to core options and core errors to `napi::Error`.
-//! Payloads cross as strings (see ../shared/NAPI-NOTES.md: object conversion costs more).
+//! Payloads cross as strings: converting a JS object field by field costs more than one string
+//! (measured by the bench part *boundary*, `node bench/run.js --parts boundary`).
 
 use std::cell::Cell;
 use std::path::PathBuf;
@@ -300,6 +301,34 @@ pub fn estimate_tokens(#[napi(ts_arg_type = "string")] text: TextArg) -> u32 {
     count(tokens::estimate_tokens(&text.0))
 }
 
+/// A size in decimal units as the stats line writes it (`812 B`, `38.5 KB`, `1.2 MB`, `3.4 GB`):
+/// the one formatter, for `mcp-snapshot-filter stats`. A negative or NaN input counts 0.
+#[napi]
+pub fn format_bytes(bytes: f64) -> String {
+    crate::stats::format_bytes(bytes as u64)
+}
+
+/// A token count as the stats line writes it (`812`, `6.6k`, `412k`, `1.2M`).
+#[napi]
+pub fn format_count(n: f64) -> String {
+    crate::stats::format_count(n as u64)
+}
+
+/// The tool a result's text came from, by the sections the filters read (`take_snapshot`,
+/// `list_network_requests`, `list_console_messages`, `get_network_request`,
+/// `get_console_message`, `evaluate_script`, `browser_snapshot`), or `null`.
+#[napi]
+pub fn infer_tool(#[napi(ts_arg_type = "string")] text: TextArg) -> Option<String> {
+    result::infer::tool_of_text(&text.0).map(str::to_string)
+}
+
+/// The accessibility tree of a chrome-devtools-mcp result text (its snapshot section without the
+/// `## Latest page snapshot` line), or `null` when it has none.
+#[napi]
+pub fn snapshot_body(#[napi(ts_arg_type = "string")] text: TextArg) -> Option<String> {
+    result::infer::snapshot_body(&text.0).map(str::to_string)
+}
+
 /// Benchmark diagnostic (`npm run bench`), not a filter: the ns that the last `filterSnapshot`,
 /// `filterToolResult` or `compressListResult` call on this thread spent in its pure-Rust core
 /// (after its arguments were converted from JS, before its result was converted to JS); `null`
@@ -356,6 +385,10 @@ pub struct ToolTotals {
     pub bytes_out: f64,
     pub tokens_in: f64,
     pub tokens_out: f64,
+    /// Snapshots of this tool sent as deltas, and the bytes they saved against the full
+    /// filtered snapshot (already inside `bytesOut`).
+    pub deltas: f64,
+    pub delta_bytes_saved: f64,
 }
 
 fn tool_totals(tool: &str, t: &SavingsTotals) -> ToolTotals {
@@ -367,6 +400,8 @@ fn tool_totals(tool: &str, t: &SavingsTotals) -> ToolTotals {
         bytes_out: t.bytes_out as f64,
         tokens_in: t.tokens_in as f64,
         tokens_out: t.tokens_out as f64,
+        deltas: t.deltas as f64,
+        delta_bytes_saved: t.delta_bytes_saved as f64,
     }
 }
 

@@ -135,13 +135,15 @@ pub fn read_result(arguments: &Value, kept: &SnapshotCache, max_tokens: usize) -
         Ok(entry) => &entry.raw,
         Err(_) => {
             return error_result(&format!(
-                "No cut result {id:?} is kept (unknown, or evicted from the proxy's cache): call the tool again."
+                "No cut result {} is kept (unknown, or evicted from the proxy's cache): call the tool again.",
+                quote(id)
             ))
         }
     };
     let Some(rest) = text.get(offset..) else {
         return error_result(&format!(
-            "offset {offset} is not a position in result {id} ({} bytes): use an offset a cut marker names.",
+            "offset {offset} is not a position in result {} ({} bytes): use an offset a cut marker names.",
+            quote(id),
             text.len()
         ));
     };
@@ -623,6 +625,14 @@ mod tests {
                 text.chars().take(300).collect::<String>()
             );
         }
+        // read_result's unknown id too (issue 24 item 13: it echoed a 200 KB id whole).
+        let text = error_text(&read_result(&json!({ "id": long }), &cache, 0));
+        assert!(
+            text.len() < 400 && !text.contains(&"x".repeat(41)),
+            "{} bytes: {}",
+            text.len(),
+            text.chars().take(300).collect::<String>()
+        );
     }
 
     /// The proxy's tools go only in front of an upstream with a tool that returns snapshots.

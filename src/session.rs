@@ -303,6 +303,9 @@ impl Session {
         };
         if let Some(Sent::Delta { .. }) = sent {
             self.totals.record_delta(full_bytes, sent_bytes);
+            if let Some(t) = self.tool_totals.get_mut(tool_name) {
+                t.record_delta(full_bytes, sent_bytes);
+            }
         }
         self.last_sent = sent;
         if !filtered.text_changed {

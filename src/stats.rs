@@ -113,19 +113,23 @@ impl SavingsTotals {
     }
 }
 
-/// `812 B`, `38.5 KB`, `412 KB`, `1.2 MB` (decimal units).
+/// `812 B`, `38.5 KB`, `412 KB`, `1.2 MB`, `3.4 GB` (decimal units). The one formatter of
+/// sizes: the stats line, the session summary and `mcp-snapshot-filter stats` (through
+/// `formatBytes`) all use it.
 pub fn format_bytes(bytes: u64) -> String {
     let b = bytes as f64;
     if bytes < 1000 {
         format!("{bytes} B")
     } else if bytes < 1_000_000 {
         scaled(b / 1e3, "KB")
-    } else {
+    } else if bytes < 1_000_000_000 {
         scaled(b / 1e6, "MB")
+    } else {
+        scaled(b / 1e9, "GB")
     }
 }
 
-/// `812`, `6.6k`, `412k`, `1.2M`.
+/// `812`, `6.6k`, `412k`, `1.2M` (token counts; `formatCount` in the native API).
 pub fn format_count(n: u64) -> String {
     let x = n as f64;
     if n < 1000 {
@@ -241,6 +245,10 @@ mod tests {
         assert_eq!(format_bytes(38_512), "38.5 KB");
         assert_eq!(format_bytes(412_300), "412 KB");
         assert_eq!(format_bytes(1_234_567), "1.2 MB");
+        // Past a GB a size is GB, not "3400 MB" (stats sums many sessions).
+        assert_eq!(format_bytes(999_949_999), "1000 MB");
+        assert_eq!(format_bytes(3_400_000_000), "3.4 GB");
+        assert_eq!(format_bytes(u64::MAX), "18446744074 GB");
         assert_eq!(format_count(6_612), "6.6k");
         assert_eq!(format_count(999), "999");
         assert_eq!(format_reduction(1000, 310), "−69%");

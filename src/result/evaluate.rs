@@ -98,6 +98,9 @@ fn plural(n: usize, noun: &str) -> String {
     }
 }
 
+/// The first line of every evaluate_script result.
+pub const MESSAGE_PREFIX: &str = "Script ran on page and returned:";
+
 /// Filters the message section of an evaluate_script result; `None` when nothing was cut.
 pub fn filter_evaluate_message(section: &str, limits: &EvaluateLimits) -> Option<String> {
     let (body, trailing_newline) = split_last_newline(section);
@@ -223,7 +226,7 @@ mod tests {
     }
 
     fn fenced(payload: &str) -> String {
-        format!("Script ran on page and returned:\n```json\n{payload}\n```")
+        format!("{MESSAGE_PREFIX}\n```json\n{payload}\n```")
     }
 
     fn payload_of(text: &str) -> &str {

@@ -15,6 +15,7 @@ pub mod console;
 mod corpus_tests;
 pub mod evaluate;
 pub mod ids;
+pub mod infer;
 mod lines;
 pub mod network;
 #[cfg(test)]

@@ -1,5 +1,6 @@
-//! Splits the text of a chrome-devtools-mcp 1.11 result into its sections (see
-//! ../shared/UPSTREAM-FORMATS.md §1) so that each gets its own filter, and puts them back
+//! Splits the text of a chrome-devtools-mcp 1.11 result into its sections (a `## ` header line
+//! each: `## Latest page snapshot`, `## Network requests`, …; see `SectionKind`) so that each
+//! gets its own filter, and puts them back
 //! byte-exactly: the sections are consecutive slices of the text, so concatenating them is the
 //! text.
 //!

@@ -1,5 +1,5 @@
-//! Playwright MCP (`@playwright/mcp`) results: the ARIA snapshot in YAML under `### Snapshot`
-//! (see ../shared/UPSTREAM-FORMATS.md §2). Parsed into the same [`Tree`] as chrome-devtools-mcp
+//! Playwright MCP (`@playwright/mcp`) results: the ARIA snapshot in YAML under `### Snapshot`.
+//! Parsed into the same [`Tree`] as chrome-devtools-mcp
 //! snapshots (refs are the uids), thinned by the same passes at the same level parameters, and
 //! written back as Playwright-style YAML (`writer` documents the notation) through the core's
 //! one traversal. Everything in the result but the YAML body passes byte for byte

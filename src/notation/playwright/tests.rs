@@ -361,6 +361,18 @@ fn hostile_names_and_values_round_trip() {
     assert_eq!(elements, elements2, "{light}");
     // `list` has no ref: it says so, or the listitem after it would be read as e7.
     assert!(light.contains("- list [noref]:"), "{light}");
+    // The legend says what [noref] is, and only where one is written.
+    assert!(
+        light
+            .lines()
+            .next()
+            .is_some_and(|l| l.ends_with("; [noref]: a node Playwright gave no ref")),
+        "{light}"
+    );
+    let plain = with_tree("- generic [ref=e1]:\n  - listitem [ref=e2]: x\n", |t| {
+        super::writer::render(t, false).text
+    });
+    assert!(!plain.contains("noref"), "{plain}");
 }
 
 #[test]

@@ -60,9 +60,22 @@ fn text_of<'n>(node: &'n Node<'_>) -> std::borrow::Cow<'n, str> {
     }
 }
 
+/// Said in the legend only when the snapshot has such a node (Playwright MCP gives a ref to
+/// nearly every node, so most snapshots need not pay for it).
+const LEGEND_NOREF: &str = "; [noref]: a node Playwright gave no ref";
+
 /// Writes the whole tree (with the legend line).
 pub fn render(tree: &Tree<'_>, lossy: bool) -> Rendered {
-    render_lines(tree, if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT })
+    let legend = if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT };
+    let mut r = render_lines(tree, legend);
+    // Page text could hold the word too: then the legend explains a marker not there, harmless.
+    if r.text
+        .get(legend.len()..)
+        .is_some_and(|body| body.contains(" [noref]"))
+    {
+        r.text.insert_str(legend.len(), LEGEND_NOREF);
+    }
+    r
 }
 
 /// Writes the tree as a delta: `first_line` (the delta's header) instead of the legend.
