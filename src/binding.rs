@@ -645,6 +645,14 @@ impl FilterSession {
         self.inner.take_stats_line()
     }
 
+    /// The answer to the last `tools/call` filtered is not delivered (its request was
+    /// cancelled, or the client went away): its snapshot does not become what the agent
+    /// holds of the page.
+    #[napi]
+    pub fn answer_not_delivered(&mut self) {
+        self.inner.answer_not_delivered();
+    }
+
     /// The session's stats mode: `inline`, `stderr` or `off`.
     #[napi(getter)]
     pub fn stats(&self) -> String {

@@ -931,3 +931,151 @@ fn snapshots_read_from_structured_content_get_deltas_too() {
         "{again}"
     );
 }
+
+/// A kanban page of our own: a navigation of `links` links, two lists of cards ("Pending" and
+/// "Done", each card a listitem holding a button), a footer. `pending` and `done` hold card
+/// numbers; a card keeps its uids wherever it is (as a DOM node moved keeps its uid).
+fn kanban(links: u32, pending: &[u32], done: &[u32], rename: Option<(u32, &str)>) -> String {
+    let mut out = String::from("uid=1_0 RootWebArea \"Board\" url=\"http://127.0.0.1/board\"\n");
+    out.push_str("  uid=1_1 navigation\n");
+    for i in 0..links {
+        out.push_str(&format!(
+            "    uid=1_{} link \"nav link number {i}\" url=\"http://127.0.0.1/p{i}\"\n",
+            10 + i
+        ));
+    }
+    let card = |out: &mut String, c: u32| {
+        let name = match rename {
+            Some((r, name)) if r == c => name.to_string(),
+            _ => format!("Task {c}: book the flights"),
+        };
+        out.push_str(&format!("      uid=1_{} listitem\n", 500 + 2 * c));
+        out.push_str(&format!(
+            "        uid=1_{} button \"{name}\"\n",
+            501 + 2 * c
+        ));
+    };
+    out.push_str("  uid=1_2 main\n");
+    out.push_str("    uid=1_3 list \"Pending\"\n");
+    for &c in pending {
+        card(&mut out, c);
+    }
+    out.push_str("    uid=1_4 list \"Done\"\n");
+    for &c in done {
+        card(&mut out, c);
+    }
+    out.push_str("  uid=1_5 contentinfo\n    uid=1_6 StaticText \"Payment status: pending\"\n");
+    out
+}
+
+fn take(s: &mut Session, body: &str) -> String {
+    let text = format!("# take_snapshot response\n## Latest page snapshot\n{body}");
+    let step = Step {
+        tool: "take_snapshot".into(),
+        args: json!({"pageId": 1}),
+        result: json!({"content": [{"type": "text", "text": text}]}),
+    };
+    send(s, &step)
+}
+
+/// Issue 24 item 1: two cards swapped, or a card moved to the other list keeping its uids,
+/// change no node's own line: the short form "unchanged" was sent. The whole shown tree is
+/// compared now, and the moved nodes are counted.
+#[test]
+fn a_move_or_a_swap_is_never_unchanged() {
+    for level in [Level::Moderate, Level::Aggressive] {
+        let mut s = session(level, true);
+        let pending: Vec<u32> = (1..=6).collect();
+        let done: Vec<u32> = (7..=12).collect();
+        take(&mut s, &kanban(80, &pending, &done, None));
+        let same = take(&mut s, &kanban(80, &pending, &done, None));
+        assert!(same.contains("unchanged since snapshot 1"), "{same}");
+        // A card moved from Pending to Done.
+        let mut pending: Vec<u32> = pending.into_iter().filter(|&c| c != 2).collect();
+        let mut done = done;
+        done.push(2);
+        let moved = take(&mut s, &kanban(80, &pending, &done, None));
+        assert!(!moved.contains("unchanged since"), "{level}: {moved}");
+        // (At aggressive the page is small enough to be sent whole.)
+        if level == Level::Moderate {
+            assert!(moved.contains("Task 2: book the flights"), "{moved}");
+            assert!(
+                matches!(s.last_sent(), Some(Sent::Delta { counts, .. }) if counts.moved == 1),
+                "{level}: {:?}\n{moved}",
+                s.last_sent()
+            );
+            assert!(moved.contains(", 1 moved,"), "{moved}");
+        }
+        // Two cards swapped in their list.
+        pending.swap(1, 2);
+        let swapped = take(&mut s, &kanban(80, &pending, &done, None));
+        assert!(!swapped.contains("unchanged since"), "{level}: {swapped}");
+        if level == Level::Moderate {
+            assert!(swapped.contains(", 1 moved,"), "{swapped}");
+        }
+    }
+}
+
+/// Issue 24 item 2: the client cancelled a `take_snapshot` and the upstream answered anyway;
+/// the client dropped that answer, so it is not what the agent holds: the next snapshot is a
+/// delta against what it did receive.
+#[test]
+fn an_answer_not_delivered_never_becomes_what_the_agent_holds() {
+    let pending: Vec<u32> = (1..=6).collect();
+    let done: Vec<u32> = (7..=12).collect();
+    let before = kanban(80, &pending, &done, None);
+    let failed = before.replace(
+        "Payment status: pending",
+        "Payment status: FAILED – card declined",
+    );
+    let mut s = session(Level::Moderate, true);
+    take(&mut s, &before);
+    take(&mut s, &failed);
+    assert!(matches!(
+        s.last_sent(),
+        Some(Sent::Delta { against: 1, .. })
+    ));
+    // Cancelled: the answer above never reached the agent.
+    s.answer_not_delivered();
+    let next = take(&mut s, &failed);
+    assert!(!next.contains("unchanged since"), "{next}");
+    assert!(
+        matches!(s.last_sent(), Some(Sent::Delta { against: 1, counts, .. }) if counts.changed == 1),
+        "{:?}\n{next}",
+        s.last_sent()
+    );
+    assert!(next.contains("FAILED – card declined"), "{next}");
+    // Delivered: it is the base of the one after.
+    let again = take(&mut s, &failed);
+    assert!(again.contains("unchanged since snapshot 3"), "{again}");
+    // Not delivered on a page's first snapshot: the next is full.
+    let mut s = session(Level::Moderate, true);
+    take(&mut s, &before);
+    s.answer_not_delivered();
+    take(&mut s, &before);
+    assert_eq!(s.last_sent(), Some(Sent::Full(FullReason::First)));
+}
+
+/// Issue 24 item 4: a small snapshot (a modal) is sent as it came, the filtered one being no
+/// shorter; the agent holds it all the same, and the next snapshot of the page is a delta.
+#[test]
+fn a_small_snapshot_sent_as_it_came_is_what_the_agent_holds() {
+    let modal = |status: &str| {
+        format!(
+            "uid=3_0 RootWebArea \"Checkout\" url=\"http://127.0.0.1/pay\"\n  uid=3_1 dialog \"Confirm payment\" modal\n    uid=3_2 heading \"Confirm payment\" level=\"2\"\n    uid=3_3 StaticText \"Card ending 4242, 49.00 EUR\"\n    uid=3_4 StaticText \"{status}\"\n    uid=3_5 button \"Pay now\"\n    uid=3_6 button \"Cancel\"\n    uid=3_7 checkbox \"Remember this card\"\n    uid=3_8 link \"Terms of sale\" url=\"http://127.0.0.1/terms\"\n"
+        )
+    };
+    let mut s = session(Level::Moderate, true);
+    let first = take(&mut s, &modal("Payment status: pending"));
+    assert!(
+        first.contains("uid=3_0 RootWebArea"),
+        "sent as it came: {first}"
+    );
+    assert_eq!(s.last_sent(), None);
+    let second = take(&mut s, &modal("Payment status: pending"));
+    assert!(second.contains("unchanged since snapshot 1"), "{second}");
+    let third = take(&mut s, &modal("Payment status: FAILED"));
+    // A delta would not be much smaller: the page as it came again.
+    assert!(third.contains("Payment status: FAILED"), "{third}");
+    assert!(!third.contains("unchanged since"), "{third}");
+}
