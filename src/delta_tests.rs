@@ -653,7 +653,7 @@ fn deltas_of_random_edits_rebuild_the_full_snapshot() {
 /// notation writes it) with its frame under it, each run of hidden siblings its marker, walked
 /// as the one traversal walks frames. Applying a delta reads only what the delta writes: each
 /// unchanged line's uids (first and last) pick the held lines from the first through the last.
-mod rebuild {
+pub(crate) mod rebuild {
     use super::*;
     use crate::snapshot::marker::{hidden_run_end, write_run};
     use crate::snapshot::render::flatten;
@@ -1078,4 +1078,45 @@ fn a_small_snapshot_sent_as_it_came_is_what_the_agent_holds() {
     // A delta would not be much smaller: the page as it came again.
     assert!(third.contains("Payment status: FAILED"), "{third}");
     assert!(!third.contains("unchanged since"), "{third}");
+}
+
+/// Issue 24 item 3: the header counts shown nodes; a change behind a marker (a card renamed
+/// among the hidden records) is named with its uid and the call that shows it.
+#[test]
+fn a_change_behind_a_marker_is_named_with_the_call_that_shows_it() {
+    let pending: Vec<u32> = (1..=12).collect();
+    let done: Vec<u32> = (13..=24).collect();
+    let mut s = session(Level::Moderate, true);
+    let first = take(&mut s, &kanban(40, &pending, &done, None));
+    assert!(
+        first.contains("hidden (button 4, listitem 4; uid 1_542…1_549)"),
+        "{first}"
+    );
+    let renamed = take(
+        &mut s,
+        &kanban(40, &pending, &done, Some((24, "Task 24: cancelled"))),
+    );
+    assert!(
+        matches!(s.last_sent(), Some(Sent::Delta { counts, .. })
+            if counts.changed == 0 && counts.added == 0 && counts.behind == 1),
+        "{:?}\n{renamed}",
+        s.last_sent()
+    );
+    let header = renamed
+        .lines()
+        .find(|l| l.contains("delta against"))
+        .unwrap_or("");
+    assert!(
+        header.contains("0 added, 0 changed, 0 removed")
+            && header.contains(
+                "behind a marker: 1 added or changed (uid 1_549): expand_snapshot uid=1_542 until=1_548"
+            ),
+        "{renamed}"
+    );
+    // The call named shows the change.
+    let shown = expand(
+        &mut s,
+        json!({"uid": "1_542", "until": "1_548", "pageId": 1}),
+    );
+    assert!(shown.contains("Task 24: cancelled"), "{shown}");
 }

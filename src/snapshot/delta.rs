@@ -21,7 +21,7 @@ use std::hash::{BuildHasher, DefaultHasher, Hash, Hasher, RandomState};
 
 use once_cell::sync::Lazy;
 
-use super::marker::{hidden_run_end, ExpandTarget};
+use super::marker::{hidden_run_end, write_run, ExpandTarget};
 use super::render::flatten;
 use super::tree::{DeltaMarks, NodeKind, Tree};
 use super::{apply_passes, filter_tree, FilteredSnapshot, Notation, SnapshotOptions};
@@ -267,7 +267,7 @@ impl Fingerprint {
             }
             dropped.clear();
             let items = flatten(tree, &node.children, &mut dropped);
-            let frame = Frame::of(tree, items, &own, &deep, &shown);
+            let frame = Frame::of(tree, items, &own, &deep, &shown, node.uid);
             let mut h = new_hasher();
             own[id].hash(&mut h);
             for unit in &frame.units {
@@ -285,7 +285,7 @@ impl Fingerprint {
                 frames.insert(Some(id), frame);
             }
         }
-        let roots = Frame::of(tree, tree.roots.clone(), &own, &deep, &shown);
+        let roots = Frame::of(tree, tree.roots.clone(), &own, &deep, &shown, "");
         for &item in &roots.items {
             frame_parent[item] = None;
         }
@@ -404,6 +404,10 @@ impl Fingerprint {
         }
         let mut units = HashMap::new();
         for (&owner, frame) in &self.frames {
+            // Frames behind a marker were not sent: nothing in them is held as it is.
+            if owner.is_some_and(|o| seen.get(o) != Some(&Seen::Shown)) {
+                continue;
+            }
             let fid = frame_id(self, owner);
             for (i, unit) in frame.units.iter().enumerate() {
                 if let Some(key) = frame.items.get(unit.start).and_then(|&f| self.keys.get(f)) {
@@ -458,9 +462,17 @@ struct Visibility {
 }
 
 impl Frame {
-    fn of(tree: &Tree<'_>, items: Vec<usize>, own: &[u64], deep: &[u64], shown: &[u64]) -> Frame {
+    fn of(
+        tree: &Tree<'_>,
+        items: Vec<usize>,
+        own: &[u64],
+        deep: &[u64],
+        shown: &[u64],
+        owner_uid: &str,
+    ) -> Frame {
         let mut units = Vec::new();
         let mut pos = 0;
+        let mut marker = String::new();
         while let Some(&id) = items.get(pos) {
             let Some(node) = tree.nodes.get(id) else {
                 pos += 1;
@@ -470,9 +482,14 @@ impl Frame {
                 let end = hidden_run_end(tree, &items, pos);
                 let mut h = new_hasher();
                 "hidden".hash(&mut h);
-                for &i in items.get(pos..end).unwrap_or(&[]) {
+                let run = items.get(pos..end).unwrap_or(&[]);
+                for &i in run {
                     deep.get(i).hash(&mut h);
                 }
+                // And its marker as written: its summary reads the records around it.
+                marker.clear();
+                write_run(&mut marker, tree, run, owner_uid);
+                marker.hash(&mut h);
                 units.push(Unit {
                     start: pos,
                     len: end - pos,
@@ -509,6 +526,8 @@ pub struct DeltaCounts {
     pub changed: usize,
     pub removed: usize,
     pub moved: usize,
+    /// Nodes shown that were behind a marker.
+    pub revealed: usize,
     /// Nodes added or changed behind a marker (named in the header with the call).
     pub behind: usize,
     /// The whole shown tree is what was sent (the short form).
@@ -525,6 +544,7 @@ impl DeltaCounts {
             && self.changed == 0
             && self.removed == 0
             && self.moved == 0
+            && self.revealed == 0
             && self.behind == 0
     }
 }
@@ -554,8 +574,8 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
             Some(Seen::Shown) => match old {
                 None => counts.added += 1,
                 Some(o) if o.own != fp.own[id] => counts.changed += 1,
-                // Under another parent, or out from behind a marker.
-                Some(o) if !o.shown || o.parent.as_ref() != parent => counts.moved += 1,
+                Some(o) if !o.shown => counts.revealed += 1,
+                Some(o) if o.parent.as_ref() != parent => counts.moved += 1,
                 Some(_) => {}
             },
             Some(&Seen::Behind(group)) if differs => {
@@ -1004,11 +1024,13 @@ pub fn delta_header(number: u64, against: u64, counts: &DeltaCounts) -> String {
             "snapshot {number}: unchanged since snapshot {against}; expand_snapshot without uid shows it"
         );
     }
-    let moved = if counts.moved > 0 {
-        format!(", {} moved", counts.moved)
-    } else {
-        String::new()
-    };
+    let mut moved = String::new();
+    if counts.moved > 0 {
+        moved.push_str(&format!(", {} moved", counts.moved));
+    }
+    if counts.revealed > 0 {
+        moved.push_str(&format!(", {} no longer hidden", counts.revealed));
+    }
     format!(
         "snapshot {number}: delta against snapshot {against}, {} added, {} changed{moved}, {} removed; \"… unchanged\" lines: as in snapshot {against} (whole page: expand_snapshot without uid)",
         counts.added, counts.changed, counts.removed
