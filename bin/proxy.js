@@ -384,6 +384,8 @@ class Proxy {
   filterResponseLine(entry, original, filter) {
     try {
       const response = filter()
+      // A cancelled request's late answer: the client drops it, so it is not what the agent holds.
+      if (entry.cancelled) this.session.answerNotDelivered?.()
       this.logStatsLine()
       return response ?? original
     } catch (err) {
