@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::level::Level;
 use crate::session::{Session, SessionOptions};
@@ -17,6 +17,8 @@ use crate::snapshot::marker::read_marker;
 use crate::snapshot::SnapshotOptions;
 use crate::stats::StatsMode;
 use crate::test_support::XorShift;
+
+use super::delta_tests::{contains_uid as mentions, text_of, UID_SPOT};
 
 /// A node of a generated page: its uid (`<prefix>_<n>`), role, name, attributes, children.
 #[derive(Debug, Clone)]
@@ -278,10 +280,6 @@ fn uids_of(body: &str) -> HashSet<String> {
         .collect()
 }
 
-static UID_SPOT: once_cell::sync::Lazy<regex::Regex> = once_cell::sync::Lazy::new(|| {
-    regex::Regex::new(r"(?m)(?:^ *|\||> |uid[ =]|until=|, |…)(\d+_\d+)\b").expect("regex")
-});
-
 fn dropped_lines(text: &str) -> Vec<&str> {
     text.lines()
         .map(str::trim_start)
@@ -388,28 +386,12 @@ fn deltas_of_random_edits_on_generated_pages_rebuild_the_full_snapshot() {
     );
 }
 
-/// `uid` appears in `text` as a whole token.
-fn mentions(text: &str, uid: &str) -> bool {
-    text.match_indices(uid).any(|(i, _)| {
-        let edge = |c: Option<char>| c.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
-        edge(text.get(..i).and_then(|t| t.chars().last()))
-            && edge(text.get(i + uid.len()..).and_then(|t| t.chars().next()))
-    })
-}
-
 fn budget_session(level: Level, max_tokens: usize) -> Session {
     let mut options = SessionOptions::for_level(level);
     options.stats = StatsMode::Off;
     options.snapshot_deltas = true;
     options.max_tokens = max_tokens;
     Session::new(options)
-}
-
-fn text_of(result_json: &str) -> String {
-    serde_json::from_str::<Value>(result_json)
-        .ok()
-        .and_then(|v| v["content"][0]["text"].as_str().map(str::to_string))
-        .unwrap_or_default()
 }
 
 /// `text` with every `read_result id=… offset=…` it names read on (bounded).

@@ -15,9 +15,10 @@ use crate::snapshot::marker::read_marker;
 use crate::stats::StatsMode;
 use crate::test_support::{corpus_dir, XorShift};
 
-static UID_SPOT: once_cell::sync::Lazy<regex::Regex> = once_cell::sync::Lazy::new(|| {
-    regex::Regex::new(r"(?m)(?:^ *|\||> |uid[ =]|until=|, |…)(\d+_\d+)\b").expect("regex")
-});
+pub(crate) static UID_SPOT: once_cell::sync::Lazy<regex::Regex> =
+    once_cell::sync::Lazy::new(|| {
+        regex::Regex::new(r"(?m)(?:^ *|\||> |uid[ =]|until=|, |…)(\d+_\d+)\b").expect("regex")
+    });
 
 /// One recorded call: tool, arguments, result.
 struct Step {
@@ -68,7 +69,7 @@ fn session(level: Level, deltas: bool) -> Session {
 }
 
 /// The text of a result's first text block.
-fn text_of(result_json: &str) -> String {
+pub(crate) fn text_of(result_json: &str) -> String {
     serde_json::from_str::<Value>(result_json)
         .ok()
         .and_then(|v| {
@@ -204,7 +205,7 @@ fn replayed_sessions_keep_every_uid_shown_or_named_and_expandable() {
 }
 
 /// `uid` appears in `text` as a whole token (not inside a longer uid).
-fn contains_uid(text: &str, uid: &str) -> bool {
+pub(crate) fn contains_uid(text: &str, uid: &str) -> bool {
     text.match_indices(uid).any(|(i, _)| {
         let before = text.get(..i).and_then(|t| t.chars().last());
         let after = text.get(i + uid.len()..).and_then(|t| t.chars().next());

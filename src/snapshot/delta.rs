@@ -591,7 +591,7 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
             _ => {}
         }
     }
-    counts.moved += reordered(tree, fp, sent, &visibility.seen);
+    counts.moved += reordered(fp, sent, &visibility.seen);
     let mut marks = DeltaMarks::default();
     let mut notes = 0;
     for (list, call) in behind.iter().zip(&visibility.calls) {
@@ -766,7 +766,7 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
 
 /// Shown nodes still under the parent they were shown under, out of the order they were sent
 /// in: in each frame, those outside one longest run kept in the sent order.
-fn reordered(tree: &Tree<'_>, fp: &Fingerprint, sent: &SentPage, seen: &[Seen]) -> usize {
+fn reordered(fp: &Fingerprint, sent: &SentPage, seen: &[Seen]) -> usize {
     let mut moved = 0;
     for (&owner, frame) in &fp.frames {
         let parent = owner.and_then(|o| fp.keys.get(o));
@@ -787,7 +787,6 @@ fn reordered(tree: &Tree<'_>, fp: &Fingerprint, sent: &SentPage, seen: &[Seen]) 
         }
         moved += sent_order.len() - longest_increasing_len(&sent_order);
     }
-    let _ = tree;
     moved
 }
 
