@@ -15,6 +15,13 @@
 //! snapshot would, and opens the frames of the visible ones among them (their ancestors are thus
 //! the context of every change). Nodes that were sent and are gone are counted, with their
 //! uids, in one line at the end of the frame they were in.
+//!
+//! The short form ("unchanged since") goes only when the hash of the whole shown tree equals the
+//! one sent (a move or a reorder changes no node's own line but changes it). The header counts
+//! shown nodes: added, changed, moved (another parent, or out of their siblings' sent order: the
+//! nodes outside one longest run kept in order), no longer hidden, removed; changes behind a
+//! marker (hidden runs, layout nodes dropped) are named with their uids and the call that shows
+//! them. Frames behind a marker are not held: what the agent never saw is never "unchanged".
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, DefaultHasher, Hash, Hasher, RandomState};
@@ -125,6 +132,8 @@ pub struct Fingerprint {
     frames: HashMap<Option<usize>, Frame>,
     /// See [`SentPage::whole`].
     whole: u64,
+    /// Where each node is for the agent (filled once, at the end of `of`).
+    visibility: Visibility,
 }
 
 struct Frame {
@@ -295,19 +304,22 @@ impl Fingerprint {
         }
         let whole = h.finish();
         frames.insert(None, roots);
-        Fingerprint {
+        let mut fp = Fingerprint {
             keys,
             own,
             sizes,
             frame_parent,
             frames,
             whole,
-        }
+            visibility: Visibility::default(),
+        };
+        fp.visibility = fp.visibility_of(tree);
+        fp
     }
 
     /// Where each node is, for the agent: a line of its own, or behind which marker (with the
     /// call that shows it), walked from the roots as the render walks frames.
-    fn visibility(&self, tree: &Tree<'_>) -> Visibility {
+    fn visibility_of(&self, tree: &Tree<'_>) -> Visibility {
         let n = self.keys.len();
         let mut seen = vec![Seen::Unseen; n];
         let mut calls: Vec<String> = Vec::new();
@@ -386,7 +398,7 @@ impl Fingerprint {
 
     /// What the agent holds once this tree is sent.
     pub fn sent_page(&self, tree: &Tree<'_>, number: u64, deltas_in_row: u32) -> SentPage {
-        let seen = self.visibility(tree).seen;
+        let seen = &self.visibility.seen;
         let mut nodes = Vec::with_capacity(self.keys.len());
         let mut index = HashMap::with_capacity(self.keys.len());
         for (id, key) in self.keys.iter().enumerate() {
@@ -456,6 +468,7 @@ enum Seen {
     Unseen,
 }
 
+#[derive(Default)]
 struct Visibility {
     seen: Vec<Seen>,
     calls: Vec<String>,
@@ -557,7 +570,7 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
         same_tree: fp.whole == sent.whole,
         ..DeltaCounts::default()
     };
-    let visibility = fp.visibility(tree);
+    let visibility = &fp.visibility;
     let mut behind: Vec<Vec<&str>> = vec![Vec::new(); visibility.calls.len()];
     let mut by_key: HashMap<&str, usize> = HashMap::with_capacity(fp.keys.len());
     for (id, key) in fp.keys.iter().enumerate() {

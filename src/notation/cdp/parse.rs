@@ -11,7 +11,9 @@
 //! on nodes without a DOM node: text, `InlineTextBox`, `ignored`, images), it keeps the order in
 //! which upstream numbers the nodes of a snapshot (`<snapshot>_<n>`, `n` counting up in document
 //! order; nodes kept from an earlier snapshot keep that one's order), its prefix is not older
-//! than the root's, and it is at most one level deeper than the node before. A line that is not believed, like any line without `uid=`, is
+//! than the root's, and it is at most one level deeper than the node before. A DOM node moved
+//! keeps its uid and breaks that order: such lines are believed where the grammar leaves no
+//! string open (see [`believe_moved_nodes`]). A line that is not believed, like any line without `uid=`, is
 //! text of the string left open before it: the value or name of the last believed node. Values
 //! of the page-text attributes (`value`, `description`, …) may hold quotes and line breaks; the
 //! attribute list after them is checked against what upstream prints (sorted keys).
