@@ -380,6 +380,7 @@ fn deltas_of_random_edits_on_generated_pages_rebuild_the_full_snapshot() {
         }
         let _ = &mut page;
     }
+    eprintln!("{deltas} deltas checked, {short} short forms, {moved_seen} with moves counted");
     assert!(
         deltas > 200 && short > 0 && moved_seen > 20,
         "{deltas} {short} {moved_seen}"
@@ -498,5 +499,6 @@ fn under_small_budgets_every_uid_of_generated_pages_stays_reachable() {
             }
         }
     }
+    eprintln!("{checked} budgeted snapshots checked");
     assert!(checked > 100, "{checked}");
 }
