@@ -82,6 +82,12 @@ export declare class FilterSession {
    * there is none (nothing filtered since the last call, or another mode).
    */
   takeStatsLine(): string | null
+  /**
+   * The answer to the last `tools/call` filtered is not delivered (its request was
+   * cancelled, or the client went away): its snapshot does not become what the agent
+   * holds of the page.
+   */
+  answerNotDelivered(): void
   /** The session's stats mode: `inline`, `stderr` or `off`. */
   get stats(): string
   /** A one-line summary of the session's savings, for stderr on exit. */
@@ -262,6 +268,11 @@ export interface ResponseRoute {
   metaJson?: string
   /** False: forward the response as it came (level off); the proxy still learns from it. */
   rewrite: boolean
+  /**
+   * True: the client cancelled the request, so it drops this answer: what the filter makes
+   * of it is not what the agent holds.
+   */
+  cancelled?: boolean
 }
 
 /** What the filters did to one `tools/call` result. */

@@ -303,7 +303,7 @@ class Proxy {
         key = idKeyOfJson(idJson)
         entry = this.pending.get(key)
         if (!entry) return null
-        return { method: entry.method, tool: entry.tool, argumentsJson: entry.argumentsJson ?? undefined, metaJson: entry.metaJson ?? undefined, rewrite: this.filtering }
+        return { method: entry.method, tool: entry.tool, argumentsJson: entry.argumentsJson ?? undefined, metaJson: entry.metaJson ?? undefined, rewrite: this.filtering, cancelled: entry.cancelled === true }
       })
     } catch (err) {
       // A fault of the native side itself: the line goes the JS way, forwarded as it came.

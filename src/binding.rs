@@ -485,6 +485,9 @@ pub struct ResponseRoute {
     pub meta_json: Option<String>,
     /// False: forward the response as it came (level off); the proxy still learns from it.
     pub rewrite: bool,
+    /// True: the client cancelled the request, so it drops this answer: what the filter makes
+    /// of it is not what the agent holds.
+    pub cancelled: Option<bool>,
 }
 
 /// A response line as `routeResponse` read and filtered it.
@@ -665,8 +668,13 @@ impl FilterSession {
                 // Snapshot state is the client's the request's _meta names.
                 self.era
                     .use_client(&mut self.inner, request.meta_json.as_deref());
-                self.inner
-                    .filter_tool_response(tool, text, request.arguments_json.as_deref())
+                let filtered =
+                    self.inner
+                        .filter_tool_response(tool, text, request.arguments_json.as_deref());
+                if request.cancelled == Some(true) {
+                    self.inner.answer_not_delivered();
+                }
+                filtered
             }
             (method, _) if describe::LIST_METHODS.contains(&method) => {
                 self.inner.compress_list_response(method, text)
@@ -789,6 +797,14 @@ impl FilterSession {
     #[napi]
     pub fn take_stats_line(&mut self) -> Option<String> {
         self.inner.take_stats_line()
+    }
+
+    /// The answer to the last `tools/call` filtered is not delivered (its request was
+    /// cancelled, or the client went away): its snapshot does not become what the agent
+    /// holds of the page.
+    #[napi]
+    pub fn answer_not_delivered(&mut self) {
+        self.inner.answer_not_delivered();
     }
 
     /// The session's stats mode: `inline`, `stderr` or `off`.

@@ -15,9 +15,10 @@ use crate::snapshot::marker::read_marker;
 use crate::stats::StatsMode;
 use crate::test_support::{corpus_dir, XorShift};
 
-static UID_SPOT: once_cell::sync::Lazy<regex::Regex> = once_cell::sync::Lazy::new(|| {
-    regex::Regex::new(r"(?m)(?:^ *|\||> |uid[ =]|until=|, |…)(\d+_\d+)\b").expect("regex")
-});
+pub(crate) static UID_SPOT: once_cell::sync::Lazy<regex::Regex> =
+    once_cell::sync::Lazy::new(|| {
+        regex::Regex::new(r"(?m)(?:^ *|\||> |uid[ =]|until=|, |…)(\d+_\d+)\b").expect("regex")
+    });
 
 /// One recorded call: tool, arguments, result.
 struct Step {
@@ -68,7 +69,7 @@ fn session(level: Level, deltas: bool) -> Session {
 }
 
 /// The text of a result's first text block.
-fn text_of(result_json: &str) -> String {
+pub(crate) fn text_of(result_json: &str) -> String {
     serde_json::from_str::<Value>(result_json)
         .ok()
         .and_then(|v| {
@@ -204,7 +205,7 @@ fn replayed_sessions_keep_every_uid_shown_or_named_and_expandable() {
 }
 
 /// `uid` appears in `text` as a whole token (not inside a longer uid).
-fn contains_uid(text: &str, uid: &str) -> bool {
+pub(crate) fn contains_uid(text: &str, uid: &str) -> bool {
     text.match_indices(uid).any(|(i, _)| {
         let before = text.get(..i).and_then(|t| t.chars().last());
         let after = text.get(i + uid.len()..).and_then(|t| t.chars().next());
@@ -653,7 +654,7 @@ fn deltas_of_random_edits_rebuild_the_full_snapshot() {
 /// notation writes it) with its frame under it, each run of hidden siblings its marker, walked
 /// as the one traversal walks frames. Applying a delta reads only what the delta writes: each
 /// unchanged line's uids (first and last) pick the held lines from the first through the last.
-mod rebuild {
+pub(crate) mod rebuild {
     use super::*;
     use crate::snapshot::marker::{hidden_run_end, write_run};
     use crate::snapshot::render::flatten;
@@ -930,4 +931,193 @@ fn snapshots_read_from_structured_content_get_deltas_too() {
         again.contains("snapshot 2: unchanged since snapshot 1"),
         "{again}"
     );
+}
+
+/// A kanban page of our own: a navigation of `links` links, two lists of cards ("Pending" and
+/// "Done", each card a listitem holding a button), a footer. `pending` and `done` hold card
+/// numbers; a card keeps its uids wherever it is (as a DOM node moved keeps its uid).
+fn kanban(links: u32, pending: &[u32], done: &[u32], rename: Option<(u32, &str)>) -> String {
+    let mut out = String::from("uid=1_0 RootWebArea \"Board\" url=\"http://127.0.0.1/board\"\n");
+    out.push_str("  uid=1_1 navigation\n");
+    for i in 0..links {
+        out.push_str(&format!(
+            "    uid=1_{} link \"nav link number {i}\" url=\"http://127.0.0.1/p{i}\"\n",
+            10 + i
+        ));
+    }
+    let card = |out: &mut String, c: u32| {
+        let name = match rename {
+            Some((r, name)) if r == c => name.to_string(),
+            _ => format!("Task {c}: book the flights"),
+        };
+        out.push_str(&format!("      uid=1_{} listitem\n", 500 + 2 * c));
+        out.push_str(&format!(
+            "        uid=1_{} button \"{name}\"\n",
+            501 + 2 * c
+        ));
+    };
+    out.push_str("  uid=1_2 main\n");
+    out.push_str("    uid=1_3 list \"Pending\"\n");
+    for &c in pending {
+        card(&mut out, c);
+    }
+    out.push_str("    uid=1_4 list \"Done\"\n");
+    for &c in done {
+        card(&mut out, c);
+    }
+    out.push_str("  uid=1_5 contentinfo\n    uid=1_6 StaticText \"Payment status: pending\"\n");
+    out
+}
+
+fn take(s: &mut Session, body: &str) -> String {
+    let text = format!("# take_snapshot response\n## Latest page snapshot\n{body}");
+    let step = Step {
+        tool: "take_snapshot".into(),
+        args: json!({"pageId": 1}),
+        result: json!({"content": [{"type": "text", "text": text}]}),
+    };
+    send(s, &step)
+}
+
+/// Issue 24 item 1: two cards swapped, or a card moved to the other list keeping its uids,
+/// change no node's own line: the short form "unchanged" was sent. The whole shown tree is
+/// compared now, and the moved nodes are counted.
+#[test]
+fn a_move_or_a_swap_is_never_unchanged() {
+    for level in [Level::Moderate, Level::Aggressive] {
+        let mut s = session(level, true);
+        let pending: Vec<u32> = (1..=6).collect();
+        let done: Vec<u32> = (7..=12).collect();
+        take(&mut s, &kanban(80, &pending, &done, None));
+        let same = take(&mut s, &kanban(80, &pending, &done, None));
+        assert!(same.contains("unchanged since snapshot 1"), "{same}");
+        // A card moved from Pending to Done.
+        let mut pending: Vec<u32> = pending.into_iter().filter(|&c| c != 2).collect();
+        let mut done = done;
+        done.push(2);
+        let moved = take(&mut s, &kanban(80, &pending, &done, None));
+        assert!(!moved.contains("unchanged since"), "{level}: {moved}");
+        // (At aggressive the page is small enough to be sent whole.)
+        if level == Level::Moderate {
+            assert!(moved.contains("Task 2: book the flights"), "{moved}");
+            assert!(
+                matches!(s.last_sent(), Some(Sent::Delta { counts, .. }) if counts.moved == 1),
+                "{level}: {:?}\n{moved}",
+                s.last_sent()
+            );
+            assert!(moved.contains(", 1 moved,"), "{moved}");
+        }
+        // Two cards swapped in their list.
+        pending.swap(1, 2);
+        let swapped = take(&mut s, &kanban(80, &pending, &done, None));
+        assert!(!swapped.contains("unchanged since"), "{level}: {swapped}");
+        if level == Level::Moderate {
+            assert!(swapped.contains(", 1 moved,"), "{swapped}");
+        }
+    }
+}
+
+/// Issue 24 item 2: the client cancelled a `take_snapshot` and the upstream answered anyway;
+/// the client dropped that answer, so it is not what the agent holds: the next snapshot is a
+/// delta against what it did receive.
+#[test]
+fn an_answer_not_delivered_never_becomes_what_the_agent_holds() {
+    let pending: Vec<u32> = (1..=6).collect();
+    let done: Vec<u32> = (7..=12).collect();
+    let before = kanban(80, &pending, &done, None);
+    let failed = before.replace(
+        "Payment status: pending",
+        "Payment status: FAILED – card declined",
+    );
+    let mut s = session(Level::Moderate, true);
+    take(&mut s, &before);
+    take(&mut s, &failed);
+    assert!(matches!(
+        s.last_sent(),
+        Some(Sent::Delta { against: 1, .. })
+    ));
+    // Cancelled: the answer above never reached the agent.
+    s.answer_not_delivered();
+    let next = take(&mut s, &failed);
+    assert!(!next.contains("unchanged since"), "{next}");
+    assert!(
+        matches!(s.last_sent(), Some(Sent::Delta { against: 1, counts, .. }) if counts.changed == 1),
+        "{:?}\n{next}",
+        s.last_sent()
+    );
+    assert!(next.contains("FAILED – card declined"), "{next}");
+    // Delivered: it is the base of the one after.
+    let again = take(&mut s, &failed);
+    assert!(again.contains("unchanged since snapshot 3"), "{again}");
+    // Not delivered on a page's first snapshot: the next is full.
+    let mut s = session(Level::Moderate, true);
+    take(&mut s, &before);
+    s.answer_not_delivered();
+    take(&mut s, &before);
+    assert_eq!(s.last_sent(), Some(Sent::Full(FullReason::First)));
+}
+
+/// Issue 24 item 4: a small snapshot (a modal) is sent as it came, the filtered one being no
+/// shorter; the agent holds it all the same, and the next snapshot of the page is a delta.
+#[test]
+fn a_small_snapshot_sent_as_it_came_is_what_the_agent_holds() {
+    let modal = |status: &str| {
+        format!(
+            "uid=3_0 RootWebArea \"Checkout\" url=\"http://127.0.0.1/pay\"\n  uid=3_1 dialog \"Confirm payment\" modal\n    uid=3_2 heading \"Confirm payment\" level=\"2\"\n    uid=3_3 StaticText \"Card ending 4242, 49.00 EUR\"\n    uid=3_4 StaticText \"{status}\"\n    uid=3_5 button \"Pay now\"\n    uid=3_6 button \"Cancel\"\n    uid=3_7 checkbox \"Remember this card\"\n    uid=3_8 link \"Terms of sale\" url=\"http://127.0.0.1/terms\"\n"
+        )
+    };
+    let mut s = session(Level::Moderate, true);
+    let first = take(&mut s, &modal("Payment status: pending"));
+    assert!(
+        first.contains("uid=3_0 RootWebArea"),
+        "sent as it came: {first}"
+    );
+    assert_eq!(s.last_sent(), None);
+    let second = take(&mut s, &modal("Payment status: pending"));
+    assert!(second.contains("unchanged since snapshot 1"), "{second}");
+    let third = take(&mut s, &modal("Payment status: FAILED"));
+    // A delta would not be much smaller: the page as it came again.
+    assert!(third.contains("Payment status: FAILED"), "{third}");
+    assert!(!third.contains("unchanged since"), "{third}");
+}
+
+/// Issue 24 item 3: the header counts shown nodes; a change behind a marker (a card renamed
+/// among the hidden records) is named with its uid and the call that shows it.
+#[test]
+fn a_change_behind_a_marker_is_named_with_the_call_that_shows_it() {
+    let pending: Vec<u32> = (1..=12).collect();
+    let done: Vec<u32> = (13..=24).collect();
+    let mut s = session(Level::Moderate, true);
+    let first = take(&mut s, &kanban(40, &pending, &done, None));
+    assert!(
+        first.contains("hidden (button 4, listitem 4; uid 1_542…1_549)"),
+        "{first}"
+    );
+    let renamed = take(
+        &mut s,
+        &kanban(40, &pending, &done, Some((24, "Task 24: cancelled"))),
+    );
+    assert!(
+        matches!(s.last_sent(), Some(Sent::Delta { counts, .. })
+            if counts.changed == 0 && counts.added == 0 && counts.behind == 1),
+        "{:?}\n{renamed}",
+        s.last_sent()
+    );
+    let header = renamed
+        .lines()
+        .find(|l| l.contains("delta against"))
+        .unwrap_or("");
+    assert!(
+        header.contains("0 added, 0 changed, 0 removed")
+            && header.contains(
+                "behind a marker: 1 added or changed (uid 1_549): expand_snapshot uid=1_542 until=1_548"
+            ),
+        "{renamed}"
+    );
+    // The call named shows the change.
+    let shown = expand(
+        &mut s,
+        json!({"uid": "1_542", "until": "1_548", "pageId": 1}),
+    );
+    assert!(shown.contains("Task 24: cancelled"), "{shown}");
 }

@@ -21,6 +21,8 @@ mod test_support;
 pub mod tokens;
 
 #[cfg(test)]
+mod delta_prop_tests;
+#[cfg(test)]
 mod delta_tests;
 #[cfg(test)]
 mod fuzz_regressions;

@@ -136,6 +136,9 @@ pub struct Session {
     cut_results: SnapshotCache,
     /// Ids given to cut texts so far.
     cut_result_ids: u64,
+    /// What the agent held of the page of the last snapshot filtered, before it: put back
+    /// when that answer is not delivered (`answer_not_delivered`).
+    held_before: Option<(String, Option<SentPage>)>,
 }
 
 impl Session {
@@ -156,6 +159,7 @@ impl Session {
             last_sent: None,
             cut_results: SnapshotCache::new(options.cache_bytes),
             cut_result_ids: 0,
+            held_before: None,
             options,
         }
     }
@@ -270,6 +274,7 @@ impl Session {
         .with_arguments(arguments_json);
         self.last_figures = None;
         self.last_sent = None;
+        self.held_before = None;
         let page = arguments_json
             .and_then(|a| serde_json::from_str::<Value>(a).ok())
             .and_then(|a| a.as_object().and_then(proxy_tools::page_key))
@@ -429,8 +434,10 @@ impl Session {
             });
         }
         if self.options.proxy_tools {
+            let key = page.unwrap_or("");
+            self.held_before = Some((key.to_string(), self.cache.take_sent(key)));
             // A snapshot larger than the whole cache is not kept: the tools then say so.
-            let _ = self.cache.put(page.unwrap_or(""), raw, holds);
+            let _ = self.cache.put(key, raw, holds);
         }
         notes
     }
@@ -441,6 +448,16 @@ impl Session {
         self.options.snapshot_deltas
             && self.options.level >= Level::Moderate
             && self.is_proxy_tool(proxy_tools::EXPAND_SNAPSHOT)
+    }
+
+    /// The answer to the last `tools/call` filtered never reaches the agent (the client
+    /// cancelled the request, or went away): what the agent held of its page before is what
+    /// it holds, so the page's next snapshot is a delta against that, or full. The raw
+    /// snapshot stays cached (it is the page as it is now, for the proxy tools).
+    pub fn answer_not_delivered(&mut self) {
+        if let Some((page, before)) = self.held_before.take() {
+            self.cache.restore_sent(&page, before);
+        }
     }
 
     /// How the last snapshot was sent with deltas on (`None`: deltas off, or no snapshot).

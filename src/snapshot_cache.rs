@@ -124,6 +124,43 @@ impl SnapshotCache {
             .and_then(|e| e.sent.as_ref())
     }
 
+    /// Takes what the agent was last sent of `page` out of its entry (before the entry is
+    /// replaced, so that it can be put back: see `restore_sent`).
+    pub fn take_sent(&mut self, page: &str) -> Option<SentPage> {
+        let entry = self.entries.iter_mut().rev().find(|e| e.page == page)?;
+        let sent = entry.sent.take()?;
+        let freed = sent.approx_bytes().min(entry.bytes);
+        entry.bytes -= freed;
+        self.bytes -= freed;
+        Some(sent)
+    }
+
+    /// Puts back what the agent holds of `page` (its last snapshot was never delivered), while
+    /// the page is cached and it fits; else the page's next snapshot is sent whole.
+    pub fn restore_sent(&mut self, page: &str, sent: Option<SentPage>) {
+        let cap = self.cap_bytes;
+        let total = self.bytes;
+        let Some(entry) = self.entries.iter_mut().rev().find(|e| e.page == page) else {
+            return;
+        };
+        let old = entry
+            .sent
+            .take()
+            .map_or(0, |s| s.approx_bytes())
+            .min(entry.bytes);
+        entry.bytes -= old;
+        let mut total = total - old;
+        if let Some(sent) = sent {
+            let add = sent.approx_bytes();
+            if total + add <= cap {
+                entry.bytes += add;
+                total += add;
+                entry.sent = Some(sent);
+            }
+        }
+        self.bytes = total;
+    }
+
     /// Marks what the agent holds of `page` as a whole page (after `expand_snapshot` without
     /// uid): the count of deltas in a row starts again.
     pub fn reset_deltas_in_row(&mut self, page: &str) {

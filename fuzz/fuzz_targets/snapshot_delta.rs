@@ -1,11 +1,13 @@
 //! Snapshot deltas through a `Session` (deltas on, moderate or aggressive, tiny limits at
 //! times): a fuzzed snapshot, then a second one of the same page, made from the first by
-//! fuzzed edits (a name, a state, a node removed, added or duplicated, siblings swapped, the
-//! root renumbered) or fuzzed whole; chrome-devtools-mcp text or Playwright YAML. When the
+//! fuzzed edits (a name, a state, a role, a node removed, added or duplicated, siblings swapped
+//! or reversed, a subtree moved to another parent keeping its uids, the root renumbered) or
+//! fuzzed whole; chrome-devtools-mcp text or Playwright YAML. When the
 //! second is sent as a delta: no panic; every uid it shows or names is in its snapshot (a
 //! removed one in the first); every uid of the snapshot is shown or returned by the
 //! `expand_snapshot` call of a line naming it; "unchanged since" only when the full filtered
-//! snapshot is what it was; the same inputs give the same outputs.
+//! snapshot is what it was; a delta's "layout nodes dropped" line is the full snapshot's; the
+//! same inputs give the same outputs.
 #![no_main]
 
 use std::collections::HashSet;
@@ -28,6 +30,12 @@ const ROLES: [&str; 6] = ["button", "link", "generic", "StaticText", "row", "hea
 
 /// One fuzzed edit of a snapshot's lines (the line picked by `at`).
 fn edit(lines: &mut Vec<String>, op: u8, at: usize, yaml: bool, fresh: &mut u32) {
+    match op % 11 {
+        8 => return move_subtree(lines, at, usize::from(op >> 4)),
+        9 => return reverse_siblings(lines, at),
+        10 => return change_role(lines, at, usize::from(op >> 4)),
+        _ => {}
+    }
     if lines.len() < 2 {
         return;
     }
@@ -94,6 +102,95 @@ fn edit(lines: &mut Vec<String>, op: u8, at: usize, yaml: bool, fresh: &mut u32)
         }
         _ => lines[i].push_str(" value=\"x\""),
     }
+}
+
+/// The end (exclusive) of the subtree whose first line is `from`.
+fn subtree_end_of(lines: &[String], from: usize) -> usize {
+    let indent_of = |l: &str| l.len() - l.trim_start().len();
+    let indent = lines.get(from).map_or(0, |l| indent_of(l));
+    let mut e = from + 1;
+    while lines.get(e).is_some_and(|l| indent_of(l) > indent) {
+        e += 1;
+    }
+    e
+}
+
+/// A node moved to another parent with its subtree, keeping its uids (a DOM node moved): cut
+/// out, then put in as the first child of another line (`to` picks it), reindented.
+fn move_subtree(lines: &mut Vec<String>, at: usize, to: usize) {
+    if lines.len() < 3 {
+        return;
+    }
+    let indent_of = |l: &str| l.len() - l.trim_start().len();
+    let i = 1 + at % (lines.len() - 1);
+    let end = subtree_end_of(lines, i);
+    let moved: Vec<String> = lines.drain(i..end).collect();
+    let Some(first) = moved.first() else { return };
+    let from_indent = indent_of(first);
+    let target = to % lines.len();
+    let new_indent = lines.get(target).map_or(0, |l| indent_of(l)) + 2;
+    for (k, line) in moved.iter().enumerate() {
+        let body = line.get(from_indent.min(indent_of(line))..).unwrap_or(line);
+        lines.insert(target + 1 + k, format!("{}{body}", " ".repeat(new_indent)));
+    }
+}
+
+/// The children of a line's parent in reverse order (a list re-sorted).
+fn reverse_siblings(lines: &mut Vec<String>, at: usize) {
+    if lines.len() < 3 {
+        return;
+    }
+    let indent_of = |l: &str| l.len() - l.trim_start().len();
+    let i = 1 + at % (lines.len() - 1);
+    let indent = indent_of(&lines[i]);
+    // The run of siblings around it: back to the parent, on to the parent's end.
+    let mut start = i;
+    while start > 0 && indent_of(&lines[start - 1]) >= indent {
+        start -= 1;
+    }
+    let mut end = i;
+    while lines.get(end).is_some_and(|l| indent_of(l) >= indent) {
+        end += 1;
+    }
+    let mut subtrees: Vec<Vec<String>> = Vec::new();
+    let mut k = start;
+    while k < end {
+        let e = subtree_end_of(lines, k).min(end);
+        subtrees.push(lines[k..e].to_vec());
+        k = e;
+    }
+    subtrees.reverse();
+    let flat: Vec<String> = subtrees.into_iter().flatten().collect();
+    lines.splice(start..end, flat);
+}
+
+/// A node's role changed (the word after its uid).
+fn change_role(lines: &mut [String], at: usize, role: usize) {
+    if lines.len() < 2 {
+        return;
+    }
+    let i = 1 + at % (lines.len() - 1);
+    let line = &lines[i];
+    let trimmed = line.trim_start();
+    let indent = line.len() - trimmed.len();
+    let mut words = trimmed.splitn(3, ' ');
+    let (Some(uid), Some(_old)) = (words.next(), words.next()) else {
+        return;
+    };
+    let rest = words.next().map(|r| format!(" {r}")).unwrap_or_default();
+    lines[i] = format!(
+        "{}{uid} {}{rest}",
+        " ".repeat(indent),
+        ROLES[role % ROLES.len()]
+    );
+}
+
+/// The "layout nodes dropped" lines of a text.
+fn dropped_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with('…') && l.contains("layout nodes dropped"))
+        .collect()
 }
 
 /// Whether an element uid occurs on more than one node.
@@ -231,7 +328,13 @@ fuzz_target!(|data: &[u8]| {
     let before = snapshot_uids(&first);
     // A marker lists uids between `(uid ` and `)`, split at `, ` and `…`: a fuzzed ref holding
     // those (never one of upstream's) cannot be read back from it.
-    let syntax = |u: &String| u.contains([')', ',', '…', ':', ' ']) || u.is_empty();
+    // A quote or a control character in a ref is escaped where YAML quotes the line: neither
+    // can be found back in the text as it is.
+    let syntax = |u: &String| {
+        u.contains([')', ',', '…', ':', ' ', '\'', '"'])
+            || u.chars().any(char::is_control)
+            || u.is_empty()
+    };
     if uids.iter().chain(&before).any(syntax) {
         return;
     }
@@ -252,13 +355,36 @@ fuzz_target!(|data: &[u8]| {
         );
         // (The input's trailing newline is kept in a full snapshot; it is no node.)
         assert_eq!(
-            filter_snapshot(&first, &options).text.trim_end_matches('\n'),
-            filter_snapshot(&second, &options).text.trim_end_matches('\n'),
+            filter_snapshot(&first, &options)
+                .text
+                .trim_end_matches('\n'),
+            filter_snapshot(&second, &options)
+                .text
+                .trim_end_matches('\n'),
             "called unchanged, yet the filtered snapshot changed:\n{body}"
         );
         let whole = expand(&mut s, with_page(json!({})));
         assert!(whole.get("isError").is_none(), "{whole}");
         return;
+    }
+
+    // Each layout-nodes-dropped line of the delta is one of the full view's (a document inside
+    // an unchanged run, an iframe, has its line in that run).
+    let have = dropped_lines(body);
+    if !have.is_empty() && !yaml {
+        let full = filter_snapshot(&second, &options).text;
+        let want = dropped_lines(&full);
+        // A full view no shorter than the input goes as it came: no line to compare with.
+        let as_came = full.trim_end_matches('\n') == second.trim_end_matches('\n');
+        for line in have.into_iter().filter(|_| !as_came) {
+            if second.lines().any(|l| l.trim_start() == line) {
+                continue;
+            }
+            assert!(
+                want.contains(&line),
+                "layout nodes dropped, not the full view's {want:?}:\n{body}"
+            );
+        }
     }
 
     let mut covered: HashSet<&str> = snapshot_uids(body)
@@ -283,6 +409,21 @@ fuzz_target!(|data: &[u8]| {
         let m = read_marker(marker);
         // A marker that names no uid (nodes without a ref dropped) has nothing to bring back.
         if m.expand_uid.is_none() && m.listed.is_empty() && !marker.contains("uid ") {
+            continue;
+        }
+        if m.expand_uid.is_none() && marker.contains("layout nodes dropped") {
+            // A document without a uid (a Playwright root without a ref) has no call for its
+            // dropped nodes, as in the full view: each one named is expanded by its own uid.
+            for uid in m
+                .listed
+                .iter()
+                .chain(m.range.iter().flat_map(|(a, b)| [a, b]))
+            {
+                let answer = expand(&mut s, with_page(json!({ "uid": uid })));
+                assert!(answer.get("isError").is_none(), "{marker}: {answer}");
+                let got = answer["content"][0]["text"].as_str().unwrap_or("");
+                covered.extend(uids.iter().map(String::as_str).filter(|u| mentions(got, u)));
+            }
             continue;
         }
         if m.expand_uid.is_none() && !marker.starts_with("… removed") {

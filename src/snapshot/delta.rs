@@ -15,13 +15,20 @@
 //! snapshot would, and opens the frames of the visible ones among them (their ancestors are thus
 //! the context of every change). Nodes that were sent and are gone are counted, with their
 //! uids, in one line at the end of the frame they were in.
+//!
+//! The short form ("unchanged since") goes only when the hash of the whole shown tree equals the
+//! one sent (a move or a reorder changes no node's own line but changes it). The header counts
+//! shown nodes: added, changed, moved (another parent, or out of their siblings' sent order: the
+//! nodes outside one longest run kept in order), no longer hidden, removed; changes behind a
+//! marker (hidden runs, layout nodes dropped) are named with their uids and the call that shows
+//! them. Frames behind a marker are not held: what the agent never saw is never "unchanged".
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, DefaultHasher, Hash, Hasher, RandomState};
 
 use once_cell::sync::Lazy;
 
-use super::marker::{hidden_run_end, ExpandTarget};
+use super::marker::{hidden_run_end, write_run, ExpandTarget};
 use super::render::flatten;
 use super::tree::{DeltaMarks, NodeKind, Tree};
 use super::{apply_passes, filter_tree, FilteredSnapshot, Notation, SnapshotOptions};
@@ -54,6 +61,9 @@ pub struct SentPage {
     nodes: Vec<SentNode>,
     index: HashMap<String, u32>,
     units: HashMap<String, SentUnit>,
+    /// The hash of the whole shown tree (every unit of the roots' frame, in order): the short
+    /// form is sent only when the new one is equal.
+    whole: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -64,6 +74,8 @@ struct SentNode {
     own: u64,
     /// The key of the node whose frame it is shown in (its raw parent inside hidden runs).
     parent: Option<String>,
+    /// Written as a line of its own (not behind a marker, not a layout node dropped).
+    shown: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,6 +130,10 @@ pub struct Fingerprint {
     frame_parent: Vec<Option<usize>>,
     /// Frames by owner (`None`: the roots), each its items and units.
     frames: HashMap<Option<usize>, Frame>,
+    /// See [`SentPage::whole`].
+    whole: u64,
+    /// Where each node is for the agent (filled once, at the end of `of`).
+    visibility: Visibility,
 }
 
 struct Frame {
@@ -260,7 +276,7 @@ impl Fingerprint {
             }
             dropped.clear();
             let items = flatten(tree, &node.children, &mut dropped);
-            let frame = Frame::of(tree, items, &own, &deep, &shown);
+            let frame = Frame::of(tree, items, &own, &deep, &shown, node.uid);
             let mut h = new_hasher();
             own[id].hash(&mut h);
             for unit in &frame.units {
@@ -278,22 +294,111 @@ impl Fingerprint {
                 frames.insert(Some(id), frame);
             }
         }
-        let roots = Frame::of(tree, tree.roots.clone(), &own, &deep, &shown);
+        let roots = Frame::of(tree, tree.roots.clone(), &own, &deep, &shown, "");
         for &item in &roots.items {
             frame_parent[item] = None;
         }
+        let mut h = new_hasher();
+        for unit in &roots.units {
+            unit.hash.hash(&mut h);
+        }
+        let whole = h.finish();
         frames.insert(None, roots);
-        Fingerprint {
+        let mut fp = Fingerprint {
             keys,
             own,
             sizes,
             frame_parent,
             frames,
+            whole,
+            visibility: Visibility::default(),
+        };
+        fp.visibility = fp.visibility_of(tree);
+        fp
+    }
+
+    /// Where each node is, for the agent: a line of its own, or behind which marker (with the
+    /// call that shows it), walked from the roots as the render walks frames.
+    fn visibility_of(&self, tree: &Tree<'_>) -> Visibility {
+        let n = self.keys.len();
+        let mut seen = vec![Seen::Unseen; n];
+        let mut calls: Vec<String> = Vec::new();
+        let mut stack: Vec<(Option<usize>, String)> = vec![(None, String::new())];
+        while let Some((owner, expand_uid)) = stack.pop() {
+            let Some(frame) = self.frames.get(&owner) else {
+                continue;
+            };
+            for unit in &frame.units {
+                let items = frame
+                    .items
+                    .get(unit.start..unit.start + unit.len)
+                    .unwrap_or(&[]);
+                let Some(&first) = items.first() else {
+                    continue;
+                };
+                let hidden = tree.nodes.get(first).is_some_and(|n| n.hidden);
+                if hidden {
+                    let mut call = String::new();
+                    ExpandTarget::for_run(tree, items, &expand_uid).write(&mut call);
+                    let group = calls.len() as u32;
+                    calls.push(call);
+                    for &id in items {
+                        let end = id + self.sizes.get(id).copied().unwrap_or(1);
+                        for slot in seen.get_mut(id..end).unwrap_or(&mut []) {
+                            *slot = Seen::Behind(group);
+                        }
+                    }
+                    continue;
+                }
+                if let Some(slot) = seen.get_mut(first) {
+                    *slot = Seen::Shown;
+                }
+                if unit.opens {
+                    let next = match tree.nodes.get(first) {
+                        Some(n) if tree.uid_finds(first) => n.uid.to_string(),
+                        _ => expand_uid.clone(),
+                    };
+                    stack.push((Some(first), next));
+                }
+            }
         }
+        // Layout nodes dropped are named by their document's marker, which expands the
+        // document (a root or an iframe).
+        let mut documents: HashMap<usize, u32> = HashMap::new();
+        for id in 0..n {
+            let Some(node) = tree.nodes.get(id) else {
+                continue;
+            };
+            if !node.dropped || seen.get(id) != Some(&Seen::Unseen) {
+                continue;
+            }
+            let mut doc = id;
+            let mut at = node.parent;
+            while let Some(p) = at {
+                doc = p;
+                let Some(pn) = tree.nodes.get(p) else { break };
+                if pn.role.eq_ignore_ascii_case("iframe") && tree.uid_finds(p) {
+                    break;
+                }
+                at = pn.parent;
+            }
+            let group = *documents.entry(doc).or_insert_with(|| {
+                let mut call = String::new();
+                let uid = tree.nodes.get(doc).map_or("", |d| d.uid);
+                ExpandTarget::subtree(uid).write(&mut call);
+                calls.push(call);
+                calls.len() as u32 - 1
+            });
+            if let Some(slot) = seen.get_mut(id) {
+                *slot = Seen::Behind(group);
+            }
+        }
+        Visibility { seen, calls }
     }
 
     /// What the agent holds once this tree is sent.
     pub fn sent_page(&self, tree: &Tree<'_>, number: u64, deltas_in_row: u32) -> SentPage {
+        let seen = &self.visibility.seen;
         let mut nodes = Vec::with_capacity(self.keys.len());
         let mut index = HashMap::with_capacity(self.keys.len());
         for (id, key) in self.keys.iter().enumerate() {
@@ -306,10 +411,15 @@ impl Fingerprint {
                 parent: self.frame_parent[id]
                     .and_then(|p| self.keys.get(p))
                     .cloned(),
+                shown: seen.get(id) == Some(&Seen::Shown),
             });
         }
         let mut units = HashMap::new();
         for (&owner, frame) in &self.frames {
+            // Frames behind a marker were not sent: nothing in them is held as it is.
+            if owner.is_some_and(|o| seen.get(o) != Some(&Seen::Shown)) {
+                continue;
+            }
             let fid = frame_id(self, owner);
             for (i, unit) in frame.units.iter().enumerate() {
                 if let Some(key) = frame.items.get(unit.start).and_then(|&f| self.keys.get(f)) {
@@ -331,6 +441,7 @@ impl Fingerprint {
             nodes,
             index,
             units,
+            whole: self.whole,
         }
     }
 
@@ -348,10 +459,33 @@ impl Fingerprint {
     }
 }
 
+/// Where a node is for the agent (see [`Fingerprint::visibility`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    Shown,
+    /// Behind the marker whose call is `calls[group]`.
+    Behind(u32),
+    Unseen,
+}
+
+#[derive(Default)]
+struct Visibility {
+    seen: Vec<Seen>,
+    calls: Vec<String>,
+}
+
 impl Frame {
-    fn of(tree: &Tree<'_>, items: Vec<usize>, own: &[u64], deep: &[u64], shown: &[u64]) -> Frame {
+    fn of(
+        tree: &Tree<'_>,
+        items: Vec<usize>,
+        own: &[u64],
+        deep: &[u64],
+        shown: &[u64],
+        owner_uid: &str,
+    ) -> Frame {
         let mut units = Vec::new();
         let mut pos = 0;
+        let mut marker = String::new();
         while let Some(&id) = items.get(pos) {
             let Some(node) = tree.nodes.get(id) else {
                 pos += 1;
@@ -361,9 +495,14 @@ impl Frame {
                 let end = hidden_run_end(tree, &items, pos);
                 let mut h = new_hasher();
                 "hidden".hash(&mut h);
-                for &i in items.get(pos..end).unwrap_or(&[]) {
+                let run = items.get(pos..end).unwrap_or(&[]);
+                for &i in run {
                     deep.get(i).hash(&mut h);
                 }
+                // And its marker as written: its summary reads the records around it.
+                marker.clear();
+                write_run(&mut marker, tree, run, owner_uid);
+                marker.hash(&mut h);
                 units.push(Unit {
                     start: pos,
                     len: end - pos,
@@ -394,9 +533,18 @@ impl Frame {
 /// What a delta holds, in counts (the header line) and the lines it names.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DeltaCounts {
+    /// Shown nodes added, whose own line changed, removed, and moved (to another parent, or
+    /// out of their siblings' order).
     pub added: usize,
     pub changed: usize,
     pub removed: usize,
+    pub moved: usize,
+    /// Nodes shown that were behind a marker.
+    pub revealed: usize,
+    /// Nodes added or changed behind a marker (named in the header with the call).
+    pub behind: usize,
+    /// The whole shown tree is what was sent (the short form).
+    pub same_tree: bool,
     /// Unchanged-run lines written, and the nodes they stand for.
     pub unchanged_runs: usize,
     pub unchanged_nodes: usize,
@@ -404,7 +552,13 @@ pub struct DeltaCounts {
 
 impl DeltaCounts {
     pub fn is_empty(&self) -> bool {
-        self.added == 0 && self.changed == 0 && self.removed == 0
+        self.same_tree
+            && self.added == 0
+            && self.changed == 0
+            && self.removed == 0
+            && self.moved == 0
+            && self.revealed == 0
+            && self.behind == 0
     }
 }
 
@@ -412,21 +566,70 @@ impl DeltaCounts {
 /// run's line in `tree.delta`, every item of it `unchanged`; removed nodes get a line at the end
 /// of the frame they were in. Returns the counts.
 pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCounts {
-    let mut counts = DeltaCounts::default();
+    let mut counts = DeltaCounts {
+        same_tree: fp.whole == sent.whole,
+        ..DeltaCounts::default()
+    };
+    let visibility = &fp.visibility;
+    let mut behind: Vec<Vec<&str>> = vec![Vec::new(); visibility.calls.len()];
     let mut by_key: HashMap<&str, usize> = HashMap::with_capacity(fp.keys.len());
     for (id, key) in fp.keys.iter().enumerate() {
         by_key.insert(key.as_str(), id);
-        match sent
+        let old = sent
             .index
             .get(key)
-            .and_then(|&i| sent.nodes.get(i as usize))
-        {
-            None => counts.added += 1,
-            Some(old) if old.own != fp.own[id] => counts.changed += 1,
-            Some(_) => {}
+            .and_then(|&i| sent.nodes.get(i as usize));
+        let parent = fp.frame_parent[id].and_then(|p| fp.keys.get(p));
+        // Behind a marker now: new, changed, or shown (or elsewhere) before.
+        let differs =
+            old.is_none_or(|o| o.own != fp.own[id] || o.shown || o.parent.as_ref() != parent);
+        match visibility.seen.get(id) {
+            Some(Seen::Shown) => match old {
+                None => counts.added += 1,
+                Some(o) if o.own != fp.own[id] => counts.changed += 1,
+                Some(o) if !o.shown => counts.revealed += 1,
+                Some(o) if o.parent.as_ref() != parent => counts.moved += 1,
+                Some(_) => {}
+            },
+            Some(&Seen::Behind(group)) if differs => {
+                counts.behind += 1;
+                if let (Some(list), Some(node)) =
+                    (behind.get_mut(group as usize), tree.nodes.get(id))
+                {
+                    if !node.uid.is_empty() {
+                        list.push(node.uid);
+                    }
+                }
+            }
+            _ => {}
         }
     }
+    counts.moved += reordered(fp, sent, &visibility.seen);
     let mut marks = DeltaMarks::default();
+    let mut notes = 0;
+    for (list, call) in behind.iter().zip(&visibility.calls) {
+        if list.is_empty() {
+            continue;
+        }
+        notes += 1;
+        if notes > 3 {
+            marks.behind.push_str("; …");
+            break;
+        }
+        marks.behind.push_str(&format!(
+            "; behind a marker: {} added or changed (uid ",
+            list.len()
+        ));
+        write_uid_list(&mut marks.behind, list);
+        marks.behind.push(')');
+        marks.behind.push_str(call);
+    }
+    let unnamed = counts.behind - behind.iter().map(Vec::len).sum::<usize>();
+    if unnamed > 0 && notes == 0 {
+        marks.behind.push_str(&format!(
+            "; behind a marker: {unnamed} added or changed without a uid"
+        ));
+    }
     let mut opened: HashSet<Option<usize>> = HashSet::new();
     let mut unchanged_items: Vec<usize> = Vec::new();
     let mut stack: Vec<(Option<usize>, String)> = vec![(None, String::new())];
@@ -574,6 +777,45 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
     counts
 }
 
+/// Shown nodes still under the parent they were shown under, out of the order they were sent
+/// in: in each frame, those outside one longest run kept in the sent order.
+fn reordered(fp: &Fingerprint, sent: &SentPage, seen: &[Seen]) -> usize {
+    let mut moved = 0;
+    for (&owner, frame) in &fp.frames {
+        let parent = owner.and_then(|o| fp.keys.get(o));
+        let sent_order: Vec<u64> = frame
+            .items
+            .iter()
+            .filter(|&&id| seen.get(id) == Some(&Seen::Shown))
+            .filter_map(|&id| {
+                let key = fp.keys.get(id)?;
+                let i = *sent.index.get(key)?;
+                let old = sent.nodes.get(i as usize)?;
+                (old.shown && old.parent.as_ref() == parent && old.own == fp.own[id])
+                    .then_some(u64::from(i))
+            })
+            .collect();
+        if sent_order.windows(2).all(|w| w[0] < w[1]) {
+            continue;
+        }
+        moved += sent_order.len() - longest_increasing_len(&sent_order);
+    }
+    moved
+}
+
+/// The length of a longest strictly increasing subsequence (patience sorting).
+fn longest_increasing_len(keys: &[u64]) -> usize {
+    let mut tails: Vec<u64> = Vec::new();
+    for &k in keys {
+        let at = tails.partition_point(|&t| t < k);
+        match tails.get_mut(at) {
+            Some(t) => *t = k,
+            None => tails.push(k),
+        }
+    }
+    tails.len()
+}
+
 /// What the agent holds of a page and which snapshot of it comes now.
 #[derive(Debug, Clone, Copy)]
 pub struct DeltaInput<'p> {
@@ -590,8 +832,8 @@ pub enum Sent {
     Full(FullReason),
 }
 
-/// A snapshot filtered with deltas on: the text sent, what the agent now holds (`None` when the
-/// text is the input unchanged, which no fingerprint describes: the next one is full), and the
+/// A snapshot filtered with deltas on: the text sent, what the agent now holds (`None` below
+/// `moderate`; a snapshot sent as it came holds the filtered tree's nodes and more), and the
 /// bytes the full filtered snapshot would have taken.
 #[derive(Debug, Clone)]
 pub struct DeltaFiltered {
@@ -640,22 +882,9 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
     let uids_in = tree.index_uids();
     apply_passes(&mut tree, options);
     let full = notation.render(&tree, true);
-    if full.text.len() >= text.len() {
-        // Sent as it came (filtering never grows a snapshot): nothing to take a delta against.
-        let markers = tree
-            .nodes
-            .iter()
-            .filter(|n| n.kind == NodeKind::Marker)
-            .count();
-        return passthrough(FilteredSnapshot {
-            text: text.to_string(),
-            uids_in,
-            uids_shown: uids_in,
-            uids_hidden: 0,
-            markers,
-        });
-    }
     let fp = Fingerprint::of(&tree);
+    // Filtering never grows a snapshot: where it would, a whole page goes as it came.
+    let as_came = full.text.len() >= text.len();
     let full_of = |reason: FullReason, deltas_in_row: u32| {
         let mut out = notation.comment(&full_header(input.number, reason));
         out.push('\n');
@@ -679,7 +908,11 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
         }
         Some(prev) => {
             let counts = mark(&mut tree, &fp, prev);
-            let header = notation.comment(&delta_header(input.number, prev.number, &counts));
+            let mut header_text = delta_header(input.number, prev.number, &counts);
+            if let Some(marks) = tree.delta.as_deref() {
+                header_text.push_str(&marks.behind);
+            }
+            let header = notation.comment(&header_text);
             let delta = if counts.is_empty() {
                 let mut short = header;
                 if tree.trailing_newline {
@@ -703,6 +936,25 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
         }
     };
     let holds = fp.sent_page(&tree, input.number, deltas_in_row);
+    if as_came && matches!(sent_as, Some(Sent::Full(_))) {
+        // The agent then holds every node of the filtered tree and more: the page's next
+        // snapshot is a delta against it all the same.
+        let markers = tree
+            .nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::Marker)
+            .count();
+        return DeltaFiltered {
+            holds: Some(holds),
+            ..passthrough(FilteredSnapshot {
+                text: text.to_string(),
+                uids_in,
+                uids_shown: uids_in,
+                uids_hidden: 0,
+                markers,
+            })
+        };
+    }
     DeltaFiltered {
         filtered: FilteredSnapshot {
             text: text_out,
@@ -784,8 +1036,15 @@ pub fn delta_header(number: u64, against: u64, counts: &DeltaCounts) -> String {
             "snapshot {number}: unchanged since snapshot {against}; expand_snapshot without uid shows it"
         );
     }
+    let mut moved = String::new();
+    if counts.moved > 0 {
+        moved.push_str(&format!(", {} moved", counts.moved));
+    }
+    if counts.revealed > 0 {
+        moved.push_str(&format!(", {} no longer hidden", counts.revealed));
+    }
     format!(
-        "snapshot {number}: delta against snapshot {against}, {} added, {} changed, {} removed; \"… unchanged\" lines: as in snapshot {against} (whole page: expand_snapshot without uid)",
+        "snapshot {number}: delta against snapshot {against}, {} added, {} changed{moved}, {} removed; \"… unchanged\" lines: as in snapshot {against} (whole page: expand_snapshot without uid)",
         counts.added, counts.changed, counts.removed
     )
 }

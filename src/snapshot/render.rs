@@ -105,6 +105,35 @@ pub fn flatten(tree: &Tree<'_>, children: &[usize], dropped: &mut Vec<usize>) ->
     out
 }
 
+/// The layout nodes dropped in the subtrees of `items` that the traversal would walk (visible
+/// elements, iframes a reader finds excepted: they name their own), added to `out`.
+fn dropped_under(
+    tree: &Tree<'_>,
+    items: &[usize],
+    opens_children: impl Fn(&Node<'_>) -> bool,
+    out: &mut Vec<usize>,
+) {
+    let mut stack: Vec<usize> = items.to_vec();
+    let mut scratch = Vec::new();
+    while let Some(id) = stack.pop() {
+        let Some(node) = tree.nodes.get(id) else {
+            continue;
+        };
+        let walked = node.kind == NodeKind::Element
+            && !node.hidden
+            && !node.dropped
+            && !node.children.is_empty()
+            && opens_children(node);
+        if !walked || opens_document(tree, id, 1) {
+            continue;
+        }
+        scratch.clear();
+        let visible = flatten(tree, &node.children, &mut scratch);
+        out.extend_from_slice(&scratch);
+        stack.extend(visible);
+    }
+}
+
 /// Writes the subtrees of `roots` (siblings, in order) through `writer` into `r`, honouring the
 /// passes' flags. `scope` is the roots' frame scope.
 pub fn render_with<'t, W: LineWriter<'t>>(
@@ -156,6 +185,19 @@ pub fn render_with<'t, W: LineWriter<'t>>(
             // A delta's run of siblings unchanged since the snapshot it is against.
             writer.marker(&mut r.text, depth, line);
             r.markers += 1;
+            let run = frame
+                .items
+                .get(frame.pos..frame.pos + (*len).max(1))
+                .unwrap_or(&[]);
+            if let Some(doc) = frame.document {
+                // Its layout nodes dropped are still named by the document's marker, as in
+                // the full snapshot.
+                scratch.clear();
+                dropped_under(tree, run, |n| writer.opens_children(n), &mut scratch);
+                if !scratch.is_empty() {
+                    dropped_by_doc.entry(doc).or_default().extend(&scratch);
+                }
+            }
             frame.pos += (*len).max(1);
             continue;
         }

@@ -133,6 +133,9 @@ pub struct DeltaMarks {
     /// By the node whose frame ends with it (`None`: the roots): the line of the nodes removed
     /// there.
     pub removed: HashMap<Option<usize>, String>,
+    /// Changes no shown line holds (inside hidden runs, in layout nodes dropped), for the
+    /// header: `; behind markers: 1 added or changed (uid 1_214): expand_snapshot uid=1_200`.
+    pub behind: String,
 }
 
 /// Repeated records (rows of a grid flattened into siblings) hidden after the first few.

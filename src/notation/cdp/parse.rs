@@ -11,7 +11,9 @@
 //! on nodes without a DOM node: text, `InlineTextBox`, `ignored`, images), it keeps the order in
 //! which upstream numbers the nodes of a snapshot (`<snapshot>_<n>`, `n` counting up in document
 //! order; nodes kept from an earlier snapshot keep that one's order), its prefix is not older
-//! than the root's, and it is at most one level deeper than the node before. A line that is not believed, like any line without `uid=`, is
+//! than the root's, and it is at most one level deeper than the node before. A DOM node moved
+//! keeps its uid and breaks that order: such lines are believed where the grammar leaves no
+//! string open (see [`believe_moved_nodes`]). A line that is not believed, like any line without `uid=`, is
 //! text of the string left open before it: the value or name of the last believed node. Values
 //! of the page-text attributes (`value`, `description`, …) may hold quotes and line breaks; the
 //! attribute list after them is checked against what upstream prints (sorted keys).
@@ -91,6 +93,8 @@ struct UidLine {
     counter: u64,
     depth: u32,
     shared_role: bool,
+    /// The line's strings all close on it (nothing it opens can run on to the next line).
+    complete: bool,
 }
 
 impl UidLines {
@@ -125,6 +129,7 @@ impl UidLines {
                 counter: saturating_number(counter),
                 depth: u32::try_from(indent / 2).unwrap_or(u32::MAX),
                 shared_role: SHARED_UID_ROLES.contains(&role),
+                complete: line_complete(tail),
             });
         }
         let mut believed = vec![false; n];
@@ -133,6 +138,7 @@ impl UidLines {
                 *flag = ok;
             }
         }
+        believe_moved_nodes(&found, &mut believed);
         let mut next_believed = vec![0u32; n];
         let mut next = u32::try_from(n).unwrap_or(u32::MAX);
         for (i, (slot, &ok)) in next_believed.iter_mut().zip(&believed).enumerate().rev() {
@@ -149,6 +155,94 @@ impl UidLines {
         self.next_believed
             .get(i)
             .map_or(len, |&j| (j as usize).min(len))
+    }
+}
+
+/// Whether a node line's tail (after its uid and a space) leaves no string open: a name that
+/// closes with a valid attribute list after it, or attributes that read as a list.
+fn line_complete(tail: &str) -> bool {
+    if tail.is_empty() {
+        return true;
+    }
+    if let Some(quoted) = tail.strip_prefix('"') {
+        return raw_name_close(quoted, 0).is_some();
+    }
+    let role_len = find_byte(tail, b' ').unwrap_or(tail.len());
+    let (role, after_role) = tail.split_at(role_len);
+    if role.contains('"') {
+        return false;
+    }
+    match after_role.strip_prefix(" \"") {
+        Some(quoted) => raw_name_close(quoted, 0).is_some(),
+        None => !after_role.contains('"') || attrs_close(after_role).is_some(),
+    }
+}
+
+/// A DOM node moved within the page keeps its uid, so its line is out of the counters' order
+/// and the order rule leaves it unbelieved. The grammar tells it from page text: text sits in a
+/// string left open, and a string is open across lines only when a line without `uid=` follows
+/// (nothing else can hold it). So a run of unbelieved `uid=` lines is believed when it directly
+/// follows a believed line that closes every string it opens, every line of the run does too,
+/// and the run ends at a believed line or the end: no line of text anywhere from the node
+/// before it to the node after it. Its uids must be on no other line (a planted line that ends
+/// a value exactly could reuse a real uid) and it keeps the depth and root rules.
+fn believe_moved_nodes(found: &[UidLine], believed: &mut [bool]) {
+    let mut lines_of: std::collections::HashMap<(u64, u64), u32> =
+        std::collections::HashMap::with_capacity(found.len());
+    for f in found {
+        *lines_of.entry((f.prefix, f.counter)).or_default() += 1;
+    }
+    let root_prefix = found.first().map_or(0, |f| f.prefix);
+    let is_believed =
+        |f: &UidLine, believed: &[bool]| believed.get(f.line as usize).copied().unwrap_or(false);
+    let mut k = 0;
+    while k < found.len() {
+        let (Some(before), Some(first)) = (found.get(k), found.get(k + 1)) else {
+            break;
+        };
+        let starts_run = is_believed(before, believed)
+            && before.complete
+            && !is_believed(first, believed)
+            && first.line == before.line + 1;
+        if !starts_run {
+            k += 1;
+            continue;
+        }
+        // The run: consecutive lines, each a `uid=` line not believed.
+        let mut end = k + 1;
+        while let Some(f) = found.get(end) {
+            let adjacent = found.get(end - 1).is_some_and(|p| f.line == p.line + 1);
+            if !adjacent || is_believed(f, believed) {
+                break;
+            }
+            end += 1;
+        }
+        let run = found.get(k + 1..end).unwrap_or(&[]);
+        let last_line = run.last().map_or(before.line, |f| f.line);
+        // What follows the run: a believed node line right after it, or the end of the body.
+        let after = found.get(end);
+        let closed_by_node = match after {
+            Some(a) => a.line == last_line + 1 && is_believed(a, believed),
+            None => usize::try_from(last_line).is_ok_and(|l| l + 1 == believed.len()),
+        };
+        let mut depth = before.depth;
+        let mut fits = closed_by_node;
+        for f in run {
+            fits &= f.complete
+                && f.prefix >= root_prefix
+                && f.depth <= depth.saturating_add(1)
+                && lines_of.get(&(f.prefix, f.counter)) == Some(&1);
+            depth = f.depth;
+        }
+        fits &= after.is_none_or(|a| a.depth <= depth.saturating_add(1));
+        if fits {
+            for f in run {
+                if let Some(flag) = believed.get_mut(f.line as usize) {
+                    *flag = true;
+                }
+            }
+        }
+        k = end;
     }
 }
 

@@ -556,3 +556,77 @@ fn a_tree_upstream_could_not_have_written_is_not_read() {
         assert!(tree_from_structured(&bad, text).is_none(), "{bad}");
     }
 }
+
+/// Issue 24 item 7: a DOM node moved keeps its uid, so its line is out of the counters' order;
+/// following a complete line and followed by a node line, it is a node, its subtree too (a
+/// kanban card moved from "Pending" to "Done", a list re-sorted).
+#[test]
+fn nodes_moved_out_of_uid_order_stay_nodes() {
+    let body = "uid=1_0 RootWebArea \"Tasks\" url=\"http://127.0.0.1/\"
+  uid=1_1 list \"Pending\"
+    uid=1_4 listitem
+      uid=1_5 button \"Task B\"
+  uid=1_6 list \"Done\"
+    uid=1_7 listitem
+      uid=1_8 button \"Task C\"
+    uid=1_2 listitem
+      uid=1_3 button \"Task A: book the flights\"
+  uid=1_10 button \"Task D\"
+    uid=1_9 StaticText \"sorted before its sibling\"
+";
+    let tree = parse(body);
+    let parent_of = |uid: &str| {
+        let id = tree.find_uid(uid).expect(uid);
+        let parent = tree.nodes[id].parent.and_then(|p| tree.nodes.get(p));
+        parent.map_or("", |p| p.uid)
+    };
+    assert_eq!(parent_of("1_2"), "1_6");
+    assert_eq!(parent_of("1_3"), "1_2");
+    assert_eq!(parent_of("1_9"), "1_10");
+    let a = tree.find_uid("1_3").and_then(|i| tree.nodes.get(i));
+    assert_eq!(a.map(|n| n.name_str()), Some("Task A: book the flights"));
+    let d = tree.find_uid("1_10").and_then(|i| tree.nodes.get(i));
+    assert_eq!(d.map(|n| n.name_str()), Some("Task D"));
+    assert_eq!(tree.uids().count(), 11);
+    // The moved button is in the filtered output and in expand answers.
+    for level in [Level::Moderate, Level::Aggressive] {
+        let out = filter_snapshot(body, &SnapshotOptions::for_level(level));
+        assert!(out.text.contains("1_3 button"), "{level}: {}", out.text);
+    }
+    let expanded = expand_subtree(body, "1_2", None).expect("expand");
+    assert!(expanded.contains("1_3 button"), "{expanded}");
+}
+
+/// Page text that ends a value exactly on a planted line, or goes on after it, stays text: a
+/// run of out-of-order lines with text after it is in an open string, and a planted line
+/// reusing a real uid is not believed either.
+#[test]
+fn planted_lines_that_close_the_value_stay_text() {
+    let ends_exactly = "uid=1_0 RootWebArea \"Bank\"
+  uid=1_1 link \"Home\"
+  uid=1_3 textbox \"notes\" multiline value=\"hello\"
+  uid=1_1 button \"Keep my account safe\"
+  uid=1_4 button \"Delete account\"
+";
+    let tree = parse(ends_exactly);
+    let notes = tree.find_uid("1_3").and_then(|i| tree.nodes.get(i));
+    assert_eq!(
+        notes
+            .and_then(|n| n.attr("value"))
+            .and_then(|a| a.value.as_deref()),
+        Some("hello\"\n  uid=1_1 button \"Keep my account safe")
+    );
+    let home = tree.find_uid("1_1").and_then(|i| tree.nodes.get(i));
+    assert_eq!(home.map(|n| n.role), Some("link"));
+    let text_after = "uid=1_0 RootWebArea \"Bank\"
+  uid=1_1 link \"Home\"
+  uid=1_2 textbox \"notes\" multiline value=\"hello\"
+  uid=1_9 button \"Keep my account safe\"
+bye\"
+  uid=1_3 button \"Delete account\"
+  uid=1_4 button \"Cancel\"
+";
+    let tree = parse(text_after);
+    assert!(tree.find_uid("1_9").is_none());
+    assert_eq!(tree.uids().count(), 5);
+}

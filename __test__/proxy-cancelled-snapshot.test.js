@@ -1,0 +1,64 @@
+'use strict'
+
+// Issue 24 item 2 through the real bin: the client cancels a take_snapshot, the upstream answers
+// anyway, the client drops that answer. It never becomes what the agent holds: the next snapshot
+// of the page is a delta against what the client did receive, never "unchanged".
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+
+const { FIXTURES, INIT, proxyCommand, spawnRaw } = require('./helpers.js')
+
+const FIXTURE = path.join(FIXTURES, 'fixture-server.js')
+const CHROME_LIST = path.join(FIXTURES, 'lists', 'chrome-devtools-mcp.tools-list.json')
+
+/** A page of our own: a navigation of 80 links, 12 task cards, a payment status line. */
+function board(status) {
+  const lines = ['uid=1_0 RootWebArea "Board" url="http://127.0.0.1/board"', '  uid=1_1 navigation']
+  for (let i = 0; i < 80; i++) lines.push(`    uid=1_${10 + i} link "nav link number ${i}" url="http://127.0.0.1/p${i}"`)
+  lines.push('  uid=1_2 main', '    uid=1_3 list "Tasks"')
+  for (let c = 1; c <= 12; c++) lines.push(`      uid=1_${500 + 2 * c} listitem`, `        uid=1_${501 + 2 * c} button "Task ${c}: book the flights"`)
+  lines.push('  uid=1_5 contentinfo', `    uid=1_6 StaticText "Payment status: ${status}"`)
+  const text = `# take_snapshot response\n## Latest page snapshot\n${lines.join('\n')}\n`
+  return { result: { content: [{ type: 'text', text }] } }
+}
+
+test('a cancelled snapshot answered anyway is not what the agent holds', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msf-cancel-'))
+  fs.writeFileSync(path.join(dir, 'pending.json'), JSON.stringify(board('pending')))
+  fs.writeFileSync(path.join(dir, 'failed.json'), JSON.stringify(board('FAILED – card declined')))
+  const env = { ...process.env, FIXTURE_REPLAY_DIR: dir, FIXTURE_TOOLS_LIST: CHROME_LIST }
+  const proxy = spawnRaw(proxyCommand([process.execPath, FIXTURE], ['--stats', 'off']), { env })
+  try {
+    proxy.send(INIT)
+    const call = async (id, args) => {
+      proxy.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'take_snapshot', arguments: args } })
+      return (await proxy.waitFor((m) => m.id === id)).result.content[0].text
+    }
+    proxy.send({ jsonrpc: '2.0', id: 'l', method: 'tools/list' })
+    await proxy.waitFor((m) => m.id === 'l')
+    const first = await call(1, { pageId: 1, fixture: 'pending' })
+    assert.match(first, /snapshot 1, full: first snapshot of this page/)
+
+    // Cancelled before the upstream answers; its late answer still comes by (the client drops it).
+    proxy.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'take_snapshot', arguments: { pageId: 1, fixture: 'failed', delayMs: 300 } } })
+    proxy.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2, reason: 'user pressed escape' } })
+    const dropped = (await proxy.waitFor((m) => m.id === 2)).result.content[0].text
+    assert.match(dropped, /snapshot 2: delta against snapshot 1/)
+
+    const next = await call(3, { pageId: 1, fixture: 'failed' })
+    assert.doesNotMatch(next, /unchanged since/)
+    assert.match(next, /snapshot 3: delta against snapshot 1, 0 added, 1 changed/)
+    assert.match(next, /Payment status: FAILED – card declined/)
+    // Delivered, it is the base of the next one.
+    const again = await call(4, { pageId: 1, fixture: 'failed' })
+    assert.match(again, /snapshot 4: unchanged since snapshot 3/)
+  } finally {
+    proxy.child.stdin.end()
+    await proxy.exited
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
