@@ -53,3 +53,5 @@ pub fn search_snapshot(
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod reader_tests;

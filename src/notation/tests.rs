@@ -16,7 +16,7 @@ use crate::test_support::corpus_dir;
 const CDP_HEADER: &str = "## Latest page snapshot\n";
 
 /// Every `text` string of a JSON value (result blocks, wherever they sit in a file).
-fn collect_texts(v: &serde_json::Value, out: &mut Vec<String>) {
+pub(crate) fn collect_texts(v: &serde_json::Value, out: &mut Vec<String>) {
     match v {
         serde_json::Value::Object(map) => {
             for (k, child) in map {
@@ -32,7 +32,7 @@ fn collect_texts(v: &serde_json::Value, out: &mut Vec<String>) {
 }
 
 /// The snapshot bodies of one result text, in either notation.
-fn bodies_of(text: &str) -> Vec<String> {
+pub(crate) fn bodies_of(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     if let Some((_, rest)) = text.split_once(CDP_HEADER) {
         let end = rest.find("\n## ").map_or(rest.len(), |i| i + 1);

@@ -16,6 +16,11 @@ pub fn escape_link_text_into(out: &mut String, s: &str) {
     escape_delimited_into(out, s, ']');
 }
 
+/// Escapes `s` for a bare text cell of a table row (cells end at `|`).
+pub fn escape_cell_into(out: &mut String, s: &str) {
+    escape_delimited_into(out, s, '|');
+}
+
 /// `close` is ASCII, so the fast path can scan bytes.
 fn escape_delimited_into(out: &mut String, s: &str, close: char) {
     let close_byte = close as u8;
@@ -51,6 +56,11 @@ fn escape_delimited_into(out: &mut String, s: &str, close: char) {
 /// Reverses `escape_into`.
 pub fn unescape(s: &str) -> Cow<'_, str> {
     unescape_delimited(s, '"')
+}
+
+/// Reverses `escape_cell_into`.
+pub fn unescape_cell(s: &str) -> Cow<'_, str> {
+    unescape_delimited(s, '|')
 }
 
 /// Reverses `escape_link_text_into`.
