@@ -132,6 +132,30 @@ function labelledControls(body) {
   return out
 }
 
+// Uids written in the table rows of a filtered text (`… table of N records, …` then N lines,
+// cells split by `|`): a control there is labelled by its name and its column.
+function tableRowUids(text) {
+  const out = new Set()
+  const lines = text.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^ *… table of (\d+) records, /.exec(lines[i])
+    if (!m) continue
+    for (const row of lines.slice(i + 1, i + 1 + Number(m[1]))) {
+      for (const cell of row.trimStart().split('|')) {
+        const first = cell.split(' ')[0]
+        if (UID.test(first)) out.add(first)
+      }
+    }
+  }
+  return out
+}
+
+// Whether the raw line of `uid` gives the node a non-empty name.
+function namedIn(body, uid) {
+  const line = body.split('\n').find((l) => l.trimStart().startsWith(`uid=${uid} `))
+  return line !== undefined && /^ *uid=\S+(?: [A-Za-z][\w-]*)? "[^"]*\S/.test(line)
+}
+
 /** The page sets the README reports, in its order; `root` is the repository. */
 function pageSets(corpusDir, root) {
   return [
@@ -149,4 +173,4 @@ const median = (xs) => {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2
 }
 
-module.exports = { HEADER, INTERACTIVE, UID, snapshotBodies, sessionBodies, shownUids, interactiveInMain, labelledControls, pageSets, median }
+module.exports = { HEADER, INTERACTIVE, UID, snapshotBodies, sessionBodies, shownUids, interactiveInMain, labelledControls, tableRowUids, namedIn, pageSets, median }

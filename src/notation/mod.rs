@@ -52,6 +52,6 @@ pub fn search_snapshot(
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod reader_tests;
+#[cfg(test)]
+mod tests;

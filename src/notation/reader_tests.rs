@@ -67,6 +67,11 @@ fn quoted(s: &str, close: char) -> Option<(String, &str)> {
 
 /// Splits `s` at `sep` outside quotes, `[…]` and `(…)`, honouring backslashes.
 fn split_top(s: &str, sep: &str) -> Vec<String> {
+    split_outside(s, sep, true)
+}
+
+/// `split_top`; without `links`, outside quotes only (a table row's bare text may hold `[`).
+fn split_outside(s: &str, sep: &str, links: bool) -> Vec<String> {
     let mut parts = Vec::new();
     let (mut quote, mut bracket, mut paren, mut escaped) = (false, false, 0usize, false);
     let mut start = 0;
@@ -90,11 +95,11 @@ fn split_top(s: &str, sep: &str) -> Vec<String> {
             }
         } else if c == b'"' {
             quote = true;
-        } else if c == b'[' {
+        } else if links && c == b'[' {
             bracket = true;
-        } else if c == b'(' && i > 0 && bytes[i - 1] == b']' {
+        } else if links && c == b'(' && i > 0 && bytes[i - 1] == b']' {
             paren = 1;
-        } else if s[i..].starts_with(sep) {
+        } else if c.is_ascii() && s[i..].starts_with(sep) {
             parts.push(s[start..i].to_string());
             i += sep.len();
             start = i;
@@ -183,9 +188,9 @@ fn segment(s: &str) -> Option<Read> {
 /// A uid as either upstream writes it: `1_75` (chrome-devtools-mcp), `e12` or `f1e2`
 /// (Playwright refs).
 fn is_uid(t: &str) -> bool {
-    let cdp = t
-        .split_once('_')
-        .is_some_and(|(a, b)| !a.is_empty() && !b.is_empty() && a.bytes().chain(b.bytes()).all(|c| c.is_ascii_digit()));
+    let cdp = t.split_once('_').is_some_and(|(a, b)| {
+        !a.is_empty() && !b.is_empty() && a.bytes().chain(b.bytes()).all(|c| c.is_ascii_digit())
+    });
     let pw = {
         let t = match t.strip_prefix('f') {
             Some(rest) => rest.trim_start_matches(|c: char| c.is_ascii_digit()),
@@ -277,9 +282,17 @@ fn header_columns(line: &str) -> Option<(usize, Vec<HeaderColumn>)> {
     Some((count.parse().ok()?, columns))
 }
 
+/// Whether `col` is the first `"{name}"` column of `columns` (the record's name).
+fn is_key_col(col: &HeaderColumn, columns: &[HeaderColumn]) -> bool {
+    columns
+        .iter()
+        .find(|c| c.pattern.as_deref() == Some("{name}"))
+        .is_some_and(|c| std::ptr::eq(c, col))
+}
+
 /// One row of a table into its nodes (options included, their uids by the header's rule).
 fn table_row(line: &str, columns: &[HeaderColumn], out: &mut Vec<Read>) -> Option<()> {
-    let cells = split_top(line.trim_start(), "|");
+    let cells = split_outside(line, "|", false);
     if cells.len() != columns.len() {
         return None;
     }
@@ -287,14 +300,14 @@ fn table_row(line: &str, columns: &[HeaderColumn], out: &mut Vec<Read>) -> Optio
     let mut record_name = None;
     let mut reads = Vec::new();
     for (col, cell_text) in columns.iter().zip(&cells) {
+        // The first `"{name}"` column holds the record's name; a later one repeats it.
+        let is_key = col.pattern.as_deref() == Some("{name}") && record_name.is_none();
         if col.role == "text" {
-            let text = unescape(cell_text);
-            if col.pattern.as_deref() == Some("{name}") {
-                record_name = Some(text);
+            if is_key {
+                record_name = Some(unescape(cell_text));
             }
             continue;
         }
-        let is_key = col.pattern.as_deref() == Some("{name}");
         let with_value = col.fixed.value.as_deref() == Some("*");
         let mut node = cell(cell_text, with_value)?;
         if is_key {
@@ -310,7 +323,8 @@ fn table_row(line: &str, columns: &[HeaderColumn], out: &mut Vec<Read>) -> Optio
     }
     for (col, mut node) in reads {
         if let Some(p) = &col.pattern {
-            if p != "{name}" {
+            // A pattern gives the name unless the row writes it.
+            if !is_key_col(col, columns) && (node.name.is_none() || !p.contains("{name}")) {
                 node.name = Some(match (p.split_once("{name}"), &record_name) {
                     (Some((pre, suf)), Some(name)) => format!("{pre}{name}{suf}"),
                     _ => p.clone(),
@@ -353,8 +367,10 @@ fn read_light(text: &str) -> Result<Vec<Read>, String> {
         }
         if t.starts_with('…') {
             if let Some((count, columns)) = header_columns(t) {
+                let indent = line.len() - t.len();
                 for _ in 0..count {
                     let row = lines.next().ok_or("table ends early")?;
+                    let row = row.get(indent..).ok_or("row less indented")?;
                     table_row(row, &columns, &mut out)
                         .ok_or_else(|| format!("unreadable row: {row}"))?;
                 }
@@ -374,6 +390,22 @@ fn read_light(text: &str) -> Result<Vec<Read>, String> {
     Ok(out)
 }
 
+/// The uids written in the table rows of a light-notation output.
+pub(crate) fn table_row_uids(text: &str) -> std::collections::HashSet<String> {
+    let mut out = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let t = line.trim_start_matches(' ');
+        if let Some((count, columns)) = header_columns(t) {
+            let indent = line.len() - t.len();
+            for row in lines.by_ref().take(count) {
+                let _ = table_row(row.get(indent..).unwrap_or(""), &columns, &mut out);
+            }
+        }
+    }
+    out.into_iter().map(|r| r.uid).collect()
+}
+
 /// Every node with a ref that our Playwright YAML shows: explicit `[ref=…]` lines, and table
 /// rows (quoted items after a `… table of` header).
 fn read_yaml(text: &str) -> Result<Vec<Read>, String> {
@@ -384,15 +416,57 @@ fn read_yaml(text: &str) -> Result<Vec<Read>, String> {
         Some(t.replace("''", "'"))
     };
     while let Some(line) = lines.next() {
-        let Some(item) = yaml_item(line) else { continue };
+        if let Some(node) = yaml_element(line) {
+            out.push(node);
+            continue;
+        }
+        let Some(item) = yaml_item(line) else {
+            continue;
+        };
         if let Some((count, columns)) = header_columns(&item) {
             for _ in 0..count {
                 let row = lines.next().and_then(yaml_item).ok_or("table ends early")?;
-                table_row(&row, &columns, &mut out).ok_or_else(|| format!("unreadable row: {row}"))?;
+                table_row(&row, &columns, &mut out)
+                    .ok_or_else(|| format!("unreadable row: {row}"))?;
             }
         }
     }
     Ok(out)
+}
+
+/// A YAML element line with an explicit ref: `- role "name" [state] [key=v] [ref=e12]…`.
+fn yaml_element(line: &str) -> Option<Read> {
+    let item = line.trim_start().strip_prefix("- ")?;
+    // Our writer quotes a key holding YAML's special characters: read only plain keys.
+    if item.starts_with(['\'', '"']) {
+        return None;
+    }
+    let key = match item.find(": ") {
+        Some(at) => &item[..at],
+        None => item.strip_suffix(':').unwrap_or(item),
+    };
+    let at = key.find(" [ref=")?;
+    let uid_end = key[at + 6..].find(']')?;
+    let mut node = Read {
+        uid: key[at + 6..at + 6 + uid_end].to_string(),
+        ..Read::default()
+    };
+    let end = key.find(' ').unwrap_or(key.len());
+    node.role = key[..end].to_string();
+    let mut rest = &key[end..];
+    if let Some(q) = rest.strip_prefix(" \"") {
+        let (name, after) = quoted(q, '"')?;
+        node.name = Some(name);
+        rest = after;
+    }
+    for part in rest.split(" [").skip(1) {
+        let word = part.strip_suffix(']').unwrap_or(part);
+        if !word.contains('=') {
+            node.states.push(word.to_string());
+        }
+    }
+    node.states.sort();
+    Some(node)
 }
 
 /// What is wrong with the output of `body` at `options`: each node read whose role, name,
@@ -403,24 +477,52 @@ fn reader_problems(body: &str, options: &SnapshotOptions) -> Vec<String> {
         return Vec::new();
     }
     let yaml = !out.starts_with("#snapshot-filter");
-    let read = match if yaml { read_yaml(&out) } else { read_light(&out) } {
+    let read = match if yaml {
+        read_yaml(&out)
+    } else {
+        read_light(&out)
+    } {
         Ok(r) => r,
         Err(e) => return vec![e],
     };
     let mut implied = Vec::new();
     let raw = notation_of(body).parse(body, &mut implied);
-    let mut by_uid: HashMap<&str, usize> = HashMap::new();
+    // Upstream repeats a uid on several text nodes at times: any of them may be the one read.
+    let mut by_uid: HashMap<&str, Vec<usize>> = HashMap::new();
     for (id, n) in raw.nodes.iter().enumerate() {
         if n.kind == NodeKind::Element && !n.uid.is_empty() {
-            by_uid.entry(n.uid).or_insert(id);
+            by_uid.entry(n.uid).or_default().push(id);
         }
     }
     let mut problems = Vec::new();
     for r in read {
-        let Some(node) = by_uid.get(r.uid.as_str()).and_then(|&i| raw.nodes.get(i)) else {
+        let Some(ids) = by_uid.get(r.uid.as_str()) else {
             problems.push(format!("{} is no uid of the snapshot", r.uid));
             continue;
         };
+        let mut first_problem = None;
+        for &id in ids {
+            let Some(node) = raw.nodes.get(id) else {
+                continue;
+            };
+            match node_problem(&r, node, yaml) {
+                None => {
+                    first_problem = None;
+                    break;
+                }
+                Some(p) => {
+                    first_problem.get_or_insert(p);
+                }
+            }
+        }
+        problems.extend(first_problem);
+    }
+    problems
+}
+
+/// How `node` (of the raw snapshot) differs from what the reader read of it, if it does.
+fn node_problem(r: &Read, node: &crate::snapshot::tree::Node<'_>, yaml: bool) -> Option<String> {
+    {
         let role = if node.role == "link" && r.role.is_empty() {
             ""
         } else {
@@ -456,18 +558,18 @@ fn reader_problems(body: &str, options: &SnapshotOptions) -> Vec<String> {
                 .as_deref()
                 .zip(value)
                 .is_some_and(|(s, v)| s.strip_suffix('…').is_some_and(|p| v.starts_with(p)));
-        if (!yaml && role != r.role)
+        if role != r.role
             || !name_ok
-            || (!yaml && states.iter().collect::<Vec<_>>() != shown_states)
+            || states.iter().collect::<Vec<_>>() != shown_states
             || (!yaml && !value_ok)
         {
-            problems.push(format!(
+            return Some(format!(
                 "{}: read {:?} {:?} value={:?} {:?}, snapshot has {:?} {:?} value={:?} {:?}",
                 r.uid, r.role, r.name, r.value, r.states, node.role, node.name, value, states
             ));
         }
     }
-    problems
+    None
 }
 
 /// Snapshot bodies of our own recorded pages (`__test__/fixtures/sessions/*.jsonl`), either
@@ -551,7 +653,12 @@ fn the_reader_reads_a_table_back_into_its_nodes() {
     let (count, columns) = header_columns(line).expect("header");
     assert_eq!((count, columns.len()), (2, 5));
     let mut out = Vec::new();
-    table_row(r#"1_1|10\|2|1_3 "Ava"|1_4 value=Pro|1_7"#, &columns, &mut out).expect("row");
+    table_row(
+        r#"1_1|10\|2|1_3 "Ava"|1_4 value=Pro|1_7"#,
+        &columns,
+        &mut out,
+    )
+    .expect("row");
     let names: Vec<(&str, &str, Option<&str>)> = out
         .iter()
         .map(|r| (r.uid.as_str(), r.role.as_str(), r.name.as_deref()))
@@ -567,5 +674,8 @@ fn the_reader_reads_a_table_back_into_its_nodes() {
             ("1_7", "button", Some("Edit Ava")),
         ]
     );
-    assert_eq!(out.get(3).map(|r| r.states.clone()), Some(vec!["selected".to_string()]));
+    assert_eq!(
+        out.get(3).map(|r| r.states.clone()),
+        Some(vec!["selected".to_string()])
+    );
 }

@@ -313,7 +313,9 @@ fn table_columns<'a>(tree: &Tree<'a>, records: &[&[usize]], max_text: usize) -> 
             .collect()
     };
     // The record's name: the column whose names vary and make the most other columns'
-    // names (`Edit Ava Hernandez`), a link first on ties.
+    // names (`Edit Ava Hernandez`), a link first on ties. A column takes the pattern its
+    // first record shows when at least half the records follow it; a row whose name does not
+    // follow it writes its own.
     let around = |c: usize, key: &[&str]| -> Option<(String, String)> {
         let col = names(c);
         let (k0, n0) = (key.first()?, col.first()?);
@@ -322,11 +324,18 @@ fn table_columns<'a>(tree: &Tree<'a>, records: &[&[usize]], max_text: usize) -> 
         }
         let at = n0.find(k0)?;
         let (pre, suf) = (n0.get(..at)?, n0.get(at + k0.len()..)?);
-        (col.iter().zip(key).all(|(n, k)| {
-            !k.is_empty() && n.len() == pre.len() + k.len() + suf.len()
-                && n.starts_with(pre) && n.ends_with(suf) && n.get(pre.len()..n.len() - suf.len()) == Some(k)
-        }))
-        .then(|| (pre.to_string(), suf.to_string()))
+        let follows = col
+            .iter()
+            .zip(key)
+            .filter(|(n, k)| {
+                !k.is_empty()
+                    && n.len() == pre.len() + k.len() + suf.len()
+                    && n.starts_with(pre)
+                    && n.ends_with(suf)
+                    && n.get(pre.len()..n.len() - suf.len()) == Some(**k)
+            })
+            .count();
+        (follows * 2 >= col.len()).then(|| (pre.to_string(), suf.to_string()))
     };
     let varies = |c: usize| {
         let col = names(c);
@@ -335,15 +344,23 @@ fn table_columns<'a>(tree: &Tree<'a>, records: &[&[usize]], max_text: usize) -> 
     let mut key: Option<(usize, usize)> = None;
     for c in (0..width).filter(|&c| varies(c)) {
         let k = names(c);
-        let made = (0..width).filter(|&j| j != c && varies(j) && around(j, &k).is_some()).count();
-        let link = first.get(c).and_then(|&i| node(i)).is_some_and(|n| n.role == "link");
+        let made = (0..width)
+            .filter(|&j| j != c && varies(j) && around(j, &k).is_some())
+            .count();
+        let link = first
+            .get(c)
+            .and_then(|&i| node(i))
+            .is_some_and(|n| n.role == "link");
         let better = match key {
             None => true,
             Some((best, made_best)) => {
                 made > made_best
                     || (made == made_best
                         && link
-                        && first.get(best).and_then(|&i| node(i)).is_some_and(|n| n.role != "link"))
+                        && first
+                            .get(best)
+                            .and_then(|&i| node(i))
+                            .is_some_and(|n| n.role != "link"))
             }
         };
         if better {
@@ -353,12 +370,16 @@ fn table_columns<'a>(tree: &Tree<'a>, records: &[&[usize]], max_text: usize) -> 
     let key_names = key.map(|(c, _)| names(c));
     let mut columns: Vec<Column<'a>> = (0..width)
         .map(|c| {
-            let cells: Vec<&super::tree::Node<'a>> =
-                records.iter().filter_map(|r| r.get(c).and_then(|&i| node(i))).collect();
+            let cells: Vec<&super::tree::Node<'a>> = records
+                .iter()
+                .filter_map(|r| r.get(c).and_then(|&i| node(i)))
+                .collect();
             let col = names(c);
             let name = if cells.iter().all(|n| n.name.is_none()) {
                 ColumnName::None
-            } else if cells.iter().all(|n| n.name.is_some()) && col.iter().all(|n| Some(n) == col.first()) {
+            } else if cells.iter().all(|n| n.name.is_some())
+                && col.iter().all(|n| Some(n) == col.first())
+            {
                 ColumnName::Fixed
             } else if key.is_some_and(|(k, _)| k == c) {
                 ColumnName::Key
@@ -401,6 +422,15 @@ fn table_columns<'a>(tree: &Tree<'a>, records: &[&[usize]], max_text: usize) -> 
             }
         })
         .collect();
+    // Readers take the first `{name}` column for the record's name: one that only repeats it
+    // (`Around("", "")`) before the key writes its names.
+    if let Some((k, _)) = key {
+        for col in columns.iter_mut().take(k) {
+            if matches!(&col.name, ColumnName::Around(p, s) if p.is_empty() && s.is_empty()) {
+                col.name = ColumnName::Varies;
+            }
+        }
+    }
     // Text cells within the budget, what says most per character first: a column of few
     // values (a status, a plan) or of short ones (an id) before unique long ones (an email, a
     // blurb), which repeat what the record's name says or what an agent needs least.
@@ -435,7 +465,9 @@ fn table_columns<'a>(tree: &Tree<'a>, records: &[&[usize]], max_text: usize) -> 
 /// (`tabular_cell`), and whose options agree. Records between them stay nodes.
 fn tables_of<'a>(tree: &Tree<'a>, records: &[&[usize]], max_text: usize) -> Vec<Table<'a>> {
     let roles_of = |r: &[usize]| -> Vec<Option<&str>> {
-        r.iter().map(|&i| tree.nodes.get(i).map(|n| n.role)).collect()
+        r.iter()
+            .map(|&i| tree.nodes.get(i).map(|n| n.role))
+            .collect()
     };
     let options_of = |r: &[usize]| -> Vec<Option<Vec<&str>>> {
         r.iter().map(|&i| cell_options(tree, i)).collect()
@@ -548,17 +580,20 @@ pub fn collapse_records<'a>(
                 let to = starts.get(r + 1).copied().unwrap_or(end);
                 items.get(from..to).unwrap_or(&[])
             };
-            if max_table_text > 0 && facts.in_main(parent) {
-                // Inside `main`, every record stays in place: as a table where records share
-                // one exact shape, as nodes where they break it.
+            if max_table_text > 0 && facts.in_main(parent) && count > keep {
+                // Inside `main`, a run longer than `keep` (which used to hide past it) keeps
+                // every record in place: as a table where records share one exact shape, as
+                // nodes where they break it. Shorter runs (links in prose) stay as they are.
                 let all: Vec<&[usize]> = (0..count).map(record).collect();
                 let found = tables_of(tree, &all, max_table_text);
                 if !found.is_empty() {
                     for r in &all {
                         members.extend(r.iter().copied());
-                        labels.extend(r.iter().copied().filter(|&c| {
-                            tree.nodes.get(c).is_some_and(|n| n.is_text())
-                        }));
+                        labels.extend(
+                            r.iter()
+                                .copied()
+                                .filter(|&c| tree.nodes.get(c).is_some_and(|n| n.is_text())),
+                        );
                     }
                     for table in found {
                         if let Some(&first) = table.items.first() {

@@ -56,6 +56,12 @@ pub trait LineWriter<'t> {
         true
     }
 
+    /// Whether the notation writes tables (`table`); if not, their records are written as
+    /// nodes.
+    fn writes_tables(&self) -> bool {
+        true
+    }
+
     /// Writes the first `rows` records of `table` at `depth`: a header line (ended by
     /// `marker::write_table_uids` with `expand`), then one line per record. Returns the uids
     /// its rows write.
@@ -222,7 +228,7 @@ pub fn render_with<'t, W: LineWriter<'t>>(
             writer.marker(&mut r.text, depth, &marker_text);
             r.markers += 1;
         }
-        if let Some(table) = table_at(tree, id) {
+        if let Some(table) = table_at(tree, id).filter(|_| writer.writes_tables()) {
             let rest = frame.items.get(frame.pos..).unwrap_or(&[]);
             let rows = table_rows(tree, table, rest);
             if rows > 0 {

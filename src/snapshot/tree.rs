@@ -202,7 +202,8 @@ pub enum ColumnName {
     Fixed,
     /// The record's name (`{name}` in the header): in each row.
     Key,
-    /// The record's name inside the same words in every record (`Edit {name}`).
+    /// The record's name inside the same words (`Edit {name}`); a row whose name reads
+    /// otherwise (or whose name the row cuts) writes it.
     Around(String, String),
     /// Written in each row.
     Varies,

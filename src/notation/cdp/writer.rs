@@ -13,7 +13,8 @@ use crate::snapshot::roles;
 use crate::snapshot::tree::{Column, ColumnName, Node, NodeKind, Table, Tree};
 
 const LEGEND_LIGHT: &str = "#snapshot-filter light: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page";
-const LEGEND_LOSSY: &str = "#snapshot-filter: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page; hidden: link/image urls, \"…\" lines, cut=N chars (expand_snapshot uid=U); \"… table\": one line per record below, cells by | as its header says, {name} the record's name";
+const LEGEND_LOSSY: &str = "#snapshot-filter: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page; hidden: link/image urls, \"…\" lines, cut=N chars (expand_snapshot uid=U)";
+const LEGEND_TABLES: &str = "#snapshot-filter: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page; hidden: link/image urls, \"…\" lines, cut=N chars (expand_snapshot uid=U); \"… table\": one line per record below, cells by | as its header says, {name} the record's name";
 
 /// The raw lines of every node, in order: the parser's input, unchanged.
 pub fn render_raw(tree: &Tree<'_>) -> String {
@@ -121,7 +122,12 @@ fn render_from<'t>(
     lossy: bool,
     trailing_newline: bool,
 ) -> Rendered {
-    let legend = if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT };
+    // The table's sentence only where a table may be written.
+    let legend = match (lossy, tree.tables.is_empty()) {
+        (false, _) => LEGEND_LIGHT,
+        (true, true) => LEGEND_LOSSY,
+        (true, false) => LEGEND_TABLES,
+    };
     render_lines(
         tree,
         roots,
@@ -233,9 +239,9 @@ impl<'t> LineWriter<'t> for LightWriter {
         let leaves = depth > 0
             && !node.devtools_selected
             && !children.is_empty()
-            && children
-                .iter()
-                .all(|&i| tree.nodes.get(i).is_some_and(is_inline_leaf) && table_at(tree, i).is_none());
+            && children.iter().all(|&i| {
+                tree.nodes.get(i).is_some_and(is_inline_leaf) && table_at(tree, i).is_none()
+            });
         if leaves {
             out.push_str(CHILDREN_SEPARATOR);
             written.uids_shown += write_leaf_run(out, tree, children, base).1;
@@ -403,7 +409,11 @@ pub fn write_element_line(out: &mut String, tree: &Tree<'_>, id: usize) {
 /// for the record's, inside fixed words, or none when each row writes it), the attributes every
 /// record has alike, a combobox's options (their uids the ones after its own).
 fn write_column(out: &mut String, head: Option<&Node<'_>>, col: &Column<'_>) {
-    out.push_str(if col.role.is_empty() { "text" } else { col.role });
+    out.push_str(if col.role.is_empty() {
+        "text"
+    } else {
+        col.role
+    });
     let Some(head) = head else { return };
     match &col.name {
         ColumnName::Fixed => {
@@ -449,8 +459,25 @@ fn write_column(out: &mut String, head: Option<&Node<'_>>, col: &Column<'_>) {
 
 /// One cell of a table row: a control's uid, the name when the header does not give it
 /// (quoted; bare for a text cell), the attributes not in the header. Returns the uids written.
-fn write_cell(out: &mut String, node: &Node<'_>, col: &Column<'_>, base: Option<&str>) -> usize {
-    let own_name = matches!(col.name, ColumnName::Key | ColumnName::Varies);
+fn write_cell(
+    out: &mut String,
+    node: &Node<'_>,
+    col: &Column<'_>,
+    base: Option<&str>,
+    key: &str,
+) -> usize {
+    let own_name = match &col.name {
+        ColumnName::Key | ColumnName::Varies => true,
+        // Written when the pattern does not give it back.
+        ColumnName::Around(pre, suf) => {
+            node.keep_chars.is_some()
+                || node.name_str().len() != pre.len() + key.len() + suf.len()
+                || !node.name_str().starts_with(pre.as_str())
+                || !node.name_str().ends_with(suf.as_str())
+                || node.name_str().get(pre.len()..pre.len() + key.len()) != Some(key)
+        }
+        ColumnName::None | ColumnName::Fixed => false,
+    };
     if col.role.is_empty() {
         if own_name {
             write_cut(out, node.name_str(), node.keep_chars, escape_cell_into);
@@ -539,11 +566,22 @@ pub(crate) fn write_table_lines(
     }
     let items = table.items.get(..rows * table.columns.len()).unwrap_or(&[]);
     write_table_uids(out, tree, items, expand);
+    let key_column = table.columns.iter().position(|c| c.name == ColumnName::Key);
     let mut shown = 0;
+    let mut key = String::new();
     for r in 0..rows {
         out.push('\n');
+        let record = table.record(r);
+        // The record's name as the row writes it (cut, when cut): what `{name}` stands for.
+        key.clear();
+        if let Some(k) = key_column
+            .and_then(|c| record.get(c))
+            .and_then(|&i| tree.nodes.get(i))
+        {
+            write_cut(&mut key, k.name_str(), k.keep_chars, |o, s| o.push_str(s));
+        }
         let mut sep = "";
-        for (col, &id) in table.columns.iter().zip(table.record(r)) {
+        for (col, &id) in table.columns.iter().zip(record) {
             let Some(node) = tree.nodes.get(id) else {
                 continue;
             };
@@ -552,7 +590,7 @@ pub(crate) fn write_table_lines(
             }
             out.push_str(sep);
             sep = "|";
-            shown += write_cell(out, node, col, base);
+            shown += write_cell(out, node, col, base, &key);
         }
     }
     shown
