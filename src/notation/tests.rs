@@ -306,7 +306,7 @@ pub(crate) fn label_problems(body: &str, options: &SnapshotOptions) -> Vec<Strin
                 && roles::is_labelled_control(control)
                 && shown.contains(control.uid)
                 && !shown.contains(label.uid)
-                && !(in_tables.contains(control.uid) && !control.name_str().trim().is_empty())
+                && (!in_tables.contains(control.uid) || control.name_str().trim().is_empty())
             {
                 problems.push(format!(
                     "{} {} {:?} shown, its label {} {:?} hidden",

@@ -293,7 +293,7 @@ fn cell_attrs<'n, 'a: 'n>(
     node.attrs
         .iter()
         .filter(|a| {
-            !roles::is_stateless_capability(node, a.key) && !(a.key == "url" && node.drop_url)
+            !(roles::is_stateless_capability(node, a.key) || a.key == "url" && node.drop_url)
         })
         .map(|a| (a.key, a.value.as_deref()))
 }
