@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 
 use super::escape::unescape;
-use super::parse::is_uid;
+use super::parse::{is_uid, read_escaped as quoted};
 use crate::snapshot::tree::{Attr, Node, NodeKind};
 
 /// How a header column names its cells.
@@ -42,20 +42,6 @@ pub struct Header<'a> {
 
 const HEADER_START: &str = "… table of ";
 const HEADER_MID: &str = " records, a line each: ";
-
-/// A quoted string at the start of `s` (after its opening quote): raw content, rest.
-fn quoted(s: &str) -> Option<(&str, &str)> {
-    let bytes = s.as_bytes();
-    let mut k = 0;
-    while let Some(&b) = bytes.get(k) {
-        match b {
-            b'\\' => k += 2,
-            b'"' => return Some((s.get(..k)?, s.get(k + 1..)?)),
-            _ => k += 1,
-        }
-    }
-    None
-}
 
 /// Splits at `sep` outside quotes (a backslash escapes the next byte).
 fn split_outside_quotes<'s>(s: &'s str, sep: &str) -> Vec<&'s str> {
