@@ -195,6 +195,14 @@ export interface FilterOptions {
    */
   maxCondensedRecords?: number
   /**
+   * Runs of records inside `main` are written as a table (a header naming the columns, then
+   * one line per record with every control's uid) showing at most this many characters of
+   * text cells per record, shortest columns first; `0`: no tables (records past
+   * `maxRecords` hide).
+   * @default 20 at moderate, 0 at aggressive
+   */
+  maxTableText?: number
+  /**
    * The tool declared an `outputSchema`: `structuredContent` stays valid against it.
    * @default false
    */

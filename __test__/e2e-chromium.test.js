@@ -8,7 +8,7 @@
 const assert = require('node:assert/strict')
 const { describe, test, before, after } = require('node:test')
 
-const { connect, proxyCommand } = require('./helpers.js')
+const { connect, proxyCommand, expandTables } = require('./helpers.js')
 const { serveDirectory, chromeDevtoolsCommand, upstreamEnv, chromiumInstalled, resultText, CHROMIUM } = require('../bench/live-browser.js')
 
 // ---- Margins the filters must make (measured on these pages with the corpus bench). ----
@@ -45,6 +45,7 @@ function escapeRegExp(s) {
  * exact name (a string) or a RegExp the whole name must match.
  */
 function findNodes(text, role, name) {
+  text = expandTables(text)
   const namePattern = name instanceof RegExp ? `(?:${name.source})` : escapeRegExp(name)
   const uid = '(?:^|[\\s\\[(=#@|])(\\d+_\\d+)[\\]):]*'
   const patterns = [new RegExp(`${uid}\\s+${escapeRegExp(role)}\\s+"(${namePattern})"`, 'gm')]

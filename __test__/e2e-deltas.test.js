@@ -10,7 +10,7 @@
 const assert = require('node:assert/strict')
 const { describe, test, before, after } = require('node:test')
 
-const { connect, proxyCommand } = require('./helpers.js')
+const { connect, proxyCommand, expandTables } = require('./helpers.js')
 const { serveDirectory, chromeDevtoolsCommand, upstreamEnv, chromiumInstalled, resultText, CHROMIUM } = require('../bench/live-browser.js')
 
 const CALL_TIMEOUT_MS = 120_000
@@ -30,6 +30,7 @@ function body(text) {
 
 /** `uid role "name…"` nodes of the light notation (on their own line or after `|` / ` > `). */
 function nodes(text, role) {
+  text = expandTables(text)
   const re = new RegExp(`(?:^|[\\s|>])(\\d+_\\d+) ${role} "([^"]*)"([^|\\n]*)`, 'gm')
   return [...text.matchAll(re)].map((m) => ({ uid: m[1], name: m[2], attrs: m[3] }))
 }

@@ -136,4 +136,49 @@ const INIT = {
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw-test', version: '1' } },
 }
 
-module.exports = { ROOT, BIN, EVERYTHING, FIXTURES, INIT, everythingCommand, proxyCommand, connect, spawnRaw, isAlive, waitUntil }
+/**
+ * A filtered text with its tables (`… table of N records, a line each: checkbox "Select {name}" |
+ * text | …`, then one row per record, cells split by `|`) written out as ordinary lines of
+ * nodes (`1_69 checkbox "Select Ava"|1_71 link "Ava"|…`), so that tests reading nodes by uid,
+ * role and name read table rows too. Text cells (no uid) and options are left out.
+ */
+function expandTables(text) {
+  const lines = text.split('\n')
+  const out = []
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^( *)… table of (\d+) records, a line each: (.*)$/.exec(lines[i])
+    out.push(lines[i])
+    if (!m) continue
+    const [, indent, count, rest] = m
+    const specs = rest.split(/; \d+ text cells each not written| \(uid /)[0].split(' | ')
+    let keyed = false
+    const columns = specs.map((spec) => {
+      const role = spec.split(' ')[0]
+      const pattern = /^\S+ "((?:[^"\\]|\\.)*)"/.exec(spec)?.[1]
+      const key = pattern === '{name}' && !keyed
+      if (key) keyed = true
+      return { role, pattern, key, value: / value=\*/.test(spec) }
+    })
+    for (const row of lines.slice(i + 1, i + 1 + Number(count))) {
+      i++
+      const cells = row.slice(indent.length).split(/(?<!\\)\|/)
+      let recordName = ''
+      const parsed = cells.map((cell, k) => {
+        const col = columns[k] ?? { role: 'text' }
+        const c = /^(\d+_\d+)?(?: ?"((?:[^"\\]|\\.)*)")?(.*)$/.exec(cell) ?? []
+        if (col.key) recordName = col.role === 'text' ? cell : (c[2] ?? '')
+        return { col, uid: c[1], name: c[2], rest: c[3] ?? '' }
+      })
+      const segments = parsed
+        .filter((p) => p.uid && p.col.role !== 'text')
+        .map(({ col, uid, name, rest }) => {
+          const full = name ?? (col.pattern ? col.pattern.replace('{name}', recordName) : '')
+          return `${uid} ${col.role} "${full}"${rest}`
+        })
+      out.push(`${indent}${segments.join('|')}`)
+    }
+  }
+  return out.join('\n')
+}
+
+module.exports = { ROOT, BIN, EVERYTHING, FIXTURES, INIT, everythingCommand, proxyCommand, connect, spawnRaw, isAlive, waitUntil, expandTables }

@@ -80,7 +80,7 @@ test('expandSnapshot and searchSnapshot read a raw snapshot', () => {
   assert.throws(() => native.searchSnapshot(SNAPSHOT, '(', { regex: true }), (err) => err.code === 'InvalidArg')
 })
 
-test('maxCondensedRecords keeps every row of a 48-row users table actionable in place', () => {
+test('a 48-row users table is a table at moderate: every row actionable in place; maxTableText 0 and maxCondensedRecords give the earlier forms', () => {
   // __test__/site/app/users.html as chrome-devtools-mcp 1.11.0 snapshots it (recorded with
   // bench/sessions/app-own-large.json).
   const step = fs.readFileSync(path.join(FIXTURES, 'sessions', 'app-own-large.jsonl'), 'utf8').split('\n')[2]
@@ -88,17 +88,26 @@ test('maxCondensedRecords keeps every row of a 48-row users table actionable in 
   const raw = text.slice(text.indexOf('## Latest page snapshot\n') + 24)
   const edits = [...raw.matchAll(/uid=(\S+) button "Edit ([^"]+)"/g)].map((m) => ({ uid: m[1], name: m[2] }))
   assert.equal(edits.length, 48)
-  const shows = (out, uid) => new RegExp(`(^|[ |])${uid} `, 'm').test(out)
-  // By default rows are wholes: the first five, then one marker for the other 43.
-  const plain = native.filterSnapshot(raw, { level: 'moderate' }).text
+  const shows = (out, uid) => new RegExp(`(^|[ |])${uid}([ |]|$)`, 'm').test(out)
+  // By default a table: one line per row, its Edit button's uid on the line with the row's name.
+  const table = native.filterSnapshot(raw, { level: 'moderate' }).text
+  assert.match(table, /… table of 48 records, a line each: checkbox "Select \{name\}" \| text "\{name\}" \|/)
+  for (const e of edits) {
+    const line = table.split('\n').find((l) => new RegExp(`\\|${e.uid}(\\||$)`).test(l))
+    assert.ok(line && line.includes(`|${e.name}|`), `${e.uid} ${e.name}`)
+  }
+  // Without tables rows are wholes: the first five, then one marker for the other 43.
+  const plain = native.filterSnapshot(raw, { level: 'moderate', maxTableText: 0 }).text
   assert.deepEqual(edits.map((e) => shows(plain, e.uid)), edits.map((_, k) => k < 5))
   assert.match(plain, /… 43 more records hidden/)
-  // Condensed: every row's Edit button shows, and so does the row's name before it.
-  const condensed = native.filterSnapshot(raw, { level: 'moderate', maxCondensedRecords: 1000 })
+  // Condensed (without tables): every row's Edit button shows, and so does the row's name before it.
+  const condensed = native.filterSnapshot(raw, { level: 'moderate', maxCondensedRecords: 1000, maxTableText: 0 })
   for (const e of edits) {
     assert.ok(shows(condensed.text, e.uid), e.uid)
     assert.ok(condensed.text.includes(`"${e.name}"|`), e.name)
   }
   assert.match(condensed.text, /… records 6–48 below: controls and labels only, \d+ text hidden \(uid \S+…\S+\): expand_snapshot uid=\S+ until=\S+/)
   assert.ok(condensed.text.length > plain.length)
+  // The table costs less than condensing.
+  assert.ok(table.length < condensed.text.length, `${table.length} vs ${condensed.text.length}`)
 })

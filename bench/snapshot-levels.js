@@ -9,7 +9,7 @@
 const path = require('node:path')
 const { filterSnapshot } = require('../index.js')
 const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
-const { UID, snapshotBodies, shownUids, interactiveInMain, labelledControls, pageSets, median } = require('./snapshot-measures.js')
+const { UID, snapshotBodies, shownUids, interactiveInMain, labelledControls, tableRowUids, tableOptionUids, namedIn, pageSets, median } = require('./snapshot-measures.js')
 
 const corpusDir =
   process.argv[2] || process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus')
@@ -19,8 +19,19 @@ function malformedLines(text) {
   let n = 0
   const lines = text.split('\n')
   if (!lines[0].startsWith('#snapshot-filter')) return 0 // raw text returned unchanged
+  let tableRows = 0
   for (const line of lines.slice(1)) {
     const t = line.trimStart()
+    // A table's rows may start with a text cell.
+    const header = /^… table of (\d+) records/.exec(t)
+    if (header) {
+      tableRows = Number(header[1])
+      continue
+    }
+    if (tableRows > 0) {
+      tableRows--
+      continue
+    }
     if (t === '' && line === lines[lines.length - 1]) continue
     if (t.startsWith('…') || t.startsWith('\\')) continue
     if (!UID.test(t.split(/[ |]/)[0])) n++
@@ -79,7 +90,7 @@ for (const { name, body } of snapshotBodies(corpusDir)) {
     const after = encode(r.text).length
     row[level] = after
     saved[level].push(1 - after / before)
-    const shown = new Set(shownUids(r.text))
+    const shown = new Set([...shownUids(r.text), ...tableOptionUids(r.text)])
     uidKept[level].push(r.uidsIn ? shown.size / r.uidsIn : 1)
     uidAccounted[level].push(r.uidsIn ? Math.min(1, (r.uidsShown + r.uidsHidden) / r.uidsIn) : 1)
     wordKept[level].push(wordRetention(body, r.text))
@@ -115,8 +126,8 @@ for (const l of LEVELS) {
 // What a lossy level keeps where it must choose, per page set: interactive uids inside main kept
 // in place, controls shown whose label is shown too, savings (o200k).
 const PAGE_SETS = pageSets(corpusDir, path.join(__dirname, '..'))
-console.log('\n| page set | snapshots | level | tokens saved (median) | main controls kept in place (median) | controls shown with their label shown |')
-console.log('|---|---:|---|---:|---:|---:|')
+console.log('\n| page set | snapshots | level | tokens saved (median) | main controls kept in place (median) | controls shown with their label shown | same, a named control in a table row counted labelled by its name |')
+console.log('|---|---:|---|---:|---:|---:|---:|')
 for (const [setName, bodies] of PAGE_SETS) {
   if (!bodies.length) continue
   // The last row: moderate with every record inside main condensed (its controls and labels
@@ -124,29 +135,46 @@ for (const [setName, bodies] of PAGE_SETS) {
   const configs = [
     ['moderate', { level: 'moderate' }],
     ['aggressive', { level: 'aggressive' }],
-    ['moderate, maxCondensedRecords', { level: 'moderate', maxCondensedRecords: 100000 }],
+    ['moderate, maxCondensedRecords (no tables)', { level: 'moderate', maxCondensedRecords: 100000, maxTableText: 0 }],
   ]
   for (const [level, options] of configs) {
     const savedSet = []
     const keptSet = []
     let labelled = 0
     let withLabel = 0
+    let byName = 0
     for (const { body } of bodies) {
       const r = filterSnapshot(body, options)
       savedSet.push(1 - encode(r.text).length / encode(body).length)
-      const shown = new Set(shownUids(r.text))
+      const shown = new Set([...shownUids(r.text), ...tableOptionUids(r.text)])
       const inMain = interactiveInMain(body)
       if (inMain.length) keptSet.push(inMain.filter((u) => shown.has(u)).length / inMain.length)
+      const inTables = tableRowUids(r.text)
       for (const [control, label] of labelledControls(body)) {
         if (!shown.has(control)) continue
         labelled++
         if (shown.has(label)) withLabel++
+        else if (inTables.has(control) && namedIn(body, control)) byName++
       }
     }
-    console.log(`| ${setName} | ${bodies.length} | ${level} | ${pct(median(savedSet))} | ${keptSet.length ? pct(median(keptSet)) : '–'} | ${labelled ? `${pct(withLabel / labelled)} (${withLabel}/${labelled})` : '–'} |`)
+    const share = (n) => (labelled ? `${pct(n / labelled)} (${n}/${labelled})` : '–')
+    console.log(`| ${setName} | ${bodies.length} | ${level} | ${pct(median(savedSet))} | ${keptSet.length ? pct(median(keptSet)) : '–'} | ${share(withLabel)} | ${share(withLabel + byName)} |`)
   }
 }
 
+// The grid page of the corpus' grid-triage session: every row's controls in place, and its tokens.
+{
+  const { sessionBodies } = require('./snapshot-measures.js')
+  const grid = sessionBodies(path.join(corpusDir, 'sessions', 'grid-triage.jsonl'))[0]
+  if (grid) {
+    const r = filterSnapshot(grid.body, { level: 'moderate' })
+    const shown = new Set([...shownUids(r.text), ...tableOptionUids(r.text)])
+    const rowControls = interactiveInMain(grid.body)
+    console.log(
+      `\nGrid page (${grid.name}): raw ${encode(grid.body).length}, moderate ${encode(r.text).length} o200k tokens; main controls in place ${rowControls.filter((u) => shown.has(u)).length}/${rowControls.length}.`
+    )
+  }
+}
 console.log(
   `\nInteractive uids inside main kept in place at moderate: median ${pct(median(mainKept))} over ${mainKept.length} snapshots with a main (min ${pct(Math.min(...mainKept))}), ${mainShown}/${mainTotal} overall.`
 )

@@ -132,6 +132,54 @@ function labelledControls(body) {
   return out
 }
 
+// Uids written in the table rows of a filtered text (`… table of N records, …` then N lines,
+// cells split by `|`): a control there is labelled by its name and its column.
+function tableRowUids(text) {
+  const out = new Set()
+  const lines = text.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^ *… table of (\d+) records, /.exec(lines[i])
+    if (!m) continue
+    for (const row of lines.slice(i + 1, i + 1 + Number(m[1]))) {
+      for (const cell of row.trimStart().split('|')) {
+        const first = cell.split(' ')[0]
+        if (UID.test(first)) out.add(first)
+      }
+    }
+  }
+  return out
+}
+
+// The option uids a table's header states by its rule (`[options "A" "B": its next 2 uids]`:
+// the uids right after the combobox cell's own), for every row: in place without being written.
+function tableOptionUids(text) {
+  const out = new Set()
+  const lines = text.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^ *… table of (\d+) records, a line each: (.*)$/.exec(lines[i])
+    if (!m) continue
+    // Written columns, in order (hidden text columns are not in the rows either).
+    const cols = m[2].split(/; \d+ text cells each not written| \(uid /)[0].split(' | ')
+    const counts = cols.map((c) => Number(/: its next (\d+) uids\]/.exec(c)?.[1] ?? 0))
+    for (const row of lines.slice(i + 1, i + 1 + Number(m[1]))) {
+      const cells = row.trimStart().split(/(?<!\\)\|/)
+      cells.forEach((cell, k) => {
+        const uid = cell.split(' ')[0]
+        if (!counts[k] || !UID.test(uid)) return
+        const [prefix, n] = uid.split('_')
+        for (let j = 1; j <= counts[k]; j++) out.add(`${prefix}_${Number(n) + j}`)
+      })
+    }
+  }
+  return out
+}
+
+// Whether the raw line of `uid` gives the node a non-empty name.
+function namedIn(body, uid) {
+  const line = body.split('\n').find((l) => l.trimStart().startsWith(`uid=${uid} `))
+  return line !== undefined && /^ *uid=\S+(?: [A-Za-z][\w-]*)? "[^"]*\S/.test(line)
+}
+
 /** The page sets the README reports, in its order; `root` is the repository. */
 function pageSets(corpusDir, root) {
   return [
@@ -149,4 +197,4 @@ const median = (xs) => {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2
 }
 
-module.exports = { HEADER, INTERACTIVE, UID, snapshotBodies, sessionBodies, shownUids, interactiveInMain, labelledControls, pageSets, median }
+module.exports = { HEADER, INTERACTIVE, UID, snapshotBodies, sessionBodies, shownUids, interactiveInMain, labelledControls, tableRowUids, tableOptionUids, namedIn, pageSets, median }

@@ -123,6 +123,12 @@ pub struct FilterOptions {
     /// one marker for the run) before the rest hides whole.
     /// @default 0 at moderate and aggressive
     pub max_condensed_records: Option<u32>,
+    /// Runs of records inside `main` are written as a table (a header naming the columns, then
+    /// one line per record with every control's uid) showing at most this many characters of
+    /// text cells per record, shortest columns first; `0`: no tables (records past
+    /// `maxRecords` hide).
+    /// @default 20 at moderate, 0 at aggressive
+    pub max_table_text: Option<u32>,
     /// The tool declared an `outputSchema`: `structuredContent` stays valid against it.
     /// @default false
     pub has_output_schema: Option<bool>,
@@ -158,6 +164,7 @@ impl FilterOptions {
             &mut limits.max_condensed_records,
             self.max_condensed_records,
         );
+        set(&mut limits.max_table_text, self.max_table_text);
         set(&mut limits.max_text_length, self.max_text_length);
         set(
             &mut limits.max_text_per_container,

@@ -70,6 +70,12 @@ pub fn snapshot_options(input: &mut Input<'_>, level: Level) -> SnapshotOptions 
                 _ => usize::MAX,
             },
             max_options: usize::from(input.byte() % 4),
+            // Tables at times, with a text budget from none to plenty.
+            max_table_text: match input.byte() % 3 {
+                0 => 0,
+                1 => 1 + usize::from(input.byte() % 40),
+                _ => usize::MAX,
+            },
         };
     }
     options

@@ -52,4 +52,6 @@ pub fn search_snapshot(
 }
 
 #[cfg(test)]
+mod reader_tests;
+#[cfg(test)]
 mod tests;

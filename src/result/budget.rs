@@ -85,6 +85,7 @@ fn ladder(options: &ResultOptions) -> Vec<(&'static str, ResultOptions)> {
             max_records: 1,
             max_condensed_records: 0,
             max_options: 1,
+            max_table_text: 0,
         };
         let mut limits = ResultLimits::for_level(Level::Aggressive);
         limits.evaluate.max_array_items = items;
@@ -115,6 +116,7 @@ fn tighter(caller: &SnapshotLimits, step: &SnapshotLimits) -> SnapshotLimits {
         max_records: caller.max_records.min(step.max_records),
         max_condensed_records: caller.max_condensed_records.min(step.max_condensed_records),
         max_options: caller.max_options.min(step.max_options),
+        max_table_text: caller.max_table_text.min(step.max_table_text),
     }
 }
 

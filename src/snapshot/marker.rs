@@ -264,6 +264,21 @@ pub fn write_condensed(
     summary.uids.len()
 }
 
+/// Ends a table's header: the uids of the whole run (`(uid A…B)`, the ones its rows do not
+/// write among them: text cells, options, images inside links) and the expand call that gives
+/// the run back.
+pub fn write_table_uids(
+    out: &mut String,
+    tree: &Tree<'_>,
+    items: &[usize],
+    expand: ExpandTarget<'_>,
+) {
+    let summary = Summary::of_subtrees(tree, items);
+    out.push_str(" (");
+    summary.write_uids(out);
+    expand.write(out);
+}
+
 /// Writes the marker for a run of hidden siblings (and their subtrees); returns the number of
 /// uids it hides.
 pub fn write_hidden(

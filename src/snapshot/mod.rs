@@ -122,6 +122,7 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
         &facts,
         limits.max_records,
         limits.max_condensed_records,
+        limits.max_table_text,
     );
     records::summarise_options(tree, limits.max_options);
     collapse::cut_long_names(tree, limits.max_text_length);

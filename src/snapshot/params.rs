@@ -27,6 +27,11 @@ pub struct SnapshotLimits {
     pub max_condensed_records: usize,
     /// Options of a collapsed combobox or listbox shown; beyond, only the selected one.
     pub max_options: usize,
+    /// Runs of records inside `main` are written as a table (every record's controls in place,
+    /// one line each) showing at most this many characters of text cells per record, the
+    /// shortest columns first (a status or a price before an email or a blurb); 0: no tables,
+    /// records past `max_records` hide.
+    pub max_table_text: usize,
 }
 
 impl SnapshotLimits {
@@ -41,6 +46,7 @@ impl SnapshotLimits {
                 max_records: usize::MAX,
                 max_condensed_records: usize::MAX,
                 max_options: usize::MAX,
+                max_table_text: usize::MAX,
             },
             Level::Moderate => SnapshotLimits {
                 max_nodes: 1000,
@@ -51,6 +57,7 @@ impl SnapshotLimits {
                 max_records: 5,
                 max_condensed_records: 0,
                 max_options: 4,
+                max_table_text: 20,
             },
             Level::Aggressive => SnapshotLimits {
                 max_nodes: 120,
@@ -61,6 +68,7 @@ impl SnapshotLimits {
                 max_records: 2,
                 max_condensed_records: 0,
                 max_options: 2,
+                max_table_text: 0,
             },
         }
     }

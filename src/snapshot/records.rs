@@ -10,7 +10,7 @@
 
 use super::prune::Facts;
 use super::roles;
-use super::tree::{CondensedRun, NodeKind, RecordRun, Tree};
+use super::tree::{Column, ColumnName, CondensedRun, NodeKind, RecordRun, Table, Tree};
 use super::walk::{visible_children, Containers};
 
 /// Longest record looked for (siblings per record).
@@ -226,6 +226,282 @@ fn is_label(tree: &Tree<'_>, id: usize, next: Option<usize>) -> bool {
             .is_some_and(roles::is_labelled_control)
 }
 
+/// The number after a uid's last `_` (`1_75` → (`1`, 75)).
+fn uid_number(uid: &str) -> Option<(&str, u64)> {
+    let (prefix, n) = uid.rsplit_once('_')?;
+    Some((prefix, n.parse().ok()?))
+}
+
+/// The options of a combobox or listbox cell when a table can state them in its header: leaf
+/// options whose uids are the ones right after the cell's, and whose selected one (if any) is
+/// the one the cell's value names. `Some(vec![])` for a cell without children.
+fn cell_options<'t>(tree: &'t Tree<'_>, id: usize) -> Option<Vec<&'t str>> {
+    let node = tree.nodes.get(id)?;
+    if node.children.is_empty() {
+        return Some(Vec::new());
+    }
+    if !matches!(node.role, "combobox" | "listbox") {
+        // An image or text inside a link or button repeats or decorates it: not written.
+        let decor = node.children.iter().all(|&c| {
+            tree.nodes.get(c).is_some_and(|n| {
+                n.kind == NodeKind::Element
+                    && n.children.is_empty()
+                    && (n.role.is_empty() || n.role == "image")
+            })
+        });
+        return decor.then(Vec::new);
+    }
+    let (prefix, n) = uid_number(node.uid)?;
+    let value = node.attr("value").and_then(|a| a.value.as_deref());
+    let mut names = Vec::new();
+    for (k, &c) in node.children.iter().enumerate() {
+        let o = tree.nodes.get(c)?;
+        let name = o.name.as_deref()?;
+        let selected = o.has_attr("selected");
+        let plain = o
+            .attrs
+            .iter()
+            .all(|a| a.key == "selected" || roles::is_stateless_capability(o, a.key));
+        if o.kind != NodeKind::Element
+            || o.role != "option"
+            || !o.children.is_empty()
+            || o.dropped
+            || !plain
+            || uid_number(o.uid)? != (prefix, n + 1 + k as u64)
+            || selected != (value == Some(name))
+        {
+            return None;
+        }
+        names.push(name);
+    }
+    Some(names)
+}
+
+/// Whether a sibling can be one cell of a table row: visible, and nothing under it but options
+/// the header can state (`cell_options`).
+fn tabular_cell(tree: &Tree<'_>, id: usize) -> bool {
+    tree.nodes.get(id).is_some_and(|n| {
+        n.kind == NodeKind::Element && !n.hidden && !n.dropped && !n.devtools_selected
+    }) && cell_options(tree, id).is_some()
+}
+
+/// The attributes a cell writes (what the line writers write of it: no stateless capability,
+/// no url a pass dropped), as (key, value).
+fn cell_attrs<'n, 'a: 'n>(
+    node: &'n super::tree::Node<'a>,
+) -> impl Iterator<Item = (&'a str, Option<&'n str>)> + 'n {
+    node.attrs
+        .iter()
+        .filter(|a| {
+            !(roles::is_stateless_capability(node, a.key) || a.key == "url" && node.drop_url)
+        })
+        .map(|a| (a.key, a.value.as_deref()))
+}
+
+/// The columns of a table over `records` (sibling ids, one slice per record, all of one shape),
+/// texts limited to `max_text` characters per record.
+fn table_columns<'a>(tree: &Tree<'a>, records: &[&[usize]], max_text: usize) -> Vec<Column<'a>> {
+    let node = |id: usize| tree.nodes.get(id);
+    let Some(first) = records.first() else {
+        return Vec::new();
+    };
+    let width = first.len();
+    let names = |c: usize| -> Vec<&str> {
+        records
+            .iter()
+            .map(|r| r.get(c).and_then(|&i| node(i)).map_or("", |n| n.name_str()))
+            .collect()
+    };
+    // The record's name: the column whose names vary and make the most other columns'
+    // names (`Edit Ava Hernandez`), a link first on ties. A column takes the pattern its
+    // first record shows when at least half the records follow it; a row whose name does not
+    // follow it writes its own.
+    let around = |c: usize, key: &[&str]| -> Option<(String, String)> {
+        let col = names(c);
+        let (k0, n0) = (key.first()?, col.first()?);
+        if k0.is_empty() {
+            return None;
+        }
+        let at = n0.find(k0)?;
+        let (pre, suf) = (n0.get(..at)?, n0.get(at + k0.len()..)?);
+        let follows = col
+            .iter()
+            .zip(key)
+            .filter(|(n, k)| {
+                !k.is_empty()
+                    && n.len() == pre.len() + k.len() + suf.len()
+                    && n.starts_with(pre)
+                    && n.ends_with(suf)
+                    && n.get(pre.len()..n.len() - suf.len()) == Some(**k)
+            })
+            .count();
+        (follows * 2 >= col.len()).then(|| (pre.to_string(), suf.to_string()))
+    };
+    let varies = |c: usize| {
+        let col = names(c);
+        col.iter().all(|n| !n.is_empty()) && col.iter().any(|n| Some(n) != col.first())
+    };
+    let mut key: Option<(usize, usize)> = None;
+    for c in (0..width).filter(|&c| varies(c)) {
+        let k = names(c);
+        let made = (0..width)
+            .filter(|&j| j != c && varies(j) && around(j, &k).is_some())
+            .count();
+        let link = first
+            .get(c)
+            .and_then(|&i| node(i))
+            .is_some_and(|n| n.role == "link");
+        let better = match key {
+            None => true,
+            Some((best, made_best)) => {
+                made > made_best
+                    || (made == made_best
+                        && link
+                        && first
+                            .get(best)
+                            .and_then(|&i| node(i))
+                            .is_some_and(|n| n.role != "link"))
+            }
+        };
+        if better {
+            key = Some((c, made));
+        }
+    }
+    let key_names = key.map(|(c, _)| names(c));
+    let mut columns: Vec<Column<'a>> = (0..width)
+        .map(|c| {
+            let cells: Vec<&super::tree::Node<'a>> = records
+                .iter()
+                .filter_map(|r| r.get(c).and_then(|&i| node(i)))
+                .collect();
+            let col = names(c);
+            let name = if cells.iter().all(|n| n.name.is_none()) {
+                ColumnName::None
+            } else if cells.iter().all(|n| n.name.is_some())
+                && col.iter().all(|n| Some(n) == col.first())
+            {
+                ColumnName::Fixed
+            } else if key.is_some_and(|(k, _)| k == c) {
+                ColumnName::Key
+            } else if let Some((pre, suf)) = key_names.as_deref().and_then(|k| around(c, k)) {
+                ColumnName::Around(pre, suf)
+            } else {
+                ColumnName::Varies
+            };
+            let head = cells.first();
+            let fixed: Vec<&str> = head
+                .map(|h| {
+                    cell_attrs(h)
+                        .filter(|attr| cells.iter().all(|n| cell_attrs(n).any(|a| a == *attr)))
+                        .map(|(k, _)| k)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let options = first
+                .get(c)
+                .and_then(|&i| cell_options(tree, i))
+                .unwrap_or_default()
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+            let values: Vec<Option<&str>> = cells
+                .iter()
+                .map(|n| n.attr("value").and_then(|a| a.value.as_deref()))
+                .collect();
+            let value = values.iter().all(Option::is_some) && !fixed.contains(&"value");
+            Column {
+                value,
+                role: head.map_or("", |h| h.role),
+                name,
+                fixed,
+                options,
+                uid: cells
+                    .iter()
+                    .all(|n| roles::is_interactive(n) && !n.uid.is_empty()),
+                shown: true,
+            }
+        })
+        .collect();
+    // Readers take the first `{name}` column for the record's name: one that only repeats it
+    // (`Around("", "")`) before the key writes its names.
+    if let Some((k, _)) = key {
+        for col in columns.iter_mut().take(k) {
+            if matches!(&col.name, ColumnName::Around(p, s) if p.is_empty() && s.is_empty()) {
+                col.name = ColumnName::Varies;
+            }
+        }
+    }
+    // Text cells within the budget, what says most per character first: a column of few
+    // values (a status, a plan) or of short ones (an id) before unique long ones (an email, a
+    // blurb), which repeat what the record's name says or what an agent needs least.
+    let mut texts: Vec<(usize, usize, usize)> = columns
+        .iter()
+        .enumerate()
+        .filter(|(_, col)| col.role.is_empty() && matches!(col.name, ColumnName::Varies))
+        .map(|(c, _)| {
+            let col = names(c);
+            let chars = col.iter().map(|n| n.chars().count()).sum::<usize>() / col.len().max(1);
+            let mut distinct = col.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            (chars * distinct.len() / col.len().max(1), chars, c)
+        })
+        .collect();
+    texts.sort_unstable();
+    let mut used = 0usize;
+    for (_, chars, c) in texts {
+        used = used.saturating_add(chars);
+        if used > max_text {
+            if let Some(col) = columns.get_mut(c) {
+                col.shown = false;
+            }
+        }
+    }
+    columns
+}
+
+/// The tables of one run of records (`records`, sibling slices): the longest stretches of at
+/// least `MIN_RECORDS` records of the first record's exact shape whose every sibling is a cell
+/// (`tabular_cell`), and whose options agree. Records between them stay nodes.
+fn tables_of<'a>(tree: &Tree<'a>, records: &[&[usize]], max_text: usize) -> Vec<Table<'a>> {
+    let roles_of = |r: &[usize]| -> Vec<Option<&str>> {
+        r.iter()
+            .map(|&i| tree.nodes.get(i).map(|n| n.role))
+            .collect()
+    };
+    let options_of = |r: &[usize]| -> Vec<Option<Vec<&str>>> {
+        r.iter().map(|&i| cell_options(tree, i)).collect()
+    };
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < records.len() {
+        let Some(&head) = records.get(k) else { break };
+        let fits = |r: &[usize]| {
+            r.len() == head.len()
+                && r.iter().all(|&i| tabular_cell(tree, i))
+                && roles_of(r) == roles_of(head)
+                && options_of(r) == options_of(head)
+        };
+        if !fits(head) {
+            k += 1;
+            continue;
+        }
+        let mut end = k + 1;
+        while records.get(end).is_some_and(|r| fits(r)) {
+            end += 1;
+        }
+        if end - k >= MIN_RECORDS {
+            let stretch = records.get(k..end).unwrap_or(&[]);
+            out.push(Table {
+                items: stretch.iter().flat_map(|r| r.iter().copied()).collect(),
+                columns: table_columns(tree, stretch, max_text),
+            });
+        }
+        k = end;
+    }
+    out
+}
+
 /// Characters a marker line costs, about: condensing that hides less than this shows it all.
 const MARKER_CHARS: usize = 80;
 
@@ -242,7 +518,14 @@ fn chars_of(tree: &Tree<'_>, ids: &[usize]) -> usize {
 /// controls and labels only (an agent on a 40-row grid acts on any row without a round trip;
 /// it does not need every row's email and date): their other nodes go behind one marker for
 /// the run (`condensed_records`). The records after those hide whole behind one marker.
-pub fn collapse_records<'a>(tree: &mut Tree<'a>, facts: &Facts, keep: usize, condense: usize) {
+pub fn collapse_records<'a>(
+    tree: &mut Tree<'a>,
+    facts: &Facts,
+    keep: usize,
+    condense: usize,
+    max_table_text: usize,
+) {
+    let mut tables: Vec<(usize, Table<'a>)> = Vec::new();
     let mut runs: Vec<(usize, RecordRun<'a>, Vec<usize>)> = Vec::new();
     let mut condensed: Vec<(usize, CondensedRun)> = Vec::new();
     let mut shapes = Vec::new();
@@ -297,6 +580,31 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, facts: &Facts, keep: usize, con
                 let to = starts.get(r + 1).copied().unwrap_or(end);
                 items.get(from..to).unwrap_or(&[])
             };
+            if max_table_text > 0 && facts.in_main(parent) && count > keep {
+                // Inside `main`, a run longer than `keep` (which used to hide past it) keeps
+                // every record in place: as a table where records share one exact shape, as
+                // nodes where they break it. Shorter runs (links in prose) stay as they are.
+                let all: Vec<&[usize]> = (0..count).map(record).collect();
+                let found = tables_of(tree, &all, max_table_text);
+                if !found.is_empty() {
+                    for r in &all {
+                        members.extend(r.iter().copied());
+                        labels.extend(
+                            r.iter()
+                                .copied()
+                                .filter(|&c| tree.nodes.get(c).is_some_and(|n| n.is_text())),
+                        );
+                    }
+                    for table in found {
+                        if let Some(&first) = table.items.first() {
+                            tables.push((first, table));
+                        }
+                    }
+                    i = end.max(i + 1);
+                    floor = i;
+                    continue;
+                }
+            }
             let condensed_end = keep.saturating_add(condense).min(count);
             for r in 0..condensed_end {
                 let items = record(r);
@@ -358,6 +666,7 @@ pub fn collapse_records<'a>(tree: &mut Tree<'a>, facts: &Facts, keep: usize, con
     }
     tree.record_members.extend(members);
     tree.record_labels.extend(labels);
+    tree.tables.extend(tables);
     for (first, run) in condensed {
         for &id in &run.cells {
             if let Some(node) = tree.nodes.get_mut(id) {

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::marker;
-use super::tree::{Node, NodeKind, Tree};
+use super::tree::{Node, NodeKind, Table, Tree};
 use super::walk::promote_dropped_into;
 
 /// What a renderer wrote, for the stats (every notation).
@@ -56,6 +56,27 @@ pub trait LineWriter<'t> {
         true
     }
 
+    /// Whether the notation writes tables (`table`); if not, their records are written as
+    /// nodes.
+    fn writes_tables(&self) -> bool {
+        true
+    }
+
+    /// Writes the first `rows` records of `table` at `depth`: a header line (ended by
+    /// `marker::write_table_uids` with `expand`), then one line per record. Returns the uids
+    /// its rows write.
+    #[allow(clippy::too_many_arguments)]
+    fn table(
+        &mut self,
+        out: &mut String,
+        tree: &'t Tree<'_>,
+        table: &Table<'_>,
+        rows: usize,
+        depth: usize,
+        scope: Self::Scope,
+        expand: marker::ExpandTarget<'_>,
+    ) -> usize;
+
     /// Writes the element `items[0]` at `depth`, and at will the siblings after it on its line
     /// (`items` runs to the end of the frame). `children` are its visible children (dropped
     /// nodes promoted), empty when `opens_children` said no.
@@ -95,6 +116,41 @@ fn opens_document(tree: &Tree<'_>, id: usize, depth: usize) -> bool {
             .nodes
             .get(id)
             .is_some_and(|n| n.role.eq_ignore_ascii_case("iframe") && tree.uid_finds(id))
+}
+
+/// Fewest records a table is written for (fewer are written as nodes).
+const MIN_TABLE_ROWS: usize = 3;
+
+/// The table that starts at sibling `id`, when one does and the tree is not written as a delta
+/// (a delta writes the records it changes as nodes, against rows the agent holds).
+pub fn table_at<'t, 'a>(tree: &'t Tree<'a>, id: usize) -> Option<&'t Table<'a>> {
+    if tree.delta.is_some() || tree.tables.is_empty() {
+        return None;
+    }
+    tree.tables.get(&id)
+}
+
+/// How many records of `table` are written as rows from the start of `rest` (the frame's
+/// items from the table's first): the leading records a later pass left whole, in place.
+fn table_rows(tree: &Tree<'_>, table: &Table<'_>, rest: &[usize]) -> usize {
+    let w = table.columns.len();
+    let mut rows = 0;
+    while rows < table.records() {
+        let record = table.record(rows);
+        let whole = rest.get(rows * w..(rows + 1) * w) == Some(record)
+            && record
+                .iter()
+                .all(|&i| tree.nodes.get(i).is_some_and(|n| !n.hidden && !n.dropped));
+        if !whole {
+            break;
+        }
+        rows += 1;
+    }
+    if rows < MIN_TABLE_ROWS {
+        0
+    } else {
+        rows
+    }
 }
 
 /// `children` with dropped nodes replaced by their own (visible) children; the dropped ones
@@ -214,6 +270,30 @@ pub fn render_with<'t, W: LineWriter<'t>>(
             writer.marker(&mut r.text, depth, &marker_text);
             r.markers += 1;
         }
+        if let Some(table) = table_at(tree, id).filter(|_| writer.writes_tables()) {
+            let rest = frame.items.get(frame.pos..).unwrap_or(&[]);
+            let rows = table_rows(tree, table, rest);
+            if rows > 0 {
+                let items = rest.get(..rows * table.columns.len()).unwrap_or(&[]);
+                let expand = marker::ExpandTarget::for_run(tree, items, frame.expand_uid);
+                let shown =
+                    writer.table(&mut r.text, tree, table, rows, depth, frame.scope, expand);
+                let mut all = std::collections::HashSet::new();
+                for &i in items {
+                    all.extend(tree.subtree(i).into_iter().filter_map(|d| {
+                        tree.nodes
+                            .get(d)
+                            .filter(|n| n.kind == NodeKind::Element && !n.uid.is_empty())
+                            .map(|n| n.uid)
+                    }));
+                }
+                r.uids_shown += shown;
+                r.uids_hidden += all.len().saturating_sub(shown);
+                r.markers += 1;
+                frame.pos += items.len();
+                continue;
+            }
+        }
         if node.hidden {
             // One marker per run of hidden siblings; a run of hidden records gets its own.
             let start = frame.pos;
@@ -241,13 +321,12 @@ pub fn render_with<'t, W: LineWriter<'t>>(
             }
             NodeKind::Element => {
                 let mut rest = frame.items.get(frame.pos..).unwrap_or(&[]);
-                if !tree.condensed_records.is_empty() {
-                    // A line of siblings ends before condensed records (their marker).
-                    if let Some(stop) = rest
-                        .iter()
-                        .skip(1)
-                        .position(|i| tree.condensed_records.contains_key(i))
-                    {
+                if !tree.condensed_records.is_empty() || !tree.tables.is_empty() {
+                    // A line of siblings ends before condensed records (their marker) and
+                    // before a table (its header).
+                    if let Some(stop) = rest.iter().skip(1).position(|&i| {
+                        tree.condensed_records.contains_key(&i) || table_at(tree, i).is_some()
+                    }) {
                         rest = rest.get(..=stop).unwrap_or(rest);
                     }
                 }

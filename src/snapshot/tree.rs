@@ -117,6 +117,9 @@ pub struct Tree<'a> {
     /// The texts that name a record shown (its labels, its first text when no link names it):
     /// the text budget leaves them.
     pub record_labels: HashSet<usize>,
+    /// Runs of records written as a table (`records::collapse_records`), keyed by the first
+    /// sibling of their first record: the renderer writes a header and one line per record.
+    pub tables: BTreeMap<usize, Table<'a>>,
     /// Set when the tree is written as a delta (`snapshot::delta`): the lines it adds.
     pub delta: Option<Box<DeltaMarks>>,
     /// Per node, the first element with the same uid (filled by `index_uids`; empty before):
@@ -147,6 +150,66 @@ pub struct RecordRun<'a> {
     pub records: usize,
     /// The roles of one record, in order (`text` for role-less nodes).
     pub shape: Vec<&'a str>,
+}
+
+/// A run of records of one exact shape, written as a table: a header naming each column (its
+/// role, its name when fixed or made of the record's name, the attributes every record has
+/// alike, the options of a combobox), then one line per record with what varies: every
+/// control's uid, the names, texts, values and states that differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table<'a> {
+    /// The siblings of the run, record after record (`columns.len()` each).
+    pub items: Vec<usize>,
+    pub columns: Vec<Column<'a>>,
+}
+
+impl Table<'_> {
+    pub fn records(&self) -> usize {
+        self.items.len() / self.columns.len().max(1)
+    }
+
+    /// The siblings of record `r`.
+    pub fn record(&self, r: usize) -> &[usize] {
+        let w = self.columns.len();
+        self.items.get(r * w..(r + 1) * w).unwrap_or(&[])
+    }
+}
+
+/// One column of a table: what every record has at that place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column<'a> {
+    /// Empty for text cells.
+    pub role: &'a str,
+    pub name: ColumnName,
+    /// The attributes (keys) every record's cell has with the same value: in the header.
+    pub fixed: Vec<&'a str>,
+    /// A combobox's or listbox's options, the same names in every record, their uids the ones
+    /// right after the cell's own (`N_k+1`, `N_k+2`, …): in the header, never in the rows.
+    pub options: Vec<String>,
+    /// The cell's uid is written in each row (a control); text cells go without theirs.
+    pub uid: bool,
+    /// Every record's cell has a `value`, not all the same: each row writes it bare after the
+    /// uid and name (`value=*` in the header).
+    pub value: bool,
+    /// Written at all: text columns past the row's text budget are not (the header's marker
+    /// gives them back).
+    pub shown: bool,
+}
+
+/// How a column's names read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColumnName {
+    /// No record's cell has a name.
+    None,
+    /// The same name in every record: in the header.
+    Fixed,
+    /// The record's name (`{name}` in the header): in each row.
+    Key,
+    /// The record's name inside the same words (`Edit {name}`); a row whose name reads
+    /// otherwise (or whose name the row cuts) writes it.
+    Around(String, String),
+    /// Written in each row.
+    Varies,
 }
 
 /// Repeated records shown by their controls and labels only (see `records::collapse_records`).

@@ -16,6 +16,29 @@ pub fn escape_link_text_into(out: &mut String, s: &str) {
     escape_delimited_into(out, s, ']');
 }
 
+/// Escapes `s` for a bare text cell of a table row: cells end at `|`, and a `"` would open a
+/// quote to whoever splits the row (both written `\|`, `\"`; a backslash always doubled).
+pub fn escape_cell_into(out: &mut String, s: &str) {
+    if !s
+        .bytes()
+        .any(|b| matches!(b, b'\n' | b'\r' | b'\\' | b'|' | b'"'))
+    {
+        out.push_str(s);
+        return;
+    }
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\\' | '|' | '"' => {
+                out.push('\\');
+                out.push(c);
+            }
+            other => out.push(other),
+        }
+    }
+}
+
 /// `close` is ASCII, so the fast path can scan bytes.
 fn escape_delimited_into(out: &mut String, s: &str, close: char) {
     let close_byte = close as u8;
@@ -51,6 +74,28 @@ fn escape_delimited_into(out: &mut String, s: &str, close: char) {
 /// Reverses `escape_into`.
 pub fn unescape(s: &str) -> Cow<'_, str> {
     unescape_delimited(s, '"')
+}
+
+/// Reverses `escape_cell_into`.
+pub fn unescape_cell(s: &str) -> Cow<'_, str> {
+    if !s.contains('\\') {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Reverses `escape_link_text_into`.

@@ -11,6 +11,7 @@ pub mod escape;
 pub mod parse;
 pub mod structured;
 pub mod syntax;
+mod table;
 #[cfg(test)]
 pub(crate) mod tests;
 #[cfg(test)]

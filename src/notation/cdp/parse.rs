@@ -920,7 +920,28 @@ fn parse_light_line<'a>(
         let mut marker = Node::new(NodeKind::Marker, Some(line));
         marker.name = Some(Cow::Borrowed(rest));
         builder.add_leaf(tree, marker, depth);
-        return 1;
+        // A table's header: its rows follow at its indent, each the nodes of its uid cells.
+        let Some(header) = super::table::read_header(rest) else {
+            return 1;
+        };
+        let mut consumed = 1;
+        while consumed <= header.rows {
+            let Some(row_line) = lines.line(i + consumed) else {
+                break;
+            };
+            // A row at the header's indent (its first cell may be a text with spaces of its own).
+            let Some(row) = row_line.strip_prefix(line.get(..indent).unwrap_or("")) else {
+                break;
+            };
+            let Some(nodes) = super::table::read_row(row, row_line, &header) else {
+                break;
+            };
+            for node in nodes {
+                builder.add_element(tree, node, depth);
+            }
+            consumed += 1;
+        }
+        return consumed;
     }
     if let Some(verbatim) = rest.strip_prefix('\\') {
         tree.unreadable_lines += 1;
@@ -954,7 +975,7 @@ pub(super) fn is_uid(token: &str) -> bool {
 
 /// Reads an escaped quoted string at the start of `s` (which starts after the opening quote):
 /// returns the raw content and the rest after the closing quote.
-fn read_escaped(s: &str) -> Option<(&str, &str)> {
+pub(super) fn read_escaped(s: &str) -> Option<(&str, &str)> {
     let bytes = s.as_bytes();
     let mut k = 0;
     while let Some(&b) = bytes.get(k) {

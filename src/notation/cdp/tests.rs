@@ -406,15 +406,23 @@ fn expand_gives_back_a_collapsed_nav_and_table_region_exactly() {
     };
     let moderate = filter_snapshot(&body, &SnapshotOptions::for_level(Level::Moderate)).text;
     // The banner's navigation is summarised at moderate (its search box stays)...
-    assert!(moderate.contains("expand_snapshot uid=72_1"), "{moderate}");
+    assert!(
+        moderate.contains(
+            "(link 6, text 5, navigation 1; uid 72_2…72_17): expand_snapshot uid=72_2 until=72_4"
+        ),
+        "{moderate}"
+    );
     assert!(!moderate.contains("72_5 link") && moderate.contains("72_20 searchbox"));
     // ... and expand returns exactly its nodes.
     let banner = expand_subtree(&body, "72_1", None).expect("banner expands");
     assert_eq!(expanded_nodes(&banner), raw_subtree(&body, "72_1"));
     assert!(banner.contains("72_5 [Dashboard](#dashboard)"), "{banner}");
-    // The grid rows after the first five hide behind one records marker, whose uid..until
-    // expands to exactly those siblings with their subtrees (not the whole of main).
-    let parsed = parse(&moderate);
+    // At moderate every grid row is in place, in a table; at aggressive the rows after the
+    // first two hide behind one records marker, whose uid..until expands to exactly those
+    // siblings with their subtrees (not the whole of main).
+    assert!(moderate.contains("… table of 40 records"), "{moderate}");
+    let aggressive = filter_snapshot(&body, &SnapshotOptions::for_level(Level::Aggressive)).text;
+    let parsed = parse(&aggressive);
     let marker = parsed
         .nodes
         .iter()
@@ -888,6 +896,17 @@ fn uids_written(out: &str) -> HashSet<String> {
     parse(out).uids().map(str::to_string).collect()
 }
 
+/// Whether `text` is written on the table row holding the cell `uid` (a text cell goes without
+/// its uid).
+fn in_row_of(out: &str, uid: &str, text: &str) -> bool {
+    out.lines().any(|l| {
+        l.trim_start()
+            .split('|')
+            .any(|cell| cell.split(' ').next() == Some(uid))
+            && l.split('|').any(|cell| cell == text)
+    })
+}
+
 /// One row of the users table (__test__/site/app/users.html, recorded by
 /// bench/sessions/app-own-large.json): its checkbox, name, email, last sign-in and buttons.
 struct UserRow {
@@ -931,31 +950,52 @@ fn user_rows(raw: &str) -> Vec<UserRow> {
     rows
 }
 
-/// A 48-row users table at moderate, as it is by default: rows are wholes. The first five
-/// show every cell, the others hide whole behind one marker; never a row with its checkbox or
-/// buttons shown and its name hidden.
+/// A 48-row users table, as it is by default. At moderate every row's controls stay in place,
+/// as a table: one line per row with its checkbox, name and buttons. At aggressive rows are
+/// wholes: the first two show every cell, the others hide whole behind one marker; never a row
+/// with its checkbox or buttons shown and its name hidden.
 #[test]
 fn a_users_table_shows_rows_as_wholes() {
     let raw = session_snapshot("__test__/fixtures/sessions/app-own-large.jsonl", 3);
     let rows = user_rows(&raw);
     assert_eq!(rows.len(), 48);
-    for level in [Level::Moderate, Level::Aggressive] {
-        let out = filter_snapshot(&raw, &SnapshotOptions::for_level(level)).text;
-        let shown = uids_written(&out);
-        let whole = if level == Level::Moderate { 5 } else { 2 };
-        for (k, row) in rows.iter().enumerate() {
-            let cells = [&row.checkbox, &row.name, &row.date, &row.edit, &row.delete];
-            let expected = k < whole;
-            for cell in cells {
-                assert_eq!(
-                    shown.contains(cell),
-                    expected,
-                    "{level} row {k} {cell}:\n{out}"
-                );
-            }
+    let out = filter_snapshot(&raw, &SnapshotOptions::for_level(Level::Moderate)).text;
+    let shown = uids_written(&out);
+    assert!(out.contains("… table of 48 records"), "{out}");
+    let tree = parse(&raw);
+    for (k, row) in rows.iter().enumerate() {
+        for cell in [&row.checkbox, &row.edit, &row.delete] {
+            assert!(shown.contains(cell), "moderate row {k} {cell}:\n{out}");
         }
-        assert!(out.contains("more records hidden"), "{out}");
+        // Checkbox, name (a text cell, without its uid) and buttons on the row's one line.
+        let name = tree
+            .find_uid(&row.name)
+            .map(|id| tree.nodes[id].name_str())
+            .expect("the row's name");
+        assert!(
+            in_row_of(&out, &row.checkbox, name),
+            "row {k} {name}:\n{out}"
+        );
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{}|", row.checkbox)))
+            .unwrap_or_else(|| panic!("row {k} has no line:\n{out}"));
+        for cell in [&row.edit, &row.delete] {
+            assert!(line.contains(cell.as_str()), "row {k}: {line}");
+        }
     }
+    let out = filter_snapshot(&raw, &SnapshotOptions::for_level(Level::Aggressive)).text;
+    let shown = uids_written(&out);
+    for (k, row) in rows.iter().enumerate() {
+        for cell in [&row.checkbox, &row.name, &row.date, &row.edit, &row.delete] {
+            assert_eq!(
+                shown.contains(cell),
+                k < 2,
+                "aggressive row {k} {cell}:\n{out}"
+            );
+        }
+    }
+    assert!(out.contains("more records hidden"), "{out}");
 }
 
 /// The same table with every record condensed (`max_condensed_records`): every row's checkbox
@@ -967,6 +1007,8 @@ fn condensed_records_keep_every_rows_controls_with_its_name() {
     let rows = user_rows(&raw);
     let mut options = SnapshotOptions::for_level(Level::Moderate);
     options.limits.max_condensed_records = usize::MAX;
+    // Condensing instead of tables (the alternative measured before tables).
+    options.limits.max_table_text = 0;
     let out = filter_snapshot(&raw, &options).text;
     let shown = uids_written(&out);
     for (k, row) in rows.iter().enumerate() {
@@ -1030,7 +1072,10 @@ fn product_cards_are_records_from_their_first_link() {
                 "{level} {}:\n{out}",
                 node.uid
             );
-            assert_eq!(shown.contains(tree.nodes[price].uid), checkbox_shown);
+            let price = &tree.nodes[price];
+            let price_shown =
+                shown.contains(price.uid) || in_row_of(&out, node.uid, price.name_str());
+            assert_eq!(price_shown, checkbox_shown, "{level} {}:\n{out}", node.uid);
             cards += 1;
         }
         assert!(cards >= 12, "{cards}");
@@ -1049,11 +1094,12 @@ fn a_row_after_a_toolbar_starts_at_its_checkbox() {
         let tree = parse(&raw);
         for (id, node) in tree.nodes.iter().enumerate() {
             if node.role == "button" && node.name_str() == "Reply" && shown.contains(node.uid) {
-                let label = tree.nodes[id - 1].uid;
+                let label = &tree.nodes[id - 1];
                 assert!(
-                    shown.contains(label),
-                    "{level}: {} without {label}:\n{out}",
-                    node.uid
+                    shown.contains(label.uid) || in_row_of(&out, node.uid, label.name_str()),
+                    "{level}: {} without {}:\n{out}",
+                    node.uid,
+                    label.uid
                 );
             }
         }

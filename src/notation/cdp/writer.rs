@@ -4,15 +4,17 @@
 
 use std::borrow::Cow;
 
-use super::escape::{escape_into, escape_link_text_into};
+use super::escape::{escape_cell_into, escape_into, escape_link_text_into};
 use super::syntax::{CHILDREN_SEPARATOR, LEGEND_TAG, SIBLING_SEPARATOR};
 use super::url::relative_to;
-use crate::snapshot::render::{push_indent, render_with, LineWriter, Rendered, Written};
+use crate::snapshot::marker::{write_table_uids, ExpandTarget};
+use crate::snapshot::render::{push_indent, render_with, table_at, LineWriter, Rendered, Written};
 use crate::snapshot::roles;
-use crate::snapshot::tree::{Node, NodeKind, Tree};
+use crate::snapshot::tree::{Column, ColumnName, Node, NodeKind, Table, Tree};
 
 const LEGEND_LIGHT: &str = "#snapshot-filter light: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page";
 const LEGEND_LOSSY: &str = "#snapshot-filter: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page; hidden: link/image urls, \"…\" lines, cut=N chars (expand_snapshot uid=U)";
+const LEGEND_TABLES: &str = "#snapshot-filter: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page; hidden: link/image urls, \"…\" lines, cut=N chars (expand_snapshot uid=U); \"… table\": one line per record below, cells by | as its header says, {name} the record's name";
 
 /// The raw lines of every node, in order: the parser's input, unchanged.
 pub fn render_raw(tree: &Tree<'_>) -> String {
@@ -120,7 +122,12 @@ fn render_from<'t>(
     lossy: bool,
     trailing_newline: bool,
 ) -> Rendered {
-    let legend = if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT };
+    // The table's sentence only where a table may be written.
+    let legend = match (lossy, tree.tables.is_empty()) {
+        (false, _) => LEGEND_LIGHT,
+        (true, true) => LEGEND_LOSSY,
+        (true, false) => LEGEND_TABLES,
+    };
     render_lines(
         tree,
         roots,
@@ -168,6 +175,26 @@ impl<'t> LineWriter<'t> for LightWriter {
         write_verbatim(out, raw);
     }
 
+    fn table(
+        &mut self,
+        out: &mut String,
+        tree: &'t Tree<'_>,
+        table: &Table<'_>,
+        rows: usize,
+        depth: usize,
+        base: Option<&'t str>,
+        expand: ExpandTarget<'_>,
+    ) -> usize {
+        let mut lines = String::new();
+        let shown = write_table_lines(&mut lines, tree, table, rows, base, expand);
+        for line in lines.lines() {
+            out.push('\n');
+            push_indent(out, depth);
+            out.push_str(line);
+        }
+        shown
+    }
+
     fn element(
         &mut self,
         out: &mut String,
@@ -212,9 +239,9 @@ impl<'t> LineWriter<'t> for LightWriter {
         let leaves = depth > 0
             && !node.devtools_selected
             && !children.is_empty()
-            && children
-                .iter()
-                .all(|&i| tree.nodes.get(i).is_some_and(is_inline_leaf));
+            && children.iter().all(|&i| {
+                tree.nodes.get(i).is_some_and(is_inline_leaf) && table_at(tree, i).is_none()
+            });
         if leaves {
             out.push_str(CHILDREN_SEPARATOR);
             written.uids_shown += write_leaf_run(out, tree, children, base).1;
@@ -376,4 +403,195 @@ pub fn write_element_line(out: &mut String, tree: &Tree<'_>, id: usize) {
         .and_then(|n| n.attr("url"))
         .and_then(|a| a.value.as_deref());
     write_element(out, node, base);
+}
+
+/// A column in a table's header: its role (`text` for text cells), its name (fixed, `{name}`
+/// for the record's, inside fixed words, or none when each row writes it), the attributes every
+/// record has alike, a combobox's options (their uids the ones after its own).
+fn write_column(out: &mut String, head: Option<&Node<'_>>, col: &Column<'_>) {
+    out.push_str(if col.role.is_empty() {
+        "text"
+    } else {
+        col.role
+    });
+    let Some(head) = head else { return };
+    match &col.name {
+        ColumnName::Fixed => {
+            out.push_str(" \"");
+            write_cut(out, head.name_str(), head.keep_chars, escape_into);
+            out.push('"');
+        }
+        ColumnName::Key => out.push_str(" \"{name}\""),
+        ColumnName::Around(pre, suf) => {
+            out.push_str(" \"");
+            escape_into(out, pre);
+            out.push_str("{name}");
+            escape_into(out, suf);
+            out.push('"');
+        }
+        ColumnName::None | ColumnName::Varies => {}
+    }
+    for key in &col.fixed {
+        if let Some(attr) = head.attr(key) {
+            out.push(' ');
+            out.push_str(attr.key);
+            if let Some(value) = &attr.value {
+                out.push('=');
+                write_value(out, value);
+            }
+        }
+    }
+    if col.value {
+        out.push_str(" value=*");
+    }
+    if !col.options.is_empty() {
+        out.push_str(" [options");
+        for name in &col.options {
+            out.push_str(" \"");
+            escape_into(out, name);
+            out.push('"');
+        }
+        out.push_str(": its next ");
+        out.push_str(&col.options.len().to_string());
+        out.push_str(" uids]");
+    }
+}
+
+/// One cell of a table row: a control's uid, the name when the header does not give it
+/// (quoted; bare for a text cell), the attributes not in the header. Returns the uids written.
+fn write_cell(
+    out: &mut String,
+    node: &Node<'_>,
+    col: &Column<'_>,
+    base: Option<&str>,
+    key: &str,
+) -> usize {
+    let own_name = match &col.name {
+        ColumnName::Key | ColumnName::Varies => true,
+        // Written when the pattern does not give it back.
+        ColumnName::Around(pre, suf) => {
+            node.keep_chars.is_some()
+                || node.name_str().len() != pre.len() + key.len() + suf.len()
+                || !node.name_str().starts_with(pre.as_str())
+                || !node.name_str().ends_with(suf.as_str())
+                || node.name_str().get(pre.len()..pre.len() + key.len()) != Some(key)
+        }
+        ColumnName::None | ColumnName::Fixed => false,
+    };
+    if col.role.is_empty() {
+        if own_name {
+            write_cut(out, node.name_str(), node.keep_chars, escape_cell_into);
+        }
+        return 0;
+    }
+    let mut written = 0;
+    let mut space = "";
+    if col.uid {
+        out.push_str(node.uid);
+        written = 1;
+        space = " ";
+    }
+    if own_name {
+        out.push_str(space);
+        out.push('"');
+        write_cut(out, node.name_str(), node.keep_chars, escape_into);
+        out.push('"');
+        space = " ";
+    }
+    if col.value {
+        if let Some(value) = node.attr("value").and_then(|a| a.value.as_deref()) {
+            out.push_str(space);
+            space = " ";
+            write_value(out, value);
+        }
+    }
+    for attr in &node.attrs {
+        if col.fixed.contains(&attr.key)
+            || (col.value && attr.key == "value")
+            || roles::is_stateless_capability(node, attr.key)
+            || (attr.key == "url" && node.drop_url)
+        {
+            continue;
+        }
+        out.push_str(space);
+        space = " ";
+        out.push_str(attr.key);
+        if let Some(value) = &attr.value {
+            out.push('=');
+            let relative = match (attr.key, base) {
+                ("url", Some(base)) => relative_to(value, base),
+                _ => None,
+            };
+            write_value(out, relative.as_deref().unwrap_or(value));
+        }
+    }
+    if let (Some(keep), true) = (node.keep_chars, own_name) {
+        let cut = node.name_str().chars().count().saturating_sub(keep);
+        out.push_str(" cut=");
+        out.push_str(&cut.to_string());
+    }
+    written
+}
+
+/// A table's lines without indent, split by `\n`: the header (a marker line), then one line per
+/// record. Returns the uids the rows write. Shared by both notations (Playwright quotes each
+/// line as a YAML item).
+pub(crate) fn write_table_lines(
+    out: &mut String,
+    tree: &Tree<'_>,
+    table: &Table<'_>,
+    rows: usize,
+    base: Option<&str>,
+    expand: ExpandTarget<'_>,
+) -> usize {
+    let first = table.record(0);
+    out.push_str("… table of ");
+    out.push_str(&rows.to_string());
+    out.push_str(" records, a line each: ");
+    let mut sep = "";
+    let mut unwritten = 0;
+    for (col, &id) in table.columns.iter().zip(first) {
+        if !col.shown {
+            unwritten += 1;
+            continue;
+        }
+        out.push_str(sep);
+        sep = " | ";
+        write_column(out, tree.nodes.get(id), col);
+    }
+    if unwritten > 0 {
+        out.push_str("; ");
+        out.push_str(&unwritten.to_string());
+        out.push_str(" text cells each not written");
+    }
+    let items = table.items.get(..rows * table.columns.len()).unwrap_or(&[]);
+    write_table_uids(out, tree, items, expand);
+    let key_column = table.columns.iter().position(|c| c.name == ColumnName::Key);
+    let mut shown = 0;
+    let mut key = String::new();
+    for r in 0..rows {
+        out.push('\n');
+        let record = table.record(r);
+        // The record's name as the row writes it (cut, when cut): what `{name}` stands for.
+        key.clear();
+        if let Some(k) = key_column
+            .and_then(|c| record.get(c))
+            .and_then(|&i| tree.nodes.get(i))
+        {
+            write_cut(&mut key, k.name_str(), k.keep_chars, |o, s| o.push_str(s));
+        }
+        let mut sep = "";
+        for (col, &id) in table.columns.iter().zip(record) {
+            let Some(node) = tree.nodes.get(id) else {
+                continue;
+            };
+            if !col.shown {
+                continue;
+            }
+            out.push_str(sep);
+            sep = "|";
+            shown += write_cell(out, node, col, base, &key);
+        }
+    }
+    shown
 }
