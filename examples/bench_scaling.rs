@@ -2,7 +2,7 @@
 //! snapshot filter on inputs of growing size, as a ratio to the 1 MB input in the same run.
 //!
 //!     cargo run --release --example bench_scaling -- [CORPUS_DIR] [--json] [--sizes 1,4,10,20]
-//!         [--runs N] [--only LEVEL:NOTATION:SHAPE:PATH]
+//!         [--runs N] [--only LEVEL:NOTATION:SHAPE:PATH[:MB] [--repeat N]]
 //!
 //! Inputs are built from the corpus snapshots: a unit of about 1 MB of real pages (both
 //! notations), repeated to each size with every id renumbered in document order (so upstream's
@@ -11,7 +11,8 @@
 //! (`filter_snapshot`) and the whole-result path (`filter_tool_result`, no budget) at every lossy
 //! level. A linear filter keeps time per MB flat: the ratio printed is time per MB at the size
 //! over time per MB at the smallest size, medians of `--runs` runs taken in alternating rounds.
-//! `--only` runs one case once (for `perf record` or `valgrind --tool=callgrind`).
+//! `--only` runs one case `--repeat` times (for `perf record` or `valgrind --tool=callgrind`:
+//! 20 runs at 1 MB against one at 20 MB compares the same work).
 
 #[path = "support/corpus.rs"]
 mod corpus;
@@ -77,6 +78,7 @@ fn main() {
     let mut sizes = vec![1usize, 4, 10, 20];
     let mut runs = 3usize;
     let mut only: Option<String> = None;
+    let mut repeat = 1usize;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -101,6 +103,13 @@ fn main() {
                     .max(1)
             }
             "--only" => only = args.next(),
+            "--repeat" => {
+                repeat = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(repeat)
+                    .max(1)
+            }
             _ => corpus = Some(PathBuf::from(arg)),
         }
     }
@@ -130,7 +139,7 @@ fn main() {
     }
 
     if let Some(only) = only {
-        run_only(&inputs, &only);
+        run_only(&inputs, &only, repeat);
         return;
     }
 
@@ -217,8 +226,8 @@ fn main() {
     }
 }
 
-/// `LEVEL:NOTATION:SHAPE:PATH[:MB]` run once each (the largest size when MB is left out).
-fn run_only(inputs: &[Input], spec: &str) {
+/// `LEVEL:NOTATION:SHAPE:PATH[:MB]` run `repeat` times at each size (at MB only when given).
+fn run_only(inputs: &[Input], spec: &str, repeat: usize) {
     let parts: Vec<&str> = spec.split(':').collect();
     let level = parts
         .first()
@@ -229,13 +238,13 @@ fn run_only(inputs: &[Input], spec: &str) {
     let path = parts.get(3).copied().unwrap_or("text");
     let mb: Option<usize> = parts.get(4).and_then(|m| m.parse().ok());
     for input in inputs.iter().filter(|i| {
-        i.notation.name() == notation
-            && i.shape.name() == shape
-            && mb.is_none_or(|m| m == i.mb)
+        i.notation.name() == notation && i.shape.name() == shape && mb.is_none_or(|m| m == i.mb)
     }) {
         let t0 = Instant::now();
         let c0 = thread_cpu();
-        run_once(input, level, path);
+        for _ in 0..repeat {
+            run_once(input, level, path);
+        }
         let cpu = thread_cpu().saturating_sub(c0);
         eprintln!(
             "{} {} {} {} {} MB: {:.1} ms wall, {:.1} ms cpu",
