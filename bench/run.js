@@ -32,7 +32,7 @@ const SNAPSHOT_HEADER = '## Latest page snapshot\n'
 
 // Benches the filter branches write (per-filter level tables). run.js runs each one that exists
 // with MCP_CORPUS_DIR set and prints its stdout under its own heading.
-const EXTRA_PARTS = ['snapshot-levels.js', 'budget.js', 'playwright-levels.js', 'results-levels.js', 'describe-levels.js']
+const EXTRA_PARTS = ['snapshot-levels.js', 'budget.js', 'playwright-levels.js', 'results-levels.js', 'describe-levels.js', 'proxy-overhead.js']
 
 // ---- options and corpus ----
 
