@@ -20,6 +20,8 @@ const os = require('node:os')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 
+const { lineClient } = require('./line-client.js')
+
 const ROOT = path.resolve(__dirname, '..')
 const FIXTURE_SERVER = path.join(ROOT, '__test__', 'fixtures', 'fixture-server.js')
 const BIN = path.join(ROOT, 'bin', 'cli.js')
@@ -41,28 +43,12 @@ function stats(times) {
 /** A stdio JSON-RPC child; call() resolves with the response line of that id. */
 function child(command, env) {
   const proc = spawn(command[0], command.slice(1), { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } })
-  let buf = ''
-  let waiting = null
-  proc.stdout.setEncoding('utf8')
-  proc.stdout.on('data', (chunk) => {
-    buf += chunk
-    let nl
-    while ((nl = buf.indexOf('\n')) !== -1) {
-      const line = buf.slice(0, nl)
-      buf = buf.slice(nl + 1)
-      if (waiting && line.slice(0, 200).includes(`"id":${waiting.id}`)) {
-        const w = waiting
-        waiting = null
-        w.resolve(line)
-      }
-    }
-  })
+  const client = lineClient(proc.stdout, (line) => proc.stdin.write(`${line}\n`))
   let id = 0
-  const call = (method, params) =>
-    new Promise((resolve) => {
-      waiting = { id: ++id, resolve }
-      proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`)
-    })
+  const call = (method, params) => {
+    id += 1
+    return client.call(JSON.stringify({ jsonrpc: '2.0', id, method, params }), id)
+  }
   const close = () => {
     proc.stdin.end()
     return new Promise((resolve) => proc.once('exit', resolve))

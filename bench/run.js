@@ -24,6 +24,8 @@ const path = require('node:path')
 const { spawn, spawnSync } = require('node:child_process')
 const { PassThrough } = require('node:stream')
 
+const { lineClient } = require('./line-client.js')
+
 const ROOT = path.resolve(__dirname, '..')
 const FIXTURE_SERVER = path.join(ROOT, '__test__', 'fixtures', 'fixture-server.js')
 const BIN = path.join(ROOT, 'bin', 'cli.js')
@@ -385,35 +387,6 @@ async function runCrossingCheck(ctx) {
 }
 
 // ---- part (c): proxy latency and memory ----
-
-/** Sequential JSON-RPC over a line stream: call(line, id) resolves with the response line. */
-function lineClient(readable, write) {
-  let buf = ''
-  let waiting = null
-  readable.setEncoding('utf8')
-  readable.on('data', (chunk) => {
-    buf += chunk
-    let nl
-    while ((nl = buf.indexOf('\n')) !== -1) {
-      const line = buf.slice(0, nl)
-      buf = buf.slice(nl + 1)
-      // One request is outstanding at a time: the response is the line carrying its id.
-      if (waiting && line.slice(0, 200).includes(`"id":${waiting.id}`)) {
-        const w = waiting
-        waiting = null
-        w.resolve(line)
-      }
-    }
-  })
-  return {
-    call(line, id) {
-      return new Promise((resolve) => {
-        waiting = { id, resolve }
-        write(line)
-      })
-    },
-  }
-}
 
 function procStatus(pid) {
   try {
