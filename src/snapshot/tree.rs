@@ -24,32 +24,36 @@ pub struct Attr<'a> {
     pub value: Option<Cow<'a, str>>,
 }
 
+/// Laid out by hand (`repr(C)`), the fields every pass sweeps first: the passes walk all nodes
+/// in order reading the flags, kind, parent and role, and on big pages the sweeps are bound by
+/// memory, so those fields share the node's first cache line.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Node<'a> {
     pub kind: NodeKind,
-    /// The node's id as printed (`29_3`), empty when it has none.
-    pub uid: &'a str,
-    /// Empty for role-less text nodes.
-    pub role: &'a str,
-    pub name: Option<Cow<'a, str>>,
-    pub attrs: Vec<Attr<'a>>,
-    /// Ended with the DevTools selection suffix `[selected in the DevTools Elements panel]`.
-    pub devtools_selected: bool,
-    /// The source line(s), continuation lines included, without the final newline. `None` for
-    /// nodes that shared a line with a previous one (merged text runs of the light notation).
-    pub raw: Option<&'a str>,
-    pub parent: Option<usize>,
-    pub children: Vec<usize>,
     /// Set by passes: the node and its whole subtree are hidden behind a marker.
     pub hidden: bool,
     /// Set by passes: the node's own line is dropped, its children are promoted.
     pub dropped: bool,
-    /// Set by passes: characters of the name to keep (the rest is cut behind `cut=N`).
-    pub keep_chars: Option<usize>,
     /// Set by passes: the `url` attribute is not written.
     pub drop_url: bool,
     /// Set by a delta: the node is part of a run written as one unchanged line.
     pub unchanged: bool,
+    /// Ended with the DevTools selection suffix `[selected in the DevTools Elements panel]`.
+    pub devtools_selected: bool,
+    pub parent: Option<usize>,
+    /// Empty for role-less text nodes.
+    pub role: &'a str,
+    pub children: Vec<usize>,
+    /// The node's id as printed (`29_3`), empty when it has none.
+    pub uid: &'a str,
+    pub name: Option<Cow<'a, str>>,
+    pub attrs: Vec<Attr<'a>>,
+    /// Set by passes: characters of the name to keep (the rest is cut behind `cut=N`).
+    pub keep_chars: Option<usize>,
+    /// The source line(s), continuation lines included, without the final newline. `None` for
+    /// nodes that shared a line with a previous one (merged text runs of the light notation).
+    pub raw: Option<&'a str>,
 }
 
 impl<'a> Node<'a> {
