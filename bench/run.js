@@ -6,10 +6,11 @@
 // issue, but never fails on them. Nothing here is a hard-coded figure: every number comes from
 // running the native filters (release build) on the corpus.
 //
-//   node bench/run.js [--parts core,boundary,proxy,reduction,sessions,extra] [--calls N] [--no-build]
+//   node bench/run.js [--parts core,scaling,boundary,proxy,reduction,sessions,extra] [--calls N] [--no-build]
 //                     [--corpus DIR] [--budget-ms N] [--snapshot-bytes N]
 //
-// Parts: core (Rust, examples/bench_core.rs), boundary (the same through index.js, split into
+// Parts: core (Rust, examples/bench_core.rs), scaling (time per MB from 1 to 20 MB,
+// examples/bench_scaling.rs), boundary (the same through index.js, split into
 // core and crossing time, plus which results the filter parses at all), proxy (tools/call
 // latency through the proxy vs directly, on a small result and the snapshot nearest
 // --snapshot-bytes (default 500000), and the proxy's RSS), reduction (bytes and o200k tokens per tool and
@@ -24,6 +25,8 @@ const path = require('node:path')
 const { spawn, spawnSync } = require('node:child_process')
 const { PassThrough } = require('node:stream')
 
+const { lineClient } = require('./line-client.js')
+
 const ROOT = path.resolve(__dirname, '..')
 const FIXTURE_SERVER = path.join(ROOT, '__test__', 'fixtures', 'fixture-server.js')
 const BIN = path.join(ROOT, 'bin', 'cli.js')
@@ -32,12 +35,12 @@ const SNAPSHOT_HEADER = '## Latest page snapshot\n'
 
 // Benches the filter branches write (per-filter level tables). run.js runs each one that exists
 // with MCP_CORPUS_DIR set and prints its stdout under its own heading.
-const EXTRA_PARTS = ['snapshot-levels.js', 'budget.js', 'playwright-levels.js', 'results-levels.js', 'describe-levels.js']
+const EXTRA_PARTS = ['snapshot-levels.js', 'budget.js', 'playwright-levels.js', 'results-levels.js', 'describe-levels.js', 'proxy-overhead.js']
 
 // ---- options and corpus ----
 
 function parseOptions(argv) {
-  const opts = { parts: ['core', 'boundary', 'proxy', 'reduction', 'sessions', 'extra'], calls: 1000, build: true, corpus: null, budgetMs: 30, snapshotBytes: 500_000 }
+  const opts = { parts: ['core', 'scaling', 'boundary', 'proxy', 'reduction', 'sessions', 'extra'], calls: 1000, build: true, corpus: null, budgetMs: 30, snapshotBytes: 500_000 }
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s)
     const value = () => (inline !== undefined ? inline : argv[++i])
@@ -155,6 +158,44 @@ function runCore(ctx) {
   }
   process.stdout.write(`${table(['function', 'level', 'files', 'MB', 'Σ median ms', 'MB/s overall', 'floor MB/s (serde_json decoding the same bytes)', '× floor', 'MB/s median file ≥10 KB', 'MB/s slowest file ≥10 KB', 'MB/s largest file', 'target MB/s'], out)}\n`)
   process.stdout.write(`\nMedian of ≥ 5 runs per file (${ctx.opts.budgetMs} ms budget per file and level), each run next to a floor on the same bytes: serde_json decoding the input (a snapshot body as a JSON string, a result or list as JSON); MB/s move with the machine and its load, × floor is what compares. \`cargo run --release --example bench_core -- ${path.relative(ROOT, ctx.corpus.dir) || '.'}\` prints the same summary.\n`)
+}
+
+// ---- part (a2): scaling with input size (Rust) ----
+
+function runScaling(ctx) {
+  heading('Scaling: time per MB from 1 to 20 MB (Rust, release, thread CPU time)')
+  if (ctx.corpus.samples) {
+    // The inputs are built from the corpus pages of both notations; samples/ has too few.
+    process.stdout.write('(skipped: needs ../shared/corpus or MCP_CORPUS_DIR)\n')
+    return
+  }
+  const r = spawnSync('cargo', ['run', '--release', '--quiet', '--example', 'bench_scaling', '--', ctx.corpus.dir, '--json'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 64 * 1024 * 1024,
+  })
+  if (r.status !== 0) {
+    process.stdout.write(`(bench_scaling failed with exit code ${r.status})\n`)
+    return
+  }
+  const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+  const sizes = [...new Set(rows.map((row) => row.mb))].sort((a, b) => a - b)
+  const groups = new Map()
+  for (const row of rows) {
+    const key = `${row.level} ${row.notation} ${row.shape} ${row.path}`
+    if (!groups.has(key)) groups.set(key, [])
+    groups.get(key).push(row)
+  }
+  const out = []
+  for (const group of groups.values()) {
+    const first = group[0]
+    const bySize = sizes.map((mb) => group.find((row) => row.mb === mb))
+    const worst = Math.max(...bySize.map((row) => row?.ratio_to_smallest ?? NaN))
+    out.push([first.level, first.notation, first.shape, first.path === 'text' ? 'filterSnapshot' : 'filterToolResult', ...bySize.map((row) => (row ? `${fmt(row.ms_per_mb, 1)} (${fmt(row.ratio_to_smallest, 2)}×)` : '')), `${fmt(worst, 2)}× ${worst <= 1.5 ? 'met' : 'NOT met'}`])
+  }
+  process.stdout.write(`${table(['level', 'notation', 'shape', 'path', ...sizes.map((mb) => `${mb} MB: ms/MB (× ${sizes[0]} MB)`), `largest per-MB ratio (target ≤ 1.5×)`], out)}\n`)
+  process.stdout.write(`\nInputs: about 1 MB of corpus pages per notation, repeated to each size with the ids renumbered in document order; \`flat\`: the pages as top-level roots, \`narrow\`: all under one root. Median of 3 runs per size, sizes alternating; thread CPU time (the wall clock counts other processes' turns on a loaded machine). \`cargo run --release --example bench_scaling -- ${path.relative(ROOT, ctx.corpus.dir) || '.'}\` prints the same table.\n`)
 }
 
 // ---- part (b): the N-API boundary ----
@@ -350,35 +391,6 @@ async function runCrossingCheck(ctx) {
 
 // ---- part (c): proxy latency and memory ----
 
-/** Sequential JSON-RPC over a line stream: call(line, id) resolves with the response line. */
-function lineClient(readable, write) {
-  let buf = ''
-  let waiting = null
-  readable.setEncoding('utf8')
-  readable.on('data', (chunk) => {
-    buf += chunk
-    let nl
-    while ((nl = buf.indexOf('\n')) !== -1) {
-      const line = buf.slice(0, nl)
-      buf = buf.slice(nl + 1)
-      // One request is outstanding at a time: the response is the line carrying its id.
-      if (waiting && line.slice(0, 200).includes(`"id":${waiting.id}`)) {
-        const w = waiting
-        waiting = null
-        w.resolve(line)
-      }
-    }
-  })
-  return {
-    call(line, id) {
-      return new Promise((resolve) => {
-        waiting = { id, resolve }
-        write(line)
-      })
-    },
-  }
-}
-
 function procStatus(pid) {
   try {
     const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -538,6 +550,7 @@ async function main() {
     }
   }
   if (opts.parts.includes('core')) runCore(ctx)
+  if (opts.parts.includes('scaling')) runScaling(ctx)
   if (opts.parts.includes('boundary')) {
     runBoundary(ctx)
     await runCrossingCheck(ctx)

@@ -24,32 +24,36 @@ pub struct Attr<'a> {
     pub value: Option<Cow<'a, str>>,
 }
 
+/// Laid out by hand (`repr(C)`), the fields every pass sweeps first: the passes walk all nodes
+/// in order reading the flags, kind, parent and role, and on big pages the sweeps are bound by
+/// memory, so those fields share the node's first cache line.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Node<'a> {
     pub kind: NodeKind,
-    /// The node's id as printed (`29_3`), empty when it has none.
-    pub uid: &'a str,
-    /// Empty for role-less text nodes.
-    pub role: &'a str,
-    pub name: Option<Cow<'a, str>>,
-    pub attrs: Vec<Attr<'a>>,
-    /// Ended with the DevTools selection suffix `[selected in the DevTools Elements panel]`.
-    pub devtools_selected: bool,
-    /// The source line(s), continuation lines included, without the final newline. `None` for
-    /// nodes that shared a line with a previous one (merged text runs of the light notation).
-    pub raw: Option<&'a str>,
-    pub parent: Option<usize>,
-    pub children: Vec<usize>,
     /// Set by passes: the node and its whole subtree are hidden behind a marker.
     pub hidden: bool,
     /// Set by passes: the node's own line is dropped, its children are promoted.
     pub dropped: bool,
-    /// Set by passes: characters of the name to keep (the rest is cut behind `cut=N`).
-    pub keep_chars: Option<usize>,
     /// Set by passes: the `url` attribute is not written.
     pub drop_url: bool,
     /// Set by a delta: the node is part of a run written as one unchanged line.
     pub unchanged: bool,
+    /// Ended with the DevTools selection suffix `[selected in the DevTools Elements panel]`.
+    pub devtools_selected: bool,
+    pub parent: Option<usize>,
+    /// Empty for role-less text nodes.
+    pub role: &'a str,
+    pub children: Vec<usize>,
+    /// The node's id as printed (`29_3`), empty when it has none.
+    pub uid: &'a str,
+    pub name: Option<Cow<'a, str>>,
+    pub attrs: Vec<Attr<'a>>,
+    /// Set by passes: characters of the name to keep (the rest is cut behind `cut=N`).
+    pub keep_chars: Option<usize>,
+    /// The source line(s), continuation lines included, without the final newline. `None` for
+    /// nodes that shared a line with a previous one (merged text runs of the light notation).
+    pub raw: Option<&'a str>,
 }
 
 impl<'a> Node<'a> {
@@ -342,7 +346,61 @@ impl Hasher for UidHasher {
         }
     }
 
+    /// The multiply leaves the low bits depending on the first bytes of each word only, and
+    /// hashbrown picks the bucket by the low bits: uids of 8 bytes and more (`1_100000`) fell
+    /// into a few dozen buckets, making the index quadratic. A final avalanche (murmur3's
+    /// fmix64) mixes every bit into the low ones.
     fn finish(&self) -> u64 {
-        self.0
+        let mut x = self.0;
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        x ^ (x >> 33)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::BuildHasher;
+
+    /// hashbrown picks a bucket from a hash's low bits: if those depend on a few bytes of the
+    /// uid only, a big snapshot's uids share buckets and every lookup compares against a long
+    /// chain (filtering went superlinear past 100 000 uids, when counters reach six digits and
+    /// a uid fills a whole 8-byte word).
+    #[test]
+    fn uid_hashes_spread_over_the_low_bits() {
+        const BITS: u32 = 16;
+        let build = BuildHasherDefault::<UidHasher>::default();
+        for shape in ["1_{}", "15_{}", "{}", "f6e{}", "e{}"] {
+            let mut buckets = HashSet::new();
+            let count = 100_000u32;
+            for k in 0..count {
+                let uid = shape.replace("{}", &(100_000 + k).to_string());
+                buckets.insert(build.hash_one(uid.as_str()) & ((1 << BITS) - 1));
+            }
+            // 100 000 keys thrown at random into 65 536 buckets fill about 78% of them.
+            let filled = buckets.len() as f64 / f64::from(1u32 << BITS);
+            assert!(filled > 0.7, "{shape}: {filled:.3} of the buckets used");
+        }
+    }
+
+    /// The index of a big snapshot's uids, ids renumbered past six digits, finds each first node.
+    #[test]
+    fn index_uids_on_many_long_uids() {
+        let uids: Vec<String> = (0..200_000).map(|k| format!("1_{}", 100_000 + k)).collect();
+        let mut tree = Tree::default();
+        for uid in &uids {
+            let mut node = Node::new(NodeKind::Element, None);
+            node.uid = uid;
+            tree.push(node, None);
+        }
+        let mut again = Node::new(NodeKind::Element, None);
+        again.uid = &uids[7];
+        let repeat = tree.push(again, None);
+        assert_eq!(tree.index_uids(), uids.len());
+        assert_eq!(tree.first_with_uid(repeat), 7);
+        assert!(tree.uid_finds(199_999) && !tree.uid_finds(repeat));
     }
 }
