@@ -132,7 +132,7 @@ pub struct FilterOptions {
 impl FilterOptions {
     fn max_tokens(&self) -> usize {
         self.max_tokens
-            .map_or(crate::budget::DEFAULT_MAX_TOKENS, |n| n as usize)
+            .map_or(crate::snapshot::params::DEFAULT_MAX_TOKENS, |n| n as usize)
     }
 
     fn level(&self) -> Result<Level> {
@@ -235,7 +235,7 @@ pub fn is_filtered_tool(tool_name: String) -> bool {
 /// cross into native code.
 #[napi]
 pub fn may_exceed_budget(length: f64, max_tokens: u32) -> bool {
-    max_tokens > 0 && length * crate::budget::MAX_TOKENS_PER_UTF16_UNIT > f64::from(max_tokens)
+    max_tokens > 0 && length * crate::tokens::MAX_TOKENS_PER_UTF16_UNIT > f64::from(max_tokens)
 }
 
 /// Compresses the descriptions of a `tools/list`, `prompts/list`, `resources/list` or

@@ -146,7 +146,7 @@ pub fn read_result(arguments: &Value, kept: &SnapshotCache, max_tokens: usize) -
         ));
     };
     let marker = |cut: usize| {
-        crate::budget::cut_marker(
+        crate::result::budget::cut::cut_marker(
             rest.get(cut..).unwrap_or_default(),
             max_tokens,
             Some(&format!("read_result id={id} offset={}", offset + cut)),
@@ -155,7 +155,7 @@ pub fn read_result(arguments: &Value, kept: &SnapshotCache, max_tokens: usize) -
     let answer = if max_tokens == 0 {
         None
     } else {
-        crate::budget::cut_to_budget(rest, max_tokens, &marker)
+        crate::result::budget::cut::cut_to_budget(rest, max_tokens, &marker)
     };
     json!({"content": [{"type": "text", "text": answer.unwrap_or_else(|| rest.to_string())}]})
 }

@@ -7,14 +7,14 @@ use std::path::PathBuf;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::budget;
+use crate::result::budget::cut;
 use crate::describe::{self, CompressOptions};
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
 use crate::proxy_tools;
 use crate::result::{self, FilterFigures, ResultLimits, ResultOptions, SnapshotCapture};
 use crate::snapshot::delta::{DeltaInput, Sent, SentPage};
-use crate::snapshot::SnapshotLimits;
+use crate::snapshot::{params, SnapshotLimits};
 use crate::snapshot_cache::{SnapshotCache, DEFAULT_CACHE_BYTES};
 use crate::stats::{self, SavingsTotals, Shrink, StatsMode};
 
@@ -39,7 +39,7 @@ pub struct SessionOptions {
     /// `moderate` and `aggressive`, and only with the proxy tools (a delta's unchanged lines
     /// are expanded through them).
     pub snapshot_deltas: bool,
-    /// The token budget of every result the client receives (`crate::budget`); 0: none.
+    /// The token budget of every result the client receives (`crate::result::budget`); 0: none.
     pub max_tokens: usize,
     /// Drop `structuredContent` from every `tools/call` result (the proxy asked upstream for it).
     pub drop_structured_content: bool,
@@ -54,11 +54,11 @@ impl SessionOptions {
             compact_schemas: false,
             stats: StatsMode::default(),
             describe_level: level,
-            proxy_tools: Self::proxy_tools_default(level, budget::DEFAULT_MAX_TOKENS),
+            proxy_tools: Self::proxy_tools_default(level, params::DEFAULT_MAX_TOKENS),
             cache_bytes: DEFAULT_CACHE_BYTES,
             raw_snapshots_dir: None,
             snapshot_deltas: Self::snapshot_deltas_default(level),
-            max_tokens: budget::DEFAULT_MAX_TOKENS,
+            max_tokens: params::DEFAULT_MAX_TOKENS,
             drop_structured_content: false,
         }
     }
@@ -348,13 +348,13 @@ impl Session {
         let id = format!("r{}", self.cut_result_ids + 1);
         let full = text.to_string();
         let marker = |offset: usize| {
-            budget::cut_marker(
+            cut::cut_marker(
                 full.get(offset..).unwrap_or_default(),
                 max,
                 Some(&format!("read_result id={id} offset={offset}")),
             )
         };
-        let Some(cut) = budget::cut_to_budget(&full, max, &marker) else {
+        let Some(cut) = cut::cut_to_budget(&full, max, &marker) else {
             return answer;
         };
         let mut answer = answer;

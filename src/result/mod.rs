@@ -8,8 +8,6 @@
 //! untouched, and so does every section without a filter, byte for byte.
 
 pub mod budget;
-#[cfg(test)]
-mod budget_tests;
 pub mod console;
 #[cfg(test)]
 mod corpus_tests;
@@ -112,7 +110,7 @@ pub struct ResultOptions {
     pub requested_resource_types: Vec<String>,
     /// The call's `types` argument (list_console_messages): types never hidden.
     pub requested_console_types: Vec<String>,
-    /// The token budget of the whole result (`crate::budget`); 0: none.
+    /// The token budget of the whole result (`budget`); 0: none.
     pub max_tokens: usize,
     /// The id under which the session keeps the text a budget cut leaves out, named in the
     /// cut's marker (`read_result id=…`); `None` when the proxy tools are off.
@@ -409,7 +407,7 @@ pub fn filter_tool_result_object(
         ));
     };
     if options.max_tokens == 0
-        || budget::text_tokens(&result) <= crate::budget::content_budget(options.max_tokens)
+        || budget::text_tokens(&result) <= budget::content_budget(options.max_tokens)
     {
         if !heavy {
             return Ok(drop_asked_structured_content(result, options));

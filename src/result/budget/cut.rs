@@ -1,35 +1,8 @@
-//! The token budget (`--max-tokens`): no text the client receives for one result is over it,
-//! counted by the one estimate (`crate::tokens::estimate_tokens`, which errs high). This module
-//! is the format-neutral last step of it: a text cut at a line boundary (inside one line longer
-//! than the budget, after a JSON element) followed by one marker line. The steps before it (the
-//! lossy levels' passes, tighter limits) are the result filters' (`crate::result::budget`).
+//! The budget's last step, format-neutral: a text cut at a line boundary (inside one line
+//! longer than the budget, after a JSON element) followed by one marker line that says what was
+//! left out and how to read on. The session and the proxy tools cut their own answers with it.
 
 use crate::tokens::estimate_tokens;
-
-/// The default budget: Claude Code refuses a tool result over `MAX_MCP_OUTPUT_TOKENS`, 25,000
-/// by default.
-pub const DEFAULT_MAX_TOKENS: usize = 25_000;
-
-/// Tokens a result's filters leave free for what the session appends after them: the stats
-/// line (about 50 estimated tokens with the budget note) and the raw snapshot file's line.
-pub const RESERVE_TOKENS: usize = 150;
-
-/// The most estimated tokens one UTF-16 code unit of text (a JS string's `length`) can cost:
-/// the largest per-byte weight of the estimate (a camelCase joint, 1.846) or a non-ASCII
-/// character (2.078, one or two units). The proxy's bin lets a result of a tool no filter knows
-/// cross into native code only when `length × this` may exceed the budget.
-pub const MAX_TOKENS_PER_UTF16_UNIT: f64 = 2.1;
-
-/// The budget a result's own text may use under `max_tokens` (0 = no budget).
-pub fn content_budget(max_tokens: usize) -> usize {
-    if max_tokens == 0 {
-        usize::MAX
-    } else {
-        max_tokens
-            .saturating_sub(RESERVE_TOKENS)
-            .max(max_tokens / 2)
-    }
-}
 
 /// `text` cut to fit `budget` tokens with the marker line `marker(offset)` after the kept part
 /// (`offset`: the byte where the cut text starts; a char boundary). `None` when it fits.
@@ -190,17 +163,5 @@ mod tests {
             &kept[kept.len().saturating_sub(40)..]
         );
         assert!(text.starts_with(kept));
-    }
-
-    #[test]
-    fn the_estimate_never_costs_more_per_utf16_unit_than_the_bin_assumes() {
-        for unit in ["aB", "1\n", "\n", "é,", "😀", "a\\", "!a", "1,"] {
-            let text = &unit.repeat(50);
-            let units = text.encode_utf16().count() as f64;
-            assert!(
-                estimate_tokens(text) as f64 <= units * MAX_TOKENS_PER_UTF16_UNIT,
-                "{text:?}"
-            );
-        }
     }
 }

@@ -1,15 +1,23 @@
-//! A result over the token budget gives way step by step (measured order, README "Token
-//! budget"): the level's filters first; then, at `light`, the moderate passes; then the
-//! aggressive limits; then coarser markers (fewer nodes, a shallower depth: whole subtrees go
-//! behind one marker each; tighter list and script limits); last a cut at a line boundary with
-//! a marker (`crate::budget`). Each step is the whole filter run again on the original result
-//! with that step's options, so every step marks what it hid exactly as a level does.
+//! The token budget (`--max-tokens`): no text the client receives for one result is over it,
+//! counted by the one estimate (`crate::tokens::estimate_tokens`, which errs high). Its limits
+//! are in `crate::snapshot::params` (the default, the reserve, the steps past `aggressive`).
+//!
+//! A result over the budget gives way step by step (measured order, README "Token budget"): the
+//! level's filters first; then, at `light`, the moderate passes; then the aggressive limits;
+//! then coarser markers (fewer nodes, a shallower depth: whole subtrees go behind one marker
+//! each; tighter list and script limits); last a cut at a line boundary with a marker (`cut`).
+//! Each step is the whole filter run again on the original result with that step's options, so
+//! every step marks what it hid exactly as a level does.
+
+pub mod cut;
+#[cfg(test)]
+mod corpus_tests;
 
 use serde_json::{Map, Value};
 
-use crate::budget::{content_budget, cut_marker, cut_to_budget};
 use crate::error::FilterResult;
 use crate::level::Level;
+use crate::snapshot::params::{coarse_steps, RESERVE_TOKENS};
 use crate::snapshot::SnapshotLimits;
 use crate::tokens::estimate_tokens;
 
@@ -18,6 +26,18 @@ use super::{
     filter_result_map, tools, FilterFigures, FilteredValue, ResultLimits, ResultOptions,
     SnapshotCapture,
 };
+use cut::{cut_marker, cut_to_budget};
+
+/// The budget a result's own text may use under `max_tokens` (0 = no budget).
+pub fn content_budget(max_tokens: usize) -> usize {
+    if max_tokens == 0 {
+        usize::MAX
+    } else {
+        max_tokens
+            .saturating_sub(RESERVE_TOKENS)
+            .max(max_tokens / 2)
+    }
+}
 
 /// Estimated tokens of a cut marker (a text block after the cut becomes one), at most.
 const LATER_MARKER_TOKENS: usize = 60;
@@ -72,32 +92,19 @@ fn ladder(options: &ResultOptions) -> Vec<(&'static str, ResultOptions)> {
         (name, step)
     })
     .collect();
-    for (name, nodes, depth, text, items, chars, script_depth, messages) in [
-        ("coarser", 60, 12, 40, 5, 80, 4, 5),
-        ("coarsest", 25, 6, 30, 2, 40, 3, 2),
-    ] {
-        let snapshot = SnapshotLimits {
-            max_nodes: nodes,
-            max_depth: depth,
-            max_similar_siblings: 2,
-            max_text_length: text,
-            max_text_per_container: text,
-            max_records: 1,
-            max_condensed_records: 0,
-            max_options: 1,
-        };
+    for (name, coarse) in coarse_steps() {
         let mut limits = ResultLimits::for_level(Level::Aggressive);
-        limits.evaluate.max_array_items = items;
-        limits.evaluate.max_string_chars = chars;
-        limits.evaluate.max_depth = script_depth;
+        limits.evaluate.max_array_items = coarse.max_array_items;
+        limits.evaluate.max_string_chars = coarse.max_string_chars;
+        limits.evaluate.max_depth = coarse.max_script_depth;
         // The script's output within the budget, at the most an estimated token per byte costs.
         limits.evaluate.max_output_chars = limits
             .evaluate
             .max_output_chars
             .min(content_budget(options.max_tokens) / 2);
-        limits.console.max_log_messages = messages;
-        limits.console.max_stack_lines = 1;
-        steps.push((name, at(Level::Aggressive, snapshot, limits)));
+        limits.console.max_log_messages = coarse.max_log_messages;
+        limits.console.max_stack_lines = coarse.max_stack_lines;
+        steps.push((name, at(Level::Aggressive, coarse.snapshot, limits)));
     }
     steps
 }
