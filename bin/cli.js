@@ -8,7 +8,7 @@ const { loadNative } = require('./native.js')
 /** The native session's configuration from the parsed options. */
 function sessionConfig(options, { dropStructuredContent = false } = {}) {
   const config = {
-    filter: { level: options['filter-level'], maxTokens: options['max-tokens'] },
+    filter: { level: options['filter-level'], maxTokens: options['max-tokens'], maxChars: options['max-chars'] },
     stats: options.stats,
     compactSchemas: options['compact-schemas'],
   }
@@ -33,8 +33,10 @@ function sessionConfig(options, { dropStructuredContent = false } = {}) {
 
 /** Which results go to the filter: the filtered tools', and any that may be over the budget. */
 function budgetedTools(native, options) {
-  const maxTokens = options['filter-level'] === 'off' ? 0 : options['max-tokens']
-  return (tool, length) => native.isFilteredTool(tool) || (length !== undefined && native.mayExceedBudget(length, maxTokens))
+  const off = options['filter-level'] === 'off'
+  const maxTokens = off ? 0 : options['max-tokens']
+  const maxChars = off ? 0 : options['max-chars']
+  return (tool, length) => native.isFilteredTool(tool) || (length !== undefined && native.mayExceedBudget(length, maxTokens, maxChars))
 }
 
 /** The raw snapshots directory, checked and created (bin/raw-dir.js). */

@@ -34,8 +34,11 @@ impl Fnv {
     }
 }
 
-/// (tool, arguments JSON, result JSON) of each call in a corpus file.
-fn calls_of(path: &Path) -> Vec<(String, String, String)> {
+/// (tool, arguments JSON, result JSON).
+type Call = (String, String, String);
+
+/// Each call in a corpus file.
+fn calls_of(path: &Path) -> Vec<Call> {
     let Ok(text) = fs::read_to_string(path) else {
         return Vec::new();
     };
@@ -47,7 +50,11 @@ fn calls_of(path: &Path) -> Vec<(String, String, String)> {
             };
             if let (Some(tool), Some(result)) = (step["tool"].as_str(), step.get("result")) {
                 if result.get("content").is_some() {
-                    out.push((tool.to_string(), step["args"].to_string(), result.to_string()));
+                    out.push((
+                        tool.to_string(),
+                        step["args"].to_string(),
+                        result.to_string(),
+                    ));
                 }
             }
         }
@@ -79,8 +86,7 @@ fn main() {
         .or_else(|| std::env::var_os("MCP_CORPUS_DIR").map(PathBuf::from))
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
     let files = corpus::files_under(&corpus, &["json", "jsonl"]);
-    let calls: Vec<(PathBuf, Vec<(String, String, String)>)> =
-        files.iter().map(|p| (p.clone(), calls_of(p))).collect();
+    let calls: Vec<(PathBuf, Vec<Call>)> = files.iter().map(|p| (p.clone(), calls_of(p))).collect();
     let count: usize = calls.iter().map(|(_, c)| c.len()).sum();
     if count == 0 {
         eprintln!("hash_budget: no results under {}", corpus.display());

@@ -16,6 +16,7 @@
 //!   emoji sequence's joiner is that many alone;
 //! - a control character a token; a tab or `\r` a token unless after one of them or a newline;
 //!   a backslash (a JSON escape) about one with the character it escapes.
+//!
 //! On the corpus it never counts fewer tokens than o200k; it counts a median 18.6% more (5th–95th
 //! percentile +9.3% to +28.5%). A budget built on it errs on the safe side. One pass over the
 //! bytes, no allocation.
@@ -292,8 +293,27 @@ mod tests {
     fn the_table_computes_the_plain_model() {
         let mut rng = crate::test_support::XorShift(0x5eed);
         let alphabet = [
-            "a", "Z", "q", "0", "7", " ", "  ", "\n", "\t", "\r", "\u{1}", "\\", "\"", "{", "é", "€",
-            "😀", "_", "-", "abcdefghijklmn", "ABCDEFGHIJKLMNOP",
+            "a",
+            "Z",
+            "q",
+            "0",
+            "7",
+            " ",
+            "  ",
+            "\n",
+            "\t",
+            "\r",
+            "\u{1}",
+            "\\",
+            "\"",
+            "{",
+            "é",
+            "€",
+            "😀",
+            "_",
+            "-",
+            "abcdefghijklmn",
+            "ABCDEFGHIJKLMNOP",
         ];
         for _ in 0..2000 {
             let len = rng.below(60);
@@ -344,7 +364,10 @@ mod tests {
             let units = text.encode_utf16().count() as f64;
             let tokens = estimate_tokens(text) as f64;
             assert!(tokens <= units * MAX_TOKENS_PER_UTF16_UNIT, "{text:?}");
-            assert!(tokens <= text.len() as f64 * MAX_TOKENS_PER_BYTE, "{text:?}");
+            assert!(
+                tokens <= text.len() as f64 * MAX_TOKENS_PER_BYTE,
+                "{text:?}"
+            );
         }
         // Every byte after every class, a letter run's floor included, within the bound.
         for row in WEIGHT.iter() {

@@ -103,6 +103,9 @@ pub struct ResultOptions {
     /// The tool declared an `outputSchema` in `tools/list`: `structuredContent` must stay valid
     /// against it.
     pub has_output_schema: bool,
+    /// The key of the one plain string that `outputSchema` declares (`structured::plain_text_key`):
+    /// a `structuredContent` repeating the text there carries the filtered text.
+    pub text_schema_key: Option<String>,
     /// Drop `structuredContent` from every result, filtered or not (the proxy asked upstream for
     /// it to read the snapshot tree; the client did not).
     pub drop_structured_content: bool,
@@ -112,6 +115,9 @@ pub struct ResultOptions {
     pub requested_console_types: Vec<String>,
     /// The token budget of the whole result (`budget`); 0: none.
     pub max_tokens: usize,
+    /// The character bound of the whole result's text (UTF-16 code units, `budget`), a second
+    /// limit of the token budget (none without one); 0: none.
+    pub max_chars: usize,
     /// The id under which the session keeps the text a budget cut leaves out, named in the
     /// cut's marker (`read_result id=…`); `None` when the proxy tools are off.
     pub read_id: Option<String>,
@@ -124,10 +130,12 @@ impl ResultOptions {
             snapshot: SnapshotLimits::for_level(level),
             limits: ResultLimits::for_level(level),
             has_output_schema: false,
+            text_schema_key: None,
             drop_structured_content: false,
             requested_resource_types: Vec::new(),
             requested_console_types: Vec::new(),
             max_tokens: 0,
+            max_chars: 0,
             read_id: None,
         }
     }
@@ -154,6 +162,11 @@ impl ResultOptions {
         self.requested_resource_types = strings("resourceTypes");
         self.requested_console_types = strings("types");
         self
+    }
+
+    /// A budget applies (a token budget, and with it the character bound).
+    pub fn budgeted(&self) -> bool {
+        self.max_tokens > 0
     }
 
     /// Console limits with the types the agent asked for exempted.
@@ -305,13 +318,13 @@ impl FilteredValue {
         }
     }
 
-    /// `append_line`, unless the line would take the result's text over `max_tokens` (0: no
-    /// budget): what the session adds after the filters (the stats line, the raw snapshot's
-    /// file) is left out rather than break the budget. True when the line went in.
-    pub fn append_line_within(&mut self, line: &str, max_tokens: usize) -> bool {
+    /// `append_line`, unless the line would take the result's text over `bound` (the whole
+    /// result's budget): what the session adds after the filters (the stats line, the raw
+    /// snapshot's file) is left out rather than break the budget. True when the line went in.
+    pub fn append_line_within(&mut self, line: &str, bound: budget::cut::Bound) -> bool {
         let before = self.changed_text_mut().map(|t| t.len());
         self.append_line(line);
-        if max_tokens == 0 || budget::text_tokens(&self.result) <= max_tokens {
+        if bound.holds_result(&self.result) {
             return true;
         }
         if let (Some(len), Some(text)) = (before, self.changed_text_mut()) {
@@ -379,8 +392,11 @@ pub fn filter_tool_result_capturing(
     if options.level == Level::Off
         || !(tools::is_content_heavy(tool_name)
             || options.drop_structured_content
-            || options.max_tokens > 0)
+            || options.budgeted())
     {
+        return Ok(None);
+    }
+    if !tools::is_content_heavy(tool_name) && budget::fits_unread(result_json.len(), options) {
         return Ok(None);
     }
     let value: Value = serde_json::from_str(result_json)
@@ -406,9 +422,7 @@ pub fn filter_tool_result_object(
             "result is not a JSON object".to_string(),
         ));
     };
-    if options.max_tokens == 0
-        || budget::text_tokens(&result) <= budget::content_budget(options.max_tokens)
-    {
+    if !options.budgeted() || budget::content_bound(options).holds_result(&result) {
         if !heavy {
             return Ok(drop_asked_structured_content(result, options));
         }
@@ -426,6 +440,7 @@ pub(crate) fn filter_result_map(
 ) -> FilterResult<Option<FilteredValue>> {
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     let structured_bytes = structured::structured_content_bytes(&result);
+    let repeated = structured::repeated_text_key(&result);
     // The exact tree of the snapshot, when upstream gives it (taken out in place, put back
     // below): the snapshot is read from it rather than from its ambiguous text.
     let structured_snapshot = result
@@ -476,9 +491,14 @@ pub(crate) fn filter_result_map(
     let Some(changed_block) = changed_block else {
         return Ok(drop_asked_structured_content(result, options));
     };
-    let removed = structured::reconcile_structured_content(&mut result, options.has_output_schema);
-    figures.structured_bytes_removed = removed.len();
-    figures.structured_tokens_removed = tokens::estimate_tokens(&removed);
+    let removed = structured::reconcile_structured_content(
+        &mut result,
+        options.has_output_schema,
+        options.text_schema_key.as_deref(),
+        repeated.as_deref(),
+    );
+    figures.structured_bytes_removed = removed.bytes;
+    figures.structured_tokens_removed = removed.tokens;
     debug_assert!(figures.structured_bytes_removed <= structured_bytes);
     if options.drop_structured_content {
         result.remove("structuredContent");

@@ -76,6 +76,14 @@ pub const DEFAULT_MAX_TOKENS: usize = 25_000;
 /// file's line.
 pub const RESERVE_TOKENS: usize = 150;
 
+/// The default character bound of one result's text (`--max-chars`, UTF-16 code units): Claude
+/// Code writes a text result over 50,000 characters to a file and shows the model a path and a
+/// preview instead; under the bound every result stays inline.
+pub const DEFAULT_MAX_CHARS: usize = 50_000;
+
+/// Characters left free under the character bound for the session's lines after the filters.
+pub const RESERVE_CHARS: usize = 500;
+
 /// The limits of the token budget's steps past the lossy levels (`crate::result::budget`):
 /// fewer nodes and a shallower depth (whole subtrees behind one marker each), tighter script
 /// and console limits. Plain numbers: the result filters set them on their own limits.

@@ -9,24 +9,24 @@
 //! Each step is the whole filter run again on the original result with that step's options, so
 //! every step marks what it hid exactly as a level does.
 
-pub mod cut;
 #[cfg(test)]
 mod corpus_tests;
+pub mod cut;
 
 use serde_json::{Map, Value};
 
 use crate::error::FilterResult;
 use crate::level::Level;
-use crate::snapshot::params::{coarse_steps, RESERVE_TOKENS};
+use crate::snapshot::params::{coarse_steps, RESERVE_CHARS, RESERVE_TOKENS};
 use crate::snapshot::SnapshotLimits;
-use crate::tokens::estimate_tokens;
+use crate::tokens::{estimate_tokens, MAX_TOKENS_PER_BYTE};
 
 use super::structured;
 use super::{
     filter_result_map, tools, FilterFigures, FilteredValue, ResultLimits, ResultOptions,
     SnapshotCapture,
 };
-use cut::{cut_marker, cut_to_budget};
+use cut::{chars_within, cut_marker, cut_to_budget, utf16_len, Bound};
 
 /// The budget a result's own text may use under `max_tokens` (0 = no budget).
 pub fn content_budget(max_tokens: usize) -> usize {
@@ -39,8 +39,80 @@ pub fn content_budget(max_tokens: usize) -> usize {
     }
 }
 
-/// Estimated tokens of a cut marker (a text block after the cut becomes one), at most.
+/// The characters a result's own text may use under `max_chars` (0 = no bound).
+pub fn content_chars(max_chars: usize) -> usize {
+    if max_chars == 0 {
+        usize::MAX
+    } else {
+        max_chars.saturating_sub(RESERVE_CHARS).max(max_chars / 2)
+    }
+}
+
+/// What a result's own text may cost (the reserve left for the session's lines).
+pub fn content_bound(options: &ResultOptions) -> Bound {
+    let whole = whole_bound(options.max_tokens, options.max_chars);
+    Bound {
+        tokens: content_budget(options.max_tokens),
+        chars: if whole.chars == usize::MAX {
+            usize::MAX
+        } else {
+            content_chars(whole.chars)
+        },
+    }
+}
+
+/// What the whole result may cost, the session's lines included (`usize::MAX`: no bound). The
+/// character bound is a second limit of the token budget: without a token budget (0) there is
+/// none either.
+pub fn whole_bound(max_tokens: usize, max_chars: usize) -> Bound {
+    if max_tokens == 0 {
+        return Bound {
+            tokens: usize::MAX,
+            chars: usize::MAX,
+        };
+    }
+    Bound {
+        tokens: max_tokens,
+        chars: if max_chars == 0 {
+            usize::MAX
+        } else {
+            max_chars
+        },
+    }
+}
+
+impl Bound {
+    /// The result's text blocks together within this bound.
+    pub fn holds_result(&self, result: &Map<String, Value>) -> bool {
+        (self.tokens == usize::MAX || text_tokens(result) <= self.tokens)
+            && (self.chars == usize::MAX || text_chars(result) <= self.chars)
+    }
+
+    /// A filtered result within this bound (its figures hold the tokens and bytes out).
+    fn holds_filtered(&self, filtered: &FilteredValue) -> bool {
+        filtered.figures.text_tokens_out <= self.tokens
+            && (filtered.figures.text_bytes_out <= self.chars
+                || text_chars(&filtered.result) <= self.chars)
+    }
+}
+
+/// True when a result of a tool no filter knows, `json_bytes` of JSON long, comes out unchanged
+/// without being read: no budget can act on it (its text blocks cost at most
+/// `MAX_TOKENS_PER_BYTE` a byte of its JSON and hold at most a character a byte, escapes only
+/// lengthen them) and no `structuredContent` is to be dropped. Parsing it would cost more than
+/// the filter saves.
+pub fn fits_unread(json_bytes: usize, options: &ResultOptions) -> bool {
+    let bound = content_bound(options);
+    !options.drop_structured_content
+        && json_bytes <= bound.chars
+        && (options.max_tokens == 0
+            || json_bytes as f64 * MAX_TOKENS_PER_BYTE <= bound.tokens as f64)
+}
+
+/// Estimated tokens and characters of a cut marker (a text block after the cut becomes one), at
+/// most.
 const LATER_MARKER_TOKENS: usize = 60;
+const LATER_MARKER_CHARS: usize = 200;
 
 /// What the budget did to a result: the last step it took, and the text a cut left out
 /// (kept by the session for `read_result`).
@@ -56,6 +128,11 @@ pub struct BudgetNote {
 /// Estimated tokens of a result's text blocks.
 pub fn text_tokens(result: &Map<String, Value>) -> usize {
     text_blocks(result).map(estimate_tokens).sum()
+}
+
+/// Characters (UTF-16 code units) of a result's text blocks.
+pub fn text_chars(result: &Map<String, Value>) -> usize {
+    text_blocks(result).map(utf16_len).sum()
 }
 
 fn text_blocks(result: &Map<String, Value>) -> impl Iterator<Item = &str> {
@@ -101,7 +178,8 @@ fn ladder(options: &ResultOptions) -> Vec<(&'static str, ResultOptions)> {
         limits.evaluate.max_output_chars = limits
             .evaluate
             .max_output_chars
-            .min(content_budget(options.max_tokens) / 2);
+            .min(content_budget(options.max_tokens) / 2)
+            .min(content_bound(options).chars);
         limits.console.max_log_messages = coarse.max_log_messages;
         limits.console.max_stack_lines = coarse.max_stack_lines;
         steps.push((name, at(Level::Aggressive, coarse.snapshot, limits)));
@@ -132,15 +210,17 @@ pub fn fit(
     options: &ResultOptions,
     capture: &mut SnapshotCapture<'_>,
 ) -> FilterResult<Option<FilteredValue>> {
-    let budget = content_budget(options.max_tokens);
+    let bound = content_bound(options);
     let heavy = tools::is_content_heavy(tool_name);
     let mut last = None;
     if heavy {
         let first = filter_result_map(tool_name, result.clone(), options, capture)?;
         match first {
-            Some(f) if f.figures.text_tokens_out <= budget => return Ok(Some(f)),
+            Some(f) if bound.holds_filtered(&f) => return Ok(Some(f)),
             // Unchanged and within the budget without a stats line: forwarded as it is.
-            None if text_tokens(&result) <= options.max_tokens => return Ok(None),
+            None if whole_bound(options.max_tokens, options.max_chars).holds_result(&result) => {
+                return Ok(None)
+            }
             other => last = other,
         }
         for (step, step_options) in ladder(options) {
@@ -158,7 +238,7 @@ pub fn fit(
             capture.full_bytes = step_capture.full_bytes;
             capture.sent_bytes = step_capture.sent_bytes;
             if let Some(mut f) = out {
-                if f.figures.text_tokens_out <= budget {
+                if bound.holds_filtered(&f) {
                     f.budget = Some(BudgetNote {
                         step,
                         cut_text: None,
@@ -204,7 +284,9 @@ fn cut(
     options: &ResultOptions,
     snapshot: bool,
 ) -> FilteredValue {
-    let budget = content_budget(options.max_tokens);
+    let bound = content_bound(options);
+    let whole = whole_bound(options.max_tokens, options.max_chars);
+    let repeated = structured::repeated_text_key(&base.result);
     let texts: Vec<String> = text_blocks(&base.result).map(str::to_string).collect();
     let joined = texts.join("\n");
     let read_on = |offset: usize| {
@@ -216,7 +298,7 @@ fn cut(
             call
         })
     };
-    let mut used = 0usize;
+    let (mut used, mut used_chars) = (0usize, 0usize);
     let mut cut_before = false;
     let mut start = 0usize;
     let mut first_changed = None;
@@ -237,31 +319,41 @@ fn cut(
             start += original.len() + 1;
             // Room for the marker each later text block becomes.
             let later = texts.len() - index;
-            let left = budget.saturating_sub(used + later * LATER_MARKER_TOKENS);
+            let left = Bound {
+                tokens: bound
+                    .tokens
+                    .saturating_sub(used + later * LATER_MARKER_TOKENS),
+                chars: bound
+                    .chars
+                    .saturating_sub(used_chars + later * LATER_MARKER_CHARS),
+            };
             let marker = |offset: usize| {
                 let rest = joined.get(block_start + offset..).unwrap_or_default();
-                cut_marker(
-                    rest,
-                    options.max_tokens,
-                    read_on(block_start + offset).as_deref(),
-                )
+                cut_marker(rest, whole, read_on(block_start + offset).as_deref())
             };
             if let Some(new) = cut_to_budget(original, left, &marker) {
                 // Under a budget too small for a marker per block (50 tokens: two markers of
                 // 40), a later block is left empty: the first marker's read_result reads on
                 // through it.
-                let over = cut_before && used + estimate_tokens(&new) > options.max_tokens;
+                let over = cut_before
+                    && (used + estimate_tokens(&new) > whole.tokens
+                        || !chars_within(&new, whole.chars.saturating_sub(used_chars)));
                 *text = if over { String::new() } else { new };
                 cut_before = true;
                 first_changed.get_or_insert(block_index);
             }
             used += estimate_tokens(text);
+            used_chars += utf16_len(text);
         }
     }
-    let removed =
-        structured::reconcile_structured_content(&mut base.result, options.has_output_schema);
-    base.figures.structured_bytes_removed += removed.len();
-    base.figures.structured_tokens_removed += estimate_tokens(&removed);
+    let removed = structured::reconcile_structured_content(
+        &mut base.result,
+        options.has_output_schema,
+        options.text_schema_key.as_deref(),
+        repeated.as_deref(),
+    );
+    base.figures.structured_bytes_removed += removed.bytes;
+    base.figures.structured_tokens_removed += removed.tokens;
     base.figures.text_bytes_out = text_blocks(&base.result).map(str::len).sum();
     base.figures.text_tokens_out = text_tokens(&base.result);
     base.changed_block = match (filtered, first_changed) {
