@@ -120,6 +120,10 @@ async function main() {
     return JSON.stringify(result)
   }
   const all = inputs(opts.corpus)
+  if (all.length === 0) {
+    console.log(`SKIPPED: no chrome-devtools-mcp results under ${opts.corpus}; nothing compared.`)
+    return
+  }
   const bodies = all.map((c) => snapshotBody(c.json)).filter((b) => b !== null)
   const mb = all.reduce((n, c) => n + Buffer.byteLength(c.json), 0) / 1e6
   console.log(`${all.length} results (${fmt(mb)} MB), ${bodies.length} snapshot bodies; ${opts.ms} ms of alternating rounds per input and level.\n`)

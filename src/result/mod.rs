@@ -188,12 +188,99 @@ impl ResultOptions {
     }
 }
 
+/// Snapshot trees of a result read once, for the budget's ladder, which filters the result at
+/// several steps: each step clones a tree instead of parsing its body again. Looked up by the
+/// body's text, so a body not found here is parsed as usual.
+#[derive(Debug, Default)]
+pub struct ParsedTrees<'r> {
+    /// (body, its tree parsed from the text)
+    text: Vec<(&'r str, crate::snapshot::tree::Tree<'r>)>,
+    /// (body, its tree read from `structuredContent.snapshot`, that tree in the light notation)
+    structured: Vec<(&'r str, crate::snapshot::tree::Tree<'r>, String)>,
+}
+
+impl<'r> ParsedTrees<'r> {
+    /// The snapshot bodies of `result` parsed as `filter_result_map` would read them; `implied`
+    /// holds what the parsers spell out, a slot per body (bodies past the slots are not kept).
+    pub fn of(
+        tool_name: &str,
+        result: &'r Map<String, Value>,
+        implied: &'r mut [Vec<String>],
+    ) -> ParsedTrees<'r> {
+        let mut trees = ParsedTrees::default();
+        let mut slots = implied.iter_mut();
+        let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+        let structured = result
+            .get("structuredContent")
+            .and_then(|s| s.get("snapshot"))
+            .filter(|s| s.is_object());
+        let texts = result
+            .get("content")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str));
+        let playwright = crate::notation::playwright::is_playwright_tool(tool_name);
+        for text in texts {
+            let mut bodies = Vec::new();
+            if playwright {
+                bodies.extend(
+                    crate::notation::playwright::sections::find_yaml_snapshot(text)
+                        .map(|found| found.body),
+                );
+            } else {
+                for section in split_sections(text, is_error) {
+                    if section.kind != SectionKind::Snapshot {
+                        continue;
+                    }
+                    if let Some(at) = section.text.find('\n') {
+                        bodies.push(&section.text[at + 1..]);
+                    }
+                }
+            }
+            for body in bodies.into_iter().filter(|b| !b.is_empty()) {
+                let exact = structured
+                    .filter(|_| !playwright && !crate::notation::playwright::is_yaml_snapshot(body))
+                    .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body));
+                if let Some(tree) = exact {
+                    let raw = crate::notation::cdp::writer::render(&tree, false).text;
+                    trees.structured.push((body, tree, raw));
+                    continue;
+                }
+                let Some(slot) = slots.next() else {
+                    return trees;
+                };
+                let tree = crate::notation::notation_of(body).parse(body, slot);
+                trees.text.push((body, tree));
+            }
+        }
+        trees
+    }
+
+    fn text_tree(&self, body: &str) -> Option<crate::snapshot::tree::Tree<'r>> {
+        self.text
+            .iter()
+            .find(|(b, _)| *b == body)
+            .map(|(_, tree)| tree.clone())
+    }
+
+    fn structured_tree(&self, body: &str) -> Option<(crate::snapshot::tree::Tree<'r>, String)> {
+        self.structured
+            .iter()
+            .find(|(b, _, _)| *b == body)
+            .map(|(_, tree, raw)| (tree.clone(), raw.clone()))
+    }
+}
+
 /// The session's side of filtering a result's snapshot: in, what the agent holds of the page
 /// (deltas on when given); out, the raw body (for the proxy's cache) and, with deltas, what the
 /// agent holds once this result is sent.
 #[derive(Debug, Default)]
 pub struct SnapshotCapture<'p> {
     pub deltas: Option<DeltaInput<'p>>,
+    /// The result's trees read already (the budget's ladder), else each body is parsed.
+    pub trees: Option<&'p ParsedTrees<'p>>,
     pub raw: Option<String>,
     pub holds: Option<SentPage>,
     pub sent: Option<Sent>,
@@ -206,10 +293,18 @@ impl SnapshotCapture<'_> {
     /// Filters a snapshot body in whichever notation, as a delta where the rules allow.
     pub fn filter(&mut self, body: &str, options: &SnapshotOptions) -> FilteredSnapshot {
         self.raw = Some(body.to_string());
-        let Some(input) = self.deltas else {
-            return crate::notation::filter_snapshot(body, options);
+        let notation = crate::notation::notation_of(body);
+        let parsed = self.trees.and_then(|t| t.text_tree(body));
+        let out = match (self.deltas, parsed) {
+            (None, None) => return crate::notation::filter_snapshot(body, options),
+            (None, Some(tree)) => {
+                return crate::snapshot::filter_tree(notation, body, tree, options)
+            }
+            (Some(input), None) => filter_with_deltas(notation, body, options, input),
+            (Some(input), Some(tree)) => {
+                filter_tree_with_deltas(notation, body, tree, options, input)
+            }
         };
-        let out = filter_with_deltas(crate::notation::notation_of(body), body, options, input);
         self.keep(out)
     }
 
@@ -620,12 +715,18 @@ fn filter_snapshot_section(
         level: options.level,
         limits: options.snapshot.clone(),
     };
-    let exact = structured_snapshot
-        .filter(|_| !crate::notation::playwright::is_yaml_snapshot(body))
-        .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body));
+    let read = capture.trees.and_then(|t| t.structured_tree(body));
+    let exact = read.or_else(|| {
+        structured_snapshot
+            .filter(|_| !crate::notation::playwright::is_yaml_snapshot(body))
+            .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body))
+            .map(|tree| {
+                let raw = crate::notation::cdp::writer::render(&tree, false).text;
+                (tree, raw)
+            })
+    });
     let filtered = match exact {
-        Some(tree) => {
-            let raw = crate::notation::cdp::writer::render(&tree, false).text;
+        Some((tree, raw)) => {
             let mut filtered = capture.filter_tree(body, tree, raw, &snapshot_options);
             if filtered.text == body {
                 // No smaller than upstream's text (a small page: the legend alone is 130

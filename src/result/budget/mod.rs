@@ -7,7 +7,8 @@
 //! then coarser markers (fewer nodes, a shallower depth: whole subtrees go behind one marker
 //! each; tighter list and script limits); last a cut at a line boundary with a marker (`cut`).
 //! Each step is the whole filter run again on the original result with that step's options, so
-//! every step marks what it hid exactly as a level does.
+//! every step marks what it hid exactly as a level does; the result's snapshots are parsed once
+//! for all of them (`ParsedTrees`), each step filtering a clone of the tree.
 
 #[cfg(test)]
 mod corpus_tests;
@@ -23,8 +24,8 @@ use crate::tokens::{estimate_tokens, MAX_TOKENS_PER_BYTE};
 
 use super::structured;
 use super::{
-    filter_result_map, tools, FilterFigures, FilteredValue, ResultLimits, ResultOptions,
-    SnapshotCapture,
+    filter_result_map, tools, FilterFigures, FilteredValue, ParsedTrees, ResultLimits,
+    ResultOptions, SnapshotCapture,
 };
 use cut::{chars_within, cut_marker, cut_to_budget, utf16_len, Bound};
 
@@ -214,7 +215,24 @@ pub fn fit(
     let heavy = tools::is_content_heavy(tool_name);
     let mut last = None;
     if heavy {
-        let first = filter_result_map(tool_name, result.clone(), options, capture)?;
+        // The result's snapshots parsed once: every step below filters a clone of the tree.
+        let slots = 1 + result
+            .get("content")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        let mut implied = vec![Vec::new(); slots];
+        let trees = ParsedTrees::of(tool_name, &result, &mut implied);
+        let mut first_capture = SnapshotCapture {
+            deltas: capture.deltas,
+            trees: Some(&trees),
+            ..SnapshotCapture::default()
+        };
+        let first = filter_result_map(tool_name, result.clone(), options, &mut first_capture)?;
+        capture.raw = first_capture.raw;
+        capture.holds = first_capture.holds;
+        capture.sent = first_capture.sent;
+        capture.full_bytes = first_capture.full_bytes;
+        capture.sent_bytes = first_capture.sent_bytes;
         match first {
             Some(f) if bound.holds_filtered(&f) => return Ok(Some(f)),
             // Unchanged and within the budget without a stats line: forwarded as it is.
@@ -229,6 +247,7 @@ pub fn fit(
             // differ) and gets here, where it is compared with what was sent.
             let mut step_capture = SnapshotCapture {
                 deltas: capture.deltas,
+                trees: Some(&trees),
                 ..SnapshotCapture::default()
             };
             let out =
