@@ -188,6 +188,17 @@ impl ResultOptions {
     }
 }
 
+/// The texts of a result's text blocks, in order.
+pub(crate) fn text_blocks(result: &Map<String, Value>) -> impl Iterator<Item = &str> {
+    result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+}
+
 /// Snapshot trees of a result read once, for the budget's ladder, which filters the result at
 /// several steps: each step clones a tree instead of parsing its body again. Looked up by the
 /// body's text, so a body not found here is parsed as usual.
@@ -214,13 +225,7 @@ impl<'r> ParsedTrees<'r> {
             .get("structuredContent")
             .and_then(|s| s.get("snapshot"))
             .filter(|s| s.is_object());
-        let texts = result
-            .get("content")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|b| b.get("text").and_then(Value::as_str));
+        let texts = text_blocks(result);
         let playwright = crate::notation::playwright::is_playwright_tool(tool_name);
         for text in texts {
             let mut bodies = Vec::new();

@@ -27,13 +27,7 @@ pub fn repeated_text_key(result: &Map<String, Value>) -> Option<String> {
     if structured.len() != 1 {
         return None;
     }
-    let mut texts = result
-        .get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|b| b.get("text").and_then(Value::as_str));
+    let mut texts = super::text_blocks(result);
     let first = texts.next()?;
     let same = match texts.next() {
         None => first == repeated,
@@ -78,15 +72,7 @@ pub fn reconcile_structured_content(
     let Some(key) = repeated.filter(|&k| text_key == Some(k)) else {
         return Removed::default();
     };
-    let text = result
-        .get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let text = super::text_blocks(result).collect::<Vec<_>>().join("\n");
     let Some(slot) = result
         .get_mut("structuredContent")
         .and_then(|s| s.get_mut(key))

@@ -85,27 +85,22 @@ fn all_calls() -> Option<Vec<Call>> {
     Some(calls)
 }
 
-fn text_tokens(result: &Value) -> usize {
+fn texts(result: &Value) -> impl Iterator<Item = &str> {
     result["content"]
         .as_array()
         .into_iter()
         .flatten()
         .filter(|b| b["type"] == "text")
         .filter_map(|b| b["text"].as_str())
-        .map(estimate_tokens)
-        .sum()
+}
+
+fn text_tokens(result: &Value) -> usize {
+    texts(result).map(estimate_tokens).sum()
 }
 
 /// Characters of the text blocks as a JS string counts them (what Claude Code bounds at 50,000).
 fn text_chars(result: &Value) -> usize {
-    result["content"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|b| b["type"] == "text")
-        .filter_map(|b| b["text"].as_str())
-        .map(|t| t.encode_utf16().count())
-        .sum()
+    texts(result).map(|t| t.encode_utf16().count()).sum()
 }
 
 static READ_ON: Lazy<Regex> =

@@ -8,7 +8,7 @@
 //! each; tighter list and script limits); last a cut at a line boundary with a marker (`cut`).
 //! Each step is the whole filter run again on the original result with that step's options, so
 //! every step marks what it hid exactly as a level does; the result's snapshots are parsed once
-//! for all of them (`ParsedTrees`), each step filtering a clone of the tree.
+//! for all the steps (`ParsedTrees`), each filtering a clone of the tree.
 
 #[cfg(test)]
 mod corpus_tests;
@@ -24,7 +24,7 @@ use crate::tokens::{estimate_tokens, MAX_TOKENS_PER_BYTE};
 
 use super::structured;
 use super::{
-    filter_result_map, tools, FilterFigures, FilteredValue, ParsedTrees, ResultLimits,
+    filter_result_map, text_blocks, tools, FilterFigures, FilteredValue, ParsedTrees, ResultLimits,
     ResultOptions, SnapshotCapture,
 };
 use cut::{chars_within, cut_marker, cut_to_budget, utf16_len, Bound};
@@ -136,16 +136,6 @@ pub fn text_chars(result: &Map<String, Value>) -> usize {
     text_blocks(result).map(utf16_len).sum()
 }
 
-fn text_blocks(result: &Map<String, Value>) -> impl Iterator<Item = &str> {
-    result
-        .get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
-}
-
 /// The steps after the level's own filters, in order: (name, options).
 fn ladder(options: &ResultOptions) -> Vec<(&'static str, ResultOptions)> {
     let at = |level: Level, snapshot: SnapshotLimits, limits: ResultLimits| ResultOptions {
@@ -215,24 +205,7 @@ pub fn fit(
     let heavy = tools::is_content_heavy(tool_name);
     let mut last = None;
     if heavy {
-        // The result's snapshots parsed once: every step below filters a clone of the tree.
-        let slots = 1 + result
-            .get("content")
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
-        let mut implied = vec![Vec::new(); slots];
-        let trees = ParsedTrees::of(tool_name, &result, &mut implied);
-        let mut first_capture = SnapshotCapture {
-            deltas: capture.deltas,
-            trees: Some(&trees),
-            ..SnapshotCapture::default()
-        };
-        let first = filter_result_map(tool_name, result.clone(), options, &mut first_capture)?;
-        capture.raw = first_capture.raw;
-        capture.holds = first_capture.holds;
-        capture.sent = first_capture.sent;
-        capture.full_bytes = first_capture.full_bytes;
-        capture.sent_bytes = first_capture.sent_bytes;
+        let first = filter_result_map(tool_name, result.clone(), options, capture)?;
         match first {
             Some(f) if bound.holds_filtered(&f) => return Ok(Some(f)),
             // Unchanged and within the budget without a stats line: forwarded as it is.
@@ -241,6 +214,14 @@ pub fn fit(
             }
             other => last = other,
         }
+        // The result's snapshots parsed once more, for all the steps: each filters a clone of
+        // the tree (most results fit at the level's own pass, which parses them as usual).
+        let slots = 1 + result
+            .get("content")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        let mut implied = vec![Vec::new(); slots];
+        let trees = ParsedTrees::of(tool_name, &result, &mut implied);
         for (step, step_options) in ladder(options) {
             // A coarser step is a delta too, against what the agent holds: after a page was
             // sent at this step, its next snapshot fails the level's own delta (the shown trees
