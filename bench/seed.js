@@ -7,7 +7,8 @@
 // `filterResponseText` or `filterEvaluateScript`, JSON.stringify). Inputs: every
 // chrome-devtools-mcp tools/call result of the corpus of a tool the seed's proxy filtered.
 //
-//   node bench/seed.js [corpusDir] [--ms N]   (needs a release build: npm run build)
+//   node bench/seed.js [corpusDir] [--ms N] [--max-chars N]   (needs a release build: npm run build)
+// (--max-chars: the budget path's character bound instead of the default 50,000; 0: none)
 //
 // Ratios are seed time ÷ ours (> 1: ours is faster), from sums of per-input medians; "median
 // paired" is the median over inputs of the per-input ratio. Skipped, saying so, when the seed
@@ -25,9 +26,10 @@ const RESPONSE_TOOLS = new Set(['take_snapshot', 'click', 'fill', 'fill_form', '
 const EVALUATE_TOOLS = new Set(['evaluate_script', 'take_memory_snapshot'])
 
 function args(argv) {
-  const out = { corpus: null, ms: 40 }
+  const out = { corpus: null, ms: 40, maxChars: undefined }
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--ms') out.ms = Number(argv[++i])
+    else if (argv[i] === '--max-chars') out.maxChars = Number(argv[++i])
     else out.corpus = argv[i]
   }
   out.corpus = out.corpus || process.env.MCP_CORPUS_DIR || path.join(ROOT, '..', 'shared', 'corpus')
@@ -126,7 +128,8 @@ async function main() {
   }
   const bodies = all.map((c) => snapshotBody(c.json)).filter((b) => b !== null)
   const mb = all.reduce((n, c) => n + Buffer.byteLength(c.json), 0) / 1e6
-  console.log(`${all.length} results (${fmt(mb)} MB), ${bodies.length} snapshot bodies; ${opts.ms} ms of alternating rounds per input and level.\n`)
+  const chars = opts.maxChars === undefined ? 'the default character bound' : `a character bound of ${opts.maxChars}`
+  console.log(`${all.length} results (${fmt(mb)} MB), ${bodies.length} snapshot bodies; ${opts.ms} ms of alternating rounds per input and level; default budget: 25,000 tokens, ${chars}.\n`)
   console.log('| path | level | seed ms | ours ms | seed ÷ ours (sums) | median paired | target |')
   console.log('| --- | --- | ---: | ---: | ---: | ---: | --- |')
   for (const level of LEVELS) {
@@ -146,7 +149,7 @@ async function main() {
     const pairedNone = []
     const pairedOwn = []
     for (const c of all) {
-      const [s, b, n] = race([() => seedResult(c.tool, c.json, config), () => native.filterToolResult(c.tool, c.json, { level }), () => native.filterToolResult(c.tool, c.json, { level, maxTokens: 0 })], opts.ms)
+      const [s, b, n] = race([() => seedResult(c.tool, c.json, config), () => native.filterToolResult(c.tool, c.json, { level, maxChars: opts.maxChars }), () => native.filterToolResult(c.tool, c.json, { level, maxTokens: 0 })], opts.ms)
       sum[0] += s / 1e6
       sum[1] += b / 1e6
       sum[2] += n / 1e6
