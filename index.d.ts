@@ -214,6 +214,14 @@ export interface FilterOptions {
    * @default 25000
    */
   maxTokens?: number
+  /**
+   * Character bound of one result's whole text (UTF-16 code units, as a JS string's
+   * `length`): Claude Code writes a text result over 50,000 characters to a file and shows
+   * the model only a preview. Over it a result gives way as over the token budget. A second
+   * limit of the token budget: none with `maxTokens: 0`. `0`: no bound. Not at level `off`.
+   * @default 50000
+   */
+  maxChars?: number
 }
 
 /** Filters bare snapshot text (the body of a `## Latest page snapshot` section). */
@@ -259,10 +267,10 @@ export declare function lastCoreTime(): number | null
 
 /**
  * True when text of `length` UTF-16 code units (or bytes) may be over a token budget of
- * `maxTokens` (0: no budget) by the estimate: a result of another tool that is not needs no
- * filtering.
+ * `maxTokens` (0: no budget) by the estimate, or over its character bound of `maxChars` (absent
+ * or 0: none): a result of another tool that is not need not cross into native code.
  */
-export declare function mayExceedBudget(length: number, maxTokens: number): boolean
+export declare function mayExceedBudget(length: number, maxTokens: number, maxChars?: number | undefined | null): boolean
 
 /** What a response answers, as the proxy's `route` callback tells `routeResponse`. */
 export interface ResponseRoute {

@@ -375,3 +375,30 @@ test('--max-tokens: a big result of a tool no filter knows is cut within the bud
     await p.stop()
   }
 })
+
+test('--max-chars: a result within the token budget but over the character bound is cut within it, and read_result pages through all of it', async () => {
+  const { bigText } = require(FIXTURE)
+  const { estimateTokens } = require('../index.js')
+  const expected = bigText(40 * 1000)
+  // The token budget holds it; 20,000 characters do not.
+  assert.ok(estimateTokens(expected) < 90000)
+  const p = start(['--max-tokens=100000', '--max-chars=20000'])
+  try {
+    const first = text(await p.call('fixture_big', { chars: 40 * 1000 }))
+    assert.ok(first.length <= 20000, `${first.length} characters`)
+    let marker = /read_result id=(r\d+) offset=(\d+)/.exec(first)
+    assert.ok(marker, first.slice(-300))
+    const CUT = '[… cut at the token budget'
+    let whole = first.slice(0, first.indexOf(CUT))
+    for (let pages = 0; marker; pages++) {
+      assert.ok(pages < 100)
+      const page = text(await p.call('read_result', { id: marker[1], offset: Number(marker[2]) }))
+      assert.ok(page.length <= 20000, `page of ${page.length} characters`)
+      marker = /read_result id=(r\d+) offset=(\d+) reads on\]$/.exec(page)
+      whole += marker ? page.slice(0, page.indexOf(CUT)) : page
+    }
+    assert.equal(whole, expected)
+  } finally {
+    await p.stop()
+  }
+})

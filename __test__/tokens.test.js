@@ -62,3 +62,14 @@ test('the stats line counts its tokens with the same estimate', () => {
   const saved = ((before - after) / 1000).toFixed(1);
   assert.ok(session.takeStatsLine().includes(`~${saved}k tokens saved`));
 });
+
+test('the estimate is never below o200k on adversarial text: runs, base64, hex, digits, every plane, emoji', () => {
+  const { adversarialTexts } = require('./adversarial-texts.js');
+  const under = [];
+  for (const [name, text] of Object.entries(adversarialTexts(4000))) {
+    const o200k = countTokens(text);
+    const est = estimateTokens(text);
+    if (est < o200k) under.push(`${name}: estimate ${est} < o200k ${o200k}`);
+  }
+  assert.deepStrictEqual(under, []);
+});

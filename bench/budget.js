@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The token budget over every corpus result and every step of the recorded sessions: per level
-// and budget, how many results the budget acted on, the step each of them ended at (the order
-// of the steps is the README's), the largest result handed back (estimate, and o200k counted),
-// and how many were over the budget (must be 0).
+// The token budget over every corpus result and every step of the recorded sessions: per level,
+// budget and character bound (0: none), how many results the budget acted on, the step each of
+// them ended at (the order of the steps is the README's), the largest result handed back
+// (estimate, and o200k counted; characters), how many were over the budget or the bound (must
+// be 0), and how many over 50,000 characters (what Claude Code would write to a file).
 //
 //   node bench/budget.js [corpusDir] [moreSessionDirs...]   (needs `npx napi build --platform`)
 'use strict'
@@ -14,7 +15,17 @@ const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
 const corpusDir = process.argv[2] || process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus')
 const extraDirs = process.argv.slice(3).concat(process.env.MCP_CAPTURED_DIR ? [process.env.MCP_CAPTURED_DIR] : [])
 const LEVELS = ['light', 'moderate', 'aggressive']
-const BUDGETS = [25000, 10000, 2000]
+// [tokens, characters]: the defaults, the defaults without the character bound, tighter token
+// budgets, and the bounds of clients that cut results at 10 KB and 30 KB.
+const BUDGETS = [
+  [25000, 50000],
+  [25000, 0],
+  [10000, 50000],
+  [2000, 50000],
+  [25000, 30000],
+  [25000, 10000],
+]
+const CLAUDE_CODE_CHARS = 50000
 const STEPS = ['moderate', 'aggressive', 'coarser', 'coarsest', 'cut']
 
 function calls(dir, out = []) {
@@ -49,24 +60,30 @@ const tokensOf = (result) => (result.content ?? []).filter((b) => b.type === 'te
 const all = calls(corpusDir)
 for (const dir of extraDirs) calls(dir, all)
 console.log(`${all.length} results (corpus ${corpusDir}${extraDirs.length ? `, and ${extraDirs.join(', ')}` : ''})\n`)
-console.log('| level | budget | over it raw | budget acted | ended at: ' + STEPS.join(' / ') + ' | largest out (estimate / o200k) | over the budget |')
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
-for (const budget of BUDGETS) {
+const charsOf = (result) => (result.content ?? []).filter((b) => b.type === 'text').reduce((n, b) => n + b.text.length, 0)
+console.log('| level | budget (tokens / characters) | over it raw | budget acted | ended at: ' + STEPS.join(' / ') + ' | largest out (estimate / o200k) | most characters out | over the budget | over 50,000 characters |')
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+for (const [budget, maxChars] of BUDGETS) {
   for (const level of LEVELS) {
-    const session = new FilterSession({ filter: { level, maxTokens: budget }, stats: 'inline', proxyTools: true })
+    const session = new FilterSession({ filter: { level, maxTokens: budget, maxChars }, stats: 'inline', proxyTools: true })
     let overRaw = 0
     let acted = 0
     let over = 0
+    let overClaude = 0
+    let mostChars = 0
     let largest = { estimate: 0, text: '' }
     const ended = Object.fromEntries(STEPS.map((s) => [s, 0]))
     for (const call of all) {
       const raw = tokensOf(call.result)
-      if (raw > budget) overRaw++
+      if (raw > budget || (maxChars > 0 && charsOf(call.result) > maxChars)) overRaw++
       const json = session.filterToolResult(call.tool, JSON.stringify(call.result), call.args)
       const out = json === null ? call.result : JSON.parse(json)
       const text = textOf(out)
       const estimate = tokensOf(out)
-      if (estimate > budget) over++
+      const chars = charsOf(out)
+      if (estimate > budget || (maxChars > 0 && chars > maxChars)) over++
+      if (chars > CLAUDE_CODE_CHARS) overClaude++
+      mostChars = Math.max(mostChars, chars)
       if (estimate > largest.estimate) largest = { estimate, text }
       const m = /\| token budget [^:]+: (\w+)\]/.exec(text)
       if (m) {
@@ -75,6 +92,7 @@ for (const budget of BUDGETS) {
       }
     }
     const o200k = encode(largest.text).length
-    console.log(`| ${level} | ${budget.toLocaleString('en-US')} | ${overRaw} | ${acted} | ${STEPS.map((s) => ended[s]).join(' / ')} | ${largest.estimate.toLocaleString('en-US')} / ${o200k.toLocaleString('en-US')} | ${over} |`)
+    const n = (x) => x.toLocaleString('en-US')
+    console.log(`| ${level} | ${n(budget)} / ${maxChars ? n(maxChars) : 'none'} | ${overRaw} | ${acted} | ${STEPS.map((s) => ended[s]).join(' / ')} | ${n(largest.estimate)} / ${n(o200k)} | ${n(mostChars)} | ${over} | ${overClaude} |`)
   }
 }

@@ -6,7 +6,7 @@
 // issue, but never fails on them. Nothing here is a hard-coded figure: every number comes from
 // running the native filters (release build) on the corpus.
 //
-//   node bench/run.js [--parts core,scaling,boundary,proxy,reduction,sessions,extra] [--calls N] [--no-build]
+//   node bench/run.js [--parts core,scaling,boundary,proxy,reduction,sessions,seed,extra] [--calls N] [--no-build]
 //                     [--corpus DIR] [--budget-ms N] [--snapshot-bytes N]
 //
 // Parts: core (Rust, examples/bench_core.rs), scaling (time per MB from 1 to 20 MB,
@@ -15,8 +15,10 @@
 // latency through the proxy vs directly, on a small result and the snapshot nearest
 // --snapshot-bytes (default 500000), and the proxy's RSS), reduction (bytes and o200k tokens per tool and
 // level, the README's table), sessions (the recorded sessions replayed through the bin at each
-// level, snapshot deltas off and on: bench/sessions.js), extra (the filters' own level tables,
-// when present).
+// level, snapshot deltas off and on: bench/sessions.js), seed (side by side with the seed's
+// TypeScript filters in ../shared/seed-filter, the whole result with and without the token
+// budget: bench/seed.js; skipped, saying so, where ../shared is absent), extra (the filters' own
+// level tables, when present).
 // The corpus is $MCP_CORPUS_DIR, else ../shared/corpus beside the repo, else samples/.
 
 const fs = require('node:fs')
@@ -40,7 +42,7 @@ const EXTRA_PARTS = ['snapshot-levels.js', 'budget.js', 'playwright-levels.js', 
 // ---- options and corpus ----
 
 function parseOptions(argv) {
-  const opts = { parts: ['core', 'scaling', 'boundary', 'proxy', 'reduction', 'sessions', 'extra'], calls: 1000, build: true, corpus: null, budgetMs: 30, snapshotBytes: 500_000 }
+  const opts = { parts: ['core', 'scaling', 'boundary', 'proxy', 'reduction', 'sessions', 'seed', 'extra'], calls: 1000, build: true, corpus: null, budgetMs: 30, snapshotBytes: 500_000 }
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s)
     const value = () => (inline !== undefined ? inline : argv[++i])
@@ -519,6 +521,16 @@ function runReduction(ctx) {
   process.stdout.write(`\nTokens: ${counter.description}; the same accounting as \`mcp-snapshot-filter measure\` (text blocks of tool results, JSON of list results). Uids hidden behind markers: ${uids}.${report.errors.length ? ` ${report.errors.length} files failed: ${report.errors.map((e) => e.file).join(', ')}` : ''}\n`)
 }
 
+// ---- side by side with the seed ----
+
+function runSeed(ctx) {
+  heading('Side by side with the seed (../shared/seed-filter): bare snapshot and whole result, with and without the token budget')
+  const args = [path.join(__dirname, 'seed.js'), ctx.corpus.dir, '--ms', String(ctx.opts.budgetMs)]
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 })
+  process.stdout.write(r.status === 0 ? r.stdout : `(bench/seed.js exited with code ${r.status})\n`)
+  process.stdout.write(`\n\`node bench/seed.js ${path.relative(ROOT, ctx.corpus.dir) || '.'} --ms ${ctx.opts.budgetMs}\` prints the same table.\n`)
+}
+
 // ---- extra parts written by the filter branches ----
 
 function runExtra(ctx) {
@@ -539,7 +551,7 @@ async function main() {
   const ctx = { opts, corpus, docs: corpusDocs(corpus.dir) }
   const started = Date.now()
   process.stdout.write(`# mcp-snapshot-filter bench\n\nCorpus: ${corpus.samples ? 'the bundled samples/ (no ../shared/corpus found)' : corpus.dir} — ${ctx.docs.length} results. Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}.\n`)
-  const needsAddon = opts.parts.some((p) => ['boundary', 'proxy', 'reduction', 'sessions'].includes(p))
+  const needsAddon = opts.parts.some((p) => ['boundary', 'proxy', 'reduction', 'sessions', 'seed'].includes(p))
   if (needsAddon && opts.build) {
     // Timings are of the release addon, the one users get. `--no-build` uses whatever is built.
     process.stderr.write('bench: building the release addon (npx napi build --platform --release)…\n')
@@ -562,6 +574,7 @@ async function main() {
     const { runSessions, defaultDirs } = require('./sessions.js')
     await runSessions({ dirs: defaultDirs(corpus.samples ? null : corpus.dir) })
   }
+  if (opts.parts.includes('seed')) runSeed(ctx)
   if (opts.parts.includes('extra')) runExtra(ctx)
   process.stdout.write(`\n(${((Date.now() - started) / 1000).toFixed(0)} s)\n`)
 }

@@ -4,11 +4,15 @@
 // The token estimate (src/tokens.rs, `estimateTokens`) against o200k_base on the corpus: every
 // distinct text the proxy reads or writes (raw and filtered tool results at each level,
 // structuredContent, list results raw and compressed). Prints the ratio estimate / o200k.
+// With --adversarial it prints the same ratio on texts that cost o200k more per byte than prose
+// (__test__/adversarial-texts.js at 20,000 characters: runs, base64, hex, digits, every plane).
 // With --fit it also refits the model's weights (weighted least squares on the relative error,
 // then scaled so that no text of 50 tokens or more is under-estimated) over features counted
 // by a JS mirror of src/tokens.rs, to paste into src/tokens.rs.
 //
-//   node bench/tokens.js [--fit]          (MCP_CORPUS_DIR, else ../shared/corpus)
+//   node bench/tokens.js [--fit] [--adversarial]   (MCP_CORPUS_DIR, else ../shared/corpus)
+// The floors of src/tokens.rs (long letter runs, DIGIT ≥ 334, BACKSLASH ≥ 650, controls,
+// non-ASCII by UTF-8 length) are not refitted: they hold the adversarial texts.
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -139,7 +143,26 @@ function quantile(sorted, q) {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
 }
 
+function adversarial() {
+  const { adversarialTexts } = require('../__test__/adversarial-texts.js')
+  const rows = Object.entries(adversarialTexts(20000)).map(([name, text]) => {
+    const o200k = encode(text).length
+    const est = native.estimateTokens(text)
+    return { name, chars: text.length, o200k, est, r: est / o200k }
+  })
+  rows.sort((a, b) => a.r - b.r)
+  console.log('| text | characters | o200k | estimate | estimate / o200k |')
+  console.log('| --- | ---: | ---: | ---: | ---: |')
+  for (const x of rows) console.log(`| ${x.name} | ${x.chars} | ${x.o200k} | ${x.est} | ${x.r.toFixed(2)} |`)
+  const under = rows.filter((x) => x.r < 1)
+  console.log(`\nunder-estimated: ${under.length} of ${rows.length}${under.length ? ` (${under.map((x) => x.name).join(', ')})` : ''}`)
+}
+
 function main() {
+  if (process.argv.includes('--adversarial')) {
+    adversarial()
+    return
+  }
   const texts = corpusTexts()
   let tokens = 0
   let estimated = 0

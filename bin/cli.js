@@ -8,7 +8,7 @@ const { loadNative } = require('./native.js')
 /** The native session's configuration from the parsed options. */
 function sessionConfig(options, { dropStructuredContent = false } = {}) {
   const config = {
-    filter: { level: options['filter-level'], maxTokens: options['max-tokens'] },
+    filter: { level: options['filter-level'], maxTokens: options['max-tokens'], maxChars: options['max-chars'] },
     stats: options.stats,
     compactSchemas: options['compact-schemas'],
   }

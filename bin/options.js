@@ -82,6 +82,14 @@ const OPTIONS = [
     help: 'Token budget of each result the client receives (estimated; stats line and markers included): over it a result gives way step by step, last cut at a line with a marker, and read_result / expand_snapshot / search_snapshot read the rest. 0: no budget. Not at --filter-level=off.',
   },
   {
+    name: 'max-chars',
+    env: 'MCP_SNAPSHOT_FILTER_MAX_CHARS',
+    kind: 'count',
+    metavar: 'N',
+    default: 50000,
+    help: "Character bound of each result's text the client receives (UTF-16 units, stats line and markers included), given way to as the token budget is: Claude Code writes a text result over 50,000 characters to a file and shows the model a preview. 0: no bound. None with --max-tokens=0 (no budget at all); not at --filter-level=off.",
+  },
+  {
     name: 'snapshot-cache-bytes',
     env: 'MCP_SNAPSHOT_FILTER_SNAPSHOT_CACHE_BYTES',
     kind: 'bytes',

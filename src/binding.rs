@@ -137,12 +137,23 @@ pub struct FilterOptions {
     /// level `off`.
     /// @default 25000
     pub max_tokens: Option<u32>,
+    /// Character bound of one result's whole text (UTF-16 code units, as a JS string's
+    /// `length`): Claude Code writes a text result over 50,000 characters to a file and shows
+    /// the model only a preview. Over it a result gives way as over the token budget. A second
+    /// limit of the token budget: none with `maxTokens: 0`. `0`: no bound. Not at level `off`.
+    /// @default 50000
+    pub max_chars: Option<u32>,
 }
 
 impl FilterOptions {
+    fn max_chars(&self) -> usize {
+        self.max_chars
+            .map_or(crate::snapshot::params::DEFAULT_MAX_CHARS, |n| n as usize)
+    }
+
     fn max_tokens(&self) -> usize {
         self.max_tokens
-            .map_or(crate::budget::DEFAULT_MAX_TOKENS, |n| n as usize)
+            .map_or(crate::snapshot::params::DEFAULT_MAX_TOKENS, |n| n as usize)
     }
 
     fn level(&self) -> Result<Level> {
@@ -236,6 +247,7 @@ pub fn filter_tool_result(
     core.snapshot = options.limits(level);
     core.has_output_schema = options.has_output_schema.unwrap_or(false);
     core.max_tokens = options.max_tokens();
+    core.max_chars = options.max_chars();
     timed_core(|| result::filter_tool_result(&tool_name, &result_json.0, &core))
         .map(|filtered| filtered.map(|f| f.json))
         .map_err(to_napi)
@@ -249,11 +261,15 @@ pub fn is_filtered_tool(tool_name: String) -> bool {
 }
 
 /// True when text of `length` UTF-16 code units (or bytes) may be over a token budget of
-/// `maxTokens` (0: no budget) by the estimate: a result of another tool that is not needs no
-/// filtering.
+/// `maxTokens` (0: no budget) by the estimate, or over its character bound of `maxChars` (absent
+/// or 0: none): a result of another tool that is not need not cross into native code.
 #[napi]
-pub fn may_exceed_budget(length: f64, max_tokens: u32) -> bool {
-    crate::budget::may_exceed(length.max(0.0) as usize, max_tokens as usize)
+pub fn may_exceed_budget(length: f64, max_tokens: u32, max_chars: Option<u32>) -> bool {
+    crate::result::budget::may_exceed(
+        length.max(0.0) as usize,
+        max_tokens as usize,
+        max_chars.unwrap_or(0) as usize,
+    )
 }
 
 /// Compresses the descriptions of a `tools/list`, `prompts/list`, `resources/list` or
@@ -564,6 +580,7 @@ impl FilterSession {
         let mut options = SessionOptions::for_level(level);
         options.snapshot = filter.limits(level);
         options.max_tokens = filter.max_tokens();
+        options.max_chars = filter.max_chars();
         options.proxy_tools = SessionOptions::proxy_tools_default(level, options.max_tokens);
         options.compact_schemas = config.compact_schemas.unwrap_or(false);
         options.stats = StatsMode::parse_opt(config.stats.as_deref()).map_err(to_napi)?;

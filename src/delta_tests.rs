@@ -63,7 +63,7 @@ fn session(level: Level, deltas: bool) -> Session {
     options.stats = StatsMode::Off;
     options.snapshot_deltas = deltas;
     // These tests read expand answers whole; the budget's cut of long answers (read on with
-    // read_result) has its own tests in `result::budget_tests`.
+    // read_result) has its own tests in `result::budget::corpus_tests`.
     options.max_tokens = 0;
     Session::new(options)
 }

@@ -28,4 +28,3 @@ mod delta_tests;
 mod fuzz_regressions;
 
 pub mod binding;
-pub mod budget;

@@ -117,9 +117,13 @@ pub fn lists_a_snapshot_tool(result: &Value) -> bool {
         .is_some_and(|tools| tools.iter().any(returns_snapshots))
 }
 
-/// Answers `read_result`: the kept text from `offset`, cut to `max_tokens` (0: none) with a
+/// Answers `read_result`: the kept text from `offset`, cut to `bound` with a
 /// marker naming the next offset.
-pub fn read_result(arguments: &Value, kept: &SnapshotCache, max_tokens: usize) -> Value {
+pub fn read_result(
+    arguments: &Value,
+    kept: &SnapshotCache,
+    bound: crate::result::budget::cut::Bound,
+) -> Value {
     let empty = Map::new();
     let args = arguments.as_object().unwrap_or(&empty);
     if let Err(msg) = validate(READ_RESULT, args) {
@@ -148,17 +152,13 @@ pub fn read_result(arguments: &Value, kept: &SnapshotCache, max_tokens: usize) -
         ));
     };
     let marker = |cut: usize| {
-        crate::budget::cut_marker(
+        crate::result::budget::cut::cut_marker(
             rest.get(cut..).unwrap_or_default(),
-            max_tokens,
+            bound,
             Some(&format!("read_result id={id} offset={}", offset + cut)),
         )
     };
-    let answer = if max_tokens == 0 {
-        None
-    } else {
-        crate::budget::cut_to_budget(rest, max_tokens, &marker)
-    };
+    let answer = crate::result::budget::cut::cut_to_budget(rest, bound, &marker);
     json!({"content": [{"type": "text", "text": answer.unwrap_or_else(|| rest.to_string())}]})
 }
 
@@ -626,7 +626,11 @@ mod tests {
             );
         }
         // read_result's unknown id too (issue 24 item 13: it echoed a 200 KB id whole).
-        let text = error_text(&read_result(&json!({ "id": long }), &cache, 0));
+        let text = error_text(&read_result(
+            &json!({ "id": long }),
+            &cache,
+            crate::result::budget::cut::Bound::tokens(usize::MAX),
+        ));
         assert!(
             text.len() < 400 && !text.contains(&"x".repeat(41)),
             "{} bytes: {}",

@@ -7,14 +7,14 @@ use std::path::PathBuf;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::budget;
 use crate::describe::{self, CompressOptions};
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
 use crate::proxy_tools;
+use crate::result::budget::cut::{self, Bound};
 use crate::result::{self, FilterFigures, ResultLimits, ResultOptions, SnapshotCapture};
 use crate::snapshot::delta::{DeltaInput, Sent, SentPage};
-use crate::snapshot::SnapshotLimits;
+use crate::snapshot::{params, SnapshotLimits};
 use crate::snapshot_cache::{SnapshotCache, DEFAULT_CACHE_BYTES};
 use crate::stats::{self, SavingsTotals, Shrink, StatsMode};
 
@@ -39,8 +39,11 @@ pub struct SessionOptions {
     /// `moderate` and `aggressive`, and only with the proxy tools (a delta's unchanged lines
     /// are expanded through them).
     pub snapshot_deltas: bool,
-    /// The token budget of every result the client receives (`crate::budget`); 0: none.
+    /// The token budget of every result the client receives (`crate::result::budget`); 0: none.
     pub max_tokens: usize,
+    /// The character bound of every result's text the client receives (UTF-16 code units), a
+    /// second limit of the token budget (none without one); 0: none.
+    pub max_chars: usize,
     /// Drop `structuredContent` from every `tools/call` result (the proxy asked upstream for it).
     pub drop_structured_content: bool,
 }
@@ -54,11 +57,12 @@ impl SessionOptions {
             compact_schemas: false,
             stats: StatsMode::default(),
             describe_level: level,
-            proxy_tools: Self::proxy_tools_default(level, budget::DEFAULT_MAX_TOKENS),
+            proxy_tools: Self::proxy_tools_default(level, params::DEFAULT_MAX_TOKENS),
             cache_bytes: DEFAULT_CACHE_BYTES,
             raw_snapshots_dir: None,
             snapshot_deltas: Self::snapshot_deltas_default(level),
-            max_tokens: budget::DEFAULT_MAX_TOKENS,
+            max_tokens: params::DEFAULT_MAX_TOKENS,
+            max_chars: params::DEFAULT_MAX_CHARS,
             drop_structured_content: false,
         }
     }
@@ -73,6 +77,11 @@ impl SessionOptions {
     /// proxy tools bring back).
     pub fn proxy_tools_default(level: Level, max_tokens: usize) -> bool {
         level >= Level::Moderate || (level == Level::Light && max_tokens > 0)
+    }
+
+    /// What one result the client receives may cost, whole.
+    fn bound(&self) -> Bound {
+        result::budget::whole_bound(self.max_tokens, self.max_chars)
     }
 }
 
@@ -105,7 +114,9 @@ pub type SessionTotals = SavingsTotals;
 #[derive(Debug)]
 pub struct Session {
     options: SessionOptions,
-    tools_with_output_schema: HashSet<String>,
+    /// Tools that declared an `outputSchema`, each with the key of the one plain string it
+    /// declares, if that is all (`result::structured::plain_text_key`).
+    tools_with_output_schema: HashMap<String, Option<String>>,
     totals: SessionTotals,
     /// The same totals per upstream tool, for the ledger (`mcp-snapshot-filter stats`).
     tool_totals: BTreeMap<String, SessionTotals>,
@@ -144,7 +155,7 @@ pub struct Session {
 impl Session {
     pub fn new(options: SessionOptions) -> Session {
         Session {
-            tools_with_output_schema: HashSet::new(),
+            tools_with_output_schema: HashMap::new(),
             totals: SessionTotals::default(),
             tool_totals: BTreeMap::new(),
             pending_stats_line: None,
@@ -227,8 +238,11 @@ impl Session {
         let filtered = self.filter_with(tool_name, arguments_json, |options, capture| {
             let heavy = result::tools::is_content_heavy(tool_name);
             if options.level == Level::Off
-                || !(heavy || options.drop_structured_content || options.max_tokens > 0)
+                || !(heavy || options.drop_structured_content || options.budgeted())
             {
+                return Ok(None);
+            }
+            if !heavy && result::budget::fits_unread(response_json.len(), options) {
                 return Ok(None);
             }
             let (span, result) = result_member(response_json)?;
@@ -261,11 +275,17 @@ impl Session {
             level: self.options.level,
             snapshot: self.options.snapshot.clone(),
             limits: self.options.limits.clone(),
-            has_output_schema: self.tools_with_output_schema.contains(tool_name),
+            has_output_schema: self.tools_with_output_schema.contains_key(tool_name),
+            text_schema_key: self
+                .tools_with_output_schema
+                .get(tool_name)
+                .cloned()
+                .flatten(),
             drop_structured_content: self.options.drop_structured_content,
             requested_resource_types: Vec::new(),
             requested_console_types: Vec::new(),
             max_tokens: self.options.max_tokens,
+            max_chars: self.options.max_chars,
             // Only where read_result is listed (and so answered): else the marker says so.
             read_id: self
                 .is_proxy_tool(proxy_tools::READ_RESULT)
@@ -323,9 +343,9 @@ impl Session {
             }
             note.step
         });
-        let max_tokens = self.options.max_tokens;
+        let bound = self.options.bound();
         for note in &notes {
-            filtered.append_line_within(note, max_tokens);
+            filtered.append_line_within(note, bound);
         }
         self.last_figures = Some(filtered.figures);
         let figures = filtered.figures;
@@ -341,7 +361,7 @@ impl Session {
         }
         let mut body = stats::stats_body(shrink, &self.totals);
         if let Some(step) = budget_step {
-            body.push_str(&budget_note(step, self.options.max_tokens));
+            body.push_str(&budget_note(step, bound));
         }
         match self.options.stats {
             // Under a budget too small for it, the stats line is left out.
@@ -350,7 +370,7 @@ impl Session {
                     Some(Sent::Delta { .. }) => stats::delta_stats_line(shrink, budget_step),
                     _ => format!("[mcp-snapshot-filter: {body}]"),
                 };
-                filtered.append_line_within(&line, max_tokens);
+                filtered.append_line_within(&line, bound);
             }
             // The proxy's log adds its own `[mcp-snapshot-filter]` prefix.
             StatsMode::Stderr => self.pending_stats_line = Some(format!("{tool_name}: {body}")),
@@ -383,7 +403,7 @@ impl Session {
     /// A proxy tool's answer within the budget: over it, the whole answer is kept for
     /// `read_result` and the text cut at a line with a marker naming the next offset.
     fn answer_within_budget(&mut self, answer: Value) -> Value {
-        let max = self.options.max_tokens;
+        let bound = self.options.bound();
         let Some(text) = answer
             .get("content")
             .and_then(|c| c.get(0))
@@ -392,19 +412,19 @@ impl Session {
         else {
             return answer;
         };
-        if max == 0 || crate::tokens::estimate_tokens(text) <= max {
+        if bound.fits(text) {
             return answer;
         }
         let id = format!("r{}", self.cut_result_ids + 1);
         let full = text.to_string();
         let marker = |offset: usize| {
-            budget::cut_marker(
+            cut::cut_marker(
                 full.get(offset..).unwrap_or_default(),
-                max,
+                bound,
                 Some(&format!("read_result id={id} offset={offset}")),
             )
         };
-        let Some(cut) = budget::cut_to_budget(&full, max, &marker) else {
+        let Some(cut) = cut::cut_to_budget(&full, bound, &marker) else {
             return answer;
         };
         let mut answer = answer;
@@ -528,7 +548,7 @@ impl Session {
         };
         if tool_name == proxy_tools::READ_RESULT {
             let answer =
-                proxy_tools::read_result(&arguments, &self.cut_results, self.options.max_tokens);
+                proxy_tools::read_result(&arguments, &self.cut_results, self.options.bound());
             return Ok(self.answer_within_budget(answer).to_string());
         }
         let whole_page = crate::snapshot::SnapshotOptions {
@@ -598,7 +618,7 @@ impl Session {
         };
         options.drop_structured_content
             || result::tools::is_content_heavy(tool_name)
-            || budget::may_exceed(len, max_tokens)
+            || result::budget::may_exceed(len, max_tokens, options.max_chars)
     }
 
     /// Compresses a list result; for `tools/list` it also remembers which tools declare an
@@ -656,8 +676,9 @@ impl Session {
         };
         for tool in tools {
             if let Some(name) = tool.get("name").and_then(Value::as_str) {
-                if tool.get("outputSchema").is_some_and(Value::is_object) {
-                    self.tools_with_output_schema.insert(name.to_string());
+                if let Some(schema) = tool.get("outputSchema").filter(|s| s.is_object()) {
+                    let key = result::structured::plain_text_key(schema);
+                    self.tools_with_output_schema.insert(name.to_string(), key);
                 } else {
                     self.tools_with_output_schema.remove(name);
                 }
@@ -671,11 +692,11 @@ impl Session {
     }
 }
 
-/// ` | token budget 25,000: aggressive` (the last step the budget took).
-fn budget_note(step: &str, max_tokens: usize) -> String {
+/// ` | token budget 25.0k: aggressive` (the last step the budget took).
+fn budget_note(step: &str, bound: Bound) -> String {
     format!(
         " | token budget {}: {step}",
-        stats::format_count(max_tokens as u64)
+        stats::format_count(bound.tokens as u64)
     )
 }
 

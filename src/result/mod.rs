@@ -8,8 +8,6 @@
 //! untouched, and so does every section without a filter, byte for byte.
 
 pub mod budget;
-#[cfg(test)]
-mod budget_tests;
 pub mod console;
 #[cfg(test)]
 mod corpus_tests;
@@ -106,6 +104,9 @@ pub struct ResultOptions {
     /// The tool declared an `outputSchema` in `tools/list`: `structuredContent` must stay valid
     /// against it.
     pub has_output_schema: bool,
+    /// The key of the one plain string that `outputSchema` declares (`structured::plain_text_key`):
+    /// a `structuredContent` repeating the text there carries the filtered text.
+    pub text_schema_key: Option<String>,
     /// Drop `structuredContent` from every result, filtered or not (the proxy asked upstream for
     /// it to read the snapshot tree; the client did not).
     pub drop_structured_content: bool,
@@ -113,8 +114,11 @@ pub struct ResultOptions {
     pub requested_resource_types: Vec<String>,
     /// The call's `types` argument (list_console_messages): types never hidden.
     pub requested_console_types: Vec<String>,
-    /// The token budget of the whole result (`crate::budget`); 0: none.
+    /// The token budget of the whole result (`budget`); 0: none.
     pub max_tokens: usize,
+    /// The character bound of the whole result's text (UTF-16 code units, `budget`), a second
+    /// limit of the token budget (none without one); 0: none.
+    pub max_chars: usize,
     /// The id under which the session keeps the text a budget cut leaves out, named in the
     /// cut's marker (`read_result id=…`); `None` when the proxy tools are off.
     pub read_id: Option<String>,
@@ -127,10 +131,12 @@ impl ResultOptions {
             snapshot: SnapshotLimits::for_level(level),
             limits: ResultLimits::for_level(level),
             has_output_schema: false,
+            text_schema_key: None,
             drop_structured_content: false,
             requested_resource_types: Vec::new(),
             requested_console_types: Vec::new(),
             max_tokens: 0,
+            max_chars: 0,
             read_id: None,
         }
     }
@@ -159,6 +165,11 @@ impl ResultOptions {
         self
     }
 
+    /// A budget applies (a token budget, and with it the character bound).
+    pub fn budgeted(&self) -> bool {
+        self.max_tokens > 0
+    }
+
     /// Console limits with the types the agent asked for exempted.
     fn console_limits(&self) -> ConsoleLimits {
         let mut limits = self.limits.console.clone();
@@ -178,12 +189,104 @@ impl ResultOptions {
     }
 }
 
+/// The texts of a result's text blocks, in order.
+pub(crate) fn text_blocks(result: &Map<String, Value>) -> impl Iterator<Item = &str> {
+    result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+}
+
+/// Snapshot trees of a result read once, for the budget's ladder, which filters the result at
+/// several steps: each step clones a tree instead of parsing its body again. Looked up by the
+/// body's text, so a body not found here is parsed as usual.
+#[derive(Debug, Default)]
+pub struct ParsedTrees<'r> {
+    /// (body, its tree parsed from the text)
+    text: Vec<(&'r str, crate::snapshot::tree::Tree<'r>)>,
+    /// (body, its tree read from `structuredContent.snapshot`, that tree in the light notation)
+    structured: Vec<(&'r str, crate::snapshot::tree::Tree<'r>, String)>,
+}
+
+impl<'r> ParsedTrees<'r> {
+    /// The snapshot bodies of `result` parsed as `filter_result_map` would read them; `implied`
+    /// holds what the parsers spell out, a slot per body (bodies past the slots are not kept).
+    pub fn of(
+        tool_name: &str,
+        result: &'r Map<String, Value>,
+        implied: &'r mut [Vec<String>],
+    ) -> ParsedTrees<'r> {
+        let mut trees = ParsedTrees::default();
+        let mut slots = implied.iter_mut();
+        let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+        let structured = result
+            .get("structuredContent")
+            .and_then(|s| s.get("snapshot"))
+            .filter(|s| s.is_object());
+        let texts = text_blocks(result);
+        let playwright = crate::notation::playwright::is_playwright_tool(tool_name);
+        for text in texts {
+            let mut bodies = Vec::new();
+            if playwright {
+                bodies.extend(
+                    crate::notation::playwright::sections::find_yaml_snapshot(text)
+                        .map(|found| found.body),
+                );
+            } else {
+                for section in split_sections(text, is_error) {
+                    if section.kind != SectionKind::Snapshot {
+                        continue;
+                    }
+                    if let Some(at) = section.text.find('\n') {
+                        bodies.push(&section.text[at + 1..]);
+                    }
+                }
+            }
+            for body in bodies.into_iter().filter(|b| !b.is_empty()) {
+                let exact = structured
+                    .filter(|_| !playwright && !crate::notation::playwright::is_yaml_snapshot(body))
+                    .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body));
+                if let Some(tree) = exact {
+                    let raw = crate::notation::cdp::writer::render(&tree, false).text;
+                    trees.structured.push((body, tree, raw));
+                    continue;
+                }
+                let Some(slot) = slots.next() else {
+                    return trees;
+                };
+                let tree = crate::notation::notation_of(body).parse(body, slot);
+                trees.text.push((body, tree));
+            }
+        }
+        trees
+    }
+
+    fn text_tree(&self, body: &str) -> Option<crate::snapshot::tree::Tree<'r>> {
+        self.text
+            .iter()
+            .find(|(b, _)| *b == body)
+            .map(|(_, tree)| tree.clone())
+    }
+
+    fn structured_tree(&self, body: &str) -> Option<(crate::snapshot::tree::Tree<'r>, String)> {
+        self.structured
+            .iter()
+            .find(|(b, _, _)| *b == body)
+            .map(|(_, tree, raw)| (tree.clone(), raw.clone()))
+    }
+}
+
 /// The session's side of filtering a result's snapshot: in, what the agent holds of the page
 /// (deltas on when given); out, the raw body (for the proxy's cache) and, with deltas, what the
 /// agent holds once this result is sent.
 #[derive(Debug, Default)]
 pub struct SnapshotCapture<'p> {
     pub deltas: Option<DeltaInput<'p>>,
+    /// The result's trees read already (the budget's ladder), else each body is parsed.
+    pub trees: Option<&'p ParsedTrees<'p>>,
     pub raw: Option<String>,
     pub holds: Option<SentPage>,
     pub sent: Option<Sent>,
@@ -196,10 +299,18 @@ impl SnapshotCapture<'_> {
     /// Filters a snapshot body in whichever notation, as a delta where the rules allow.
     pub fn filter(&mut self, body: &str, options: &SnapshotOptions) -> FilteredSnapshot {
         self.raw = Some(body.to_string());
-        let Some(input) = self.deltas else {
-            return crate::notation::filter_snapshot(body, options);
+        let notation = crate::notation::notation_of(body);
+        let parsed = self.trees.and_then(|t| t.text_tree(body));
+        let out = match (self.deltas, parsed) {
+            (None, None) => return crate::notation::filter_snapshot(body, options),
+            (None, Some(tree)) => {
+                return crate::snapshot::filter_tree(notation, body, tree, options)
+            }
+            (Some(input), None) => filter_with_deltas(notation, body, options, input),
+            (Some(input), Some(tree)) => {
+                filter_tree_with_deltas(notation, body, tree, options, input)
+            }
         };
-        let out = filter_with_deltas(crate::notation::notation_of(body), body, options, input);
         self.keep(out)
     }
 
@@ -308,13 +419,13 @@ impl FilteredValue {
         }
     }
 
-    /// `append_line`, unless the line would take the result's text over `max_tokens` (0: no
-    /// budget): what the session adds after the filters (the stats line, the raw snapshot's
-    /// file) is left out rather than break the budget. True when the line went in.
-    pub fn append_line_within(&mut self, line: &str, max_tokens: usize) -> bool {
+    /// `append_line`, unless the line would take the result's text over `bound` (the whole
+    /// result's budget): what the session adds after the filters (the stats line, the raw
+    /// snapshot's file) is left out rather than break the budget. True when the line went in.
+    pub fn append_line_within(&mut self, line: &str, bound: budget::cut::Bound) -> bool {
         let before = self.changed_text_mut().map(|t| t.len());
         self.append_line(line);
-        if max_tokens == 0 || budget::text_tokens(&self.result) <= max_tokens {
+        if bound.holds_result(&self.result) {
             return true;
         }
         if let (Some(len), Some(text)) = (before, self.changed_text_mut()) {
@@ -382,8 +493,11 @@ pub fn filter_tool_result_capturing(
     if options.level == Level::Off
         || !(tools::is_content_heavy(tool_name)
             || options.drop_structured_content
-            || options.max_tokens > 0)
+            || options.budgeted())
     {
+        return Ok(None);
+    }
+    if !tools::is_content_heavy(tool_name) && budget::fits_unread(result_json.len(), options) {
         return Ok(None);
     }
     let value: Value = serde_json::from_str(result_json)
@@ -409,9 +523,7 @@ pub fn filter_tool_result_object(
             "result is not a JSON object".to_string(),
         ));
     };
-    if options.max_tokens == 0
-        || budget::text_tokens(&result) <= crate::budget::content_budget(options.max_tokens)
-    {
+    if !options.budgeted() || budget::content_bound(options).holds_result(&result) {
         if !heavy {
             return Ok(drop_asked_structured_content(result, options));
         }
@@ -429,6 +541,7 @@ pub(crate) fn filter_result_map(
 ) -> FilterResult<Option<FilteredValue>> {
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     let structured_bytes = structured::structured_content_bytes(&result);
+    let repeated = structured::repeated_text_key(&result);
     // The exact tree of the snapshot, when upstream gives it (taken out in place, put back
     // below): the snapshot is read from it rather than from its ambiguous text.
     let structured_snapshot = result
@@ -479,9 +592,14 @@ pub(crate) fn filter_result_map(
     let Some(changed_block) = changed_block else {
         return Ok(drop_asked_structured_content(result, options));
     };
-    let removed = structured::reconcile_structured_content(&mut result, options.has_output_schema);
-    figures.structured_bytes_removed = removed.len();
-    figures.structured_tokens_removed = tokens::estimate_tokens(&removed);
+    let removed = structured::reconcile_structured_content(
+        &mut result,
+        options.has_output_schema,
+        options.text_schema_key.as_deref(),
+        repeated.as_deref(),
+    );
+    figures.structured_bytes_removed = removed.bytes;
+    figures.structured_tokens_removed = removed.tokens;
     debug_assert!(figures.structured_bytes_removed <= structured_bytes);
     if options.drop_structured_content {
         result.remove("structuredContent");
@@ -603,12 +721,18 @@ fn filter_snapshot_section(
         level: options.level,
         limits: options.snapshot.clone(),
     };
-    let exact = structured_snapshot
-        .filter(|_| !crate::notation::playwright::is_yaml_snapshot(body))
-        .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body));
+    let read = capture.trees.and_then(|t| t.structured_tree(body));
+    let exact = read.or_else(|| {
+        structured_snapshot
+            .filter(|_| !crate::notation::playwright::is_yaml_snapshot(body))
+            .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body))
+            .map(|tree| {
+                let raw = crate::notation::cdp::writer::render(&tree, false).text;
+                (tree, raw)
+            })
+    });
     let filtered = match exact {
-        Some(tree) => {
-            let raw = crate::notation::cdp::writer::render(&tree, false).text;
+        Some((tree, raw)) => {
             let mut filtered = capture.filter_tree(body, tree, raw, &snapshot_options);
             if filtered.text == body {
                 // No smaller than upstream's text (a small page: the legend alone is 130

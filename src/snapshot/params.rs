@@ -1,5 +1,6 @@
 //! The per-level parameters of the lossy passes: one table, overridable field by field through
-//! `FilterOptions`. `usize::MAX` means "no limit".
+//! `FilterOptions`. `usize::MAX` means "no limit". The token budget's defaults and the limits
+//! of its steps past `aggressive` are here too.
 
 use crate::level::Level;
 
@@ -72,4 +73,62 @@ impl SnapshotLimits {
             },
         }
     }
+}
+
+/// The default token budget of one result (`--max-tokens`): Claude Code refuses a tool result
+/// over `MAX_MCP_OUTPUT_TOKENS`, 25,000 by default.
+pub const DEFAULT_MAX_TOKENS: usize = 25_000;
+
+/// Tokens a result's filters leave free under the budget for what the session appends after
+/// them: the stats line (about 50 estimated tokens with the budget note) and the raw snapshot
+/// file's line.
+pub const RESERVE_TOKENS: usize = 150;
+
+/// The default character bound of one result's text (`--max-chars`, UTF-16 code units): Claude
+/// Code writes a text result over 50,000 characters to a file and shows the model a path and a
+/// preview instead; under the bound every result stays inline.
+pub const DEFAULT_MAX_CHARS: usize = 50_000;
+
+/// Characters left free under the character bound for the session's lines after the filters.
+pub const RESERVE_CHARS: usize = 500;
+
+/// The limits of the token budget's steps past the lossy levels (`crate::result::budget`):
+/// fewer nodes and a shallower depth (whole subtrees behind one marker each), tighter script
+/// and console limits. Plain numbers: the result filters set them on their own limits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoarseLimits {
+    pub snapshot: SnapshotLimits,
+    /// evaluate_script: array items, string characters and depth shown.
+    pub max_array_items: usize,
+    pub max_string_chars: usize,
+    pub max_script_depth: usize,
+    /// Console: log messages and stack lines shown.
+    pub max_log_messages: usize,
+    pub max_stack_lines: usize,
+}
+
+/// The budget's steps after `aggressive`, in order: (name, limits).
+pub fn coarse_steps() -> [(&'static str, CoarseLimits); 2] {
+    let step = |nodes, depth, text, items, chars, script_depth, messages| CoarseLimits {
+        snapshot: SnapshotLimits {
+            max_nodes: nodes,
+            max_depth: depth,
+            max_similar_siblings: 2,
+            max_text_length: text,
+            max_text_per_container: text,
+            max_records: 1,
+            max_condensed_records: 0,
+            max_options: 1,
+            max_table_text: 0,
+        },
+        max_array_items: items,
+        max_string_chars: chars,
+        max_script_depth: script_depth,
+        max_log_messages: messages,
+        max_stack_lines: 1,
+    };
+    [
+        ("coarser", step(60, 12, 40, 5, 80, 4, 5)),
+        ("coarsest", step(25, 6, 30, 2, 40, 3, 2)),
+    ]
 }

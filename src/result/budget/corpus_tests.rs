@@ -1,7 +1,8 @@
 //! The token budget over every corpus result and every step of the recorded sessions, at every
-//! level and budgets of 25,000, 10,000 and 2,000: no result the session hands back is over it
-//! (the stats line and markers included), `off` touches nothing, and what a cut left out reads
-//! back whole through `read_result`.
+//! level and budgets of 25,000, 10,000 and 2,000 tokens under the default character bound
+//! (50,000), and 25,000 tokens under 10,000 characters (a Copilot-style client): no result the
+//! session hands back is over either (the stats line and markers included), `off` touches
+//! nothing, and what a cut left out reads back whole through `read_result`.
 
 use std::path::{Path, PathBuf};
 
@@ -84,30 +85,62 @@ fn all_calls() -> Option<Vec<Call>> {
     Some(calls)
 }
 
-fn text_tokens(result: &Value) -> usize {
+fn texts(result: &Value) -> impl Iterator<Item = &str> {
     result["content"]
         .as_array()
         .into_iter()
         .flatten()
         .filter(|b| b["type"] == "text")
         .filter_map(|b| b["text"].as_str())
-        .map(estimate_tokens)
-        .sum()
+}
+
+fn text_tokens(result: &Value) -> usize {
+    texts(result).map(estimate_tokens).sum()
+}
+
+/// Characters of the text blocks as a JS string counts them (what Claude Code bounds at 50,000).
+fn text_chars(result: &Value) -> usize {
+    texts(result).map(|t| t.encode_utf16().count()).sum()
 }
 
 static READ_ON: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"read_result id=(r[0-9]+) offset=([0-9]+)").expect("regex"));
 
 fn session(level: Level, max_tokens: usize) -> Session {
+    session_within(
+        level,
+        max_tokens,
+        crate::snapshot::params::DEFAULT_MAX_CHARS,
+    )
+}
+
+fn session_within(level: Level, max_tokens: usize, max_chars: usize) -> Session {
     let mut options = SessionOptions::for_level(level);
     options.max_tokens = max_tokens;
+    options.max_chars = max_chars;
     options.proxy_tools = level != Level::Off;
     options.stats = StatsMode::Inline;
     Session::new(options)
 }
 
 /// Pages through `read_result` from a marker's id and offset; every page within the budget.
-fn read_all(session: &mut Session, id: &str, mut offset: usize, max_tokens: usize) -> String {
+fn read_all(session: &mut Session, id: &str, offset: usize, max_tokens: usize) -> String {
+    read_all_within(
+        session,
+        id,
+        offset,
+        max_tokens,
+        crate::snapshot::params::DEFAULT_MAX_CHARS,
+    )
+}
+
+fn read_all_within(
+    session: &mut Session,
+    id: &str,
+    mut offset: usize,
+    max_tokens: usize,
+    max_chars: usize,
+) -> String {
     let mut whole = String::new();
     for _ in 0..10_000 {
         let args = json!({"id": id, "offset": offset}).to_string();
@@ -120,6 +153,7 @@ fn read_all(session: &mut Session, id: &str, mut offset: usize, max_tokens: usiz
         assert!(answer["isError"].is_null(), "{answer}");
         let text = answer["content"][0]["text"].as_str().unwrap_or_default();
         assert!(estimate_tokens(text) <= max_tokens);
+        assert!(text.encode_utf16().count() <= max_chars);
         let Some((page, marker)) = text.rsplit_once('\n').filter(|(_, m)| READ_ON.is_match(m))
         else {
             whole.push_str(text);
@@ -143,9 +177,14 @@ fn no_result_is_ever_over_the_budget() {
     assert!(calls.len() > 300, "{} calls", calls.len());
     let mut acted = 0usize;
     let mut cuts = 0usize;
-    for max_tokens in [25_000usize, 10_000, 2_000] {
+    for (max_tokens, max_chars) in [
+        (25_000usize, 50_000usize),
+        (10_000, 50_000),
+        (2_000, 50_000),
+        (25_000, 10_000),
+    ] {
         for level in [Level::Off, Level::Light, Level::Moderate, Level::Aggressive] {
-            let mut session = session(level, max_tokens);
+            let mut session = session_within(level, max_tokens, max_chars);
             let mut read_back = false;
             for (where_, tool, args, result) in &calls {
                 let out = session
@@ -161,6 +200,10 @@ fn no_result_is_ever_over_the_budget() {
                         text_tokens(&original) <= max_tokens,
                         "{where_} at {level:?}/{max_tokens}: forwarded over the budget"
                     );
+                    assert!(
+                        text_chars(&original) <= max_chars,
+                        "{where_} at {level:?}/{max_chars} chars: forwarded over the bound"
+                    );
                     continue;
                 };
                 let out: Value = serde_json::from_str(&out).expect("filtered JSON");
@@ -168,6 +211,11 @@ fn no_result_is_ever_over_the_budget() {
                 assert!(
                     tokens <= max_tokens,
                     "{where_} at {level:?}: {tokens} tokens over the budget of {max_tokens}"
+                );
+                let chars = text_chars(&out);
+                assert!(
+                    chars <= max_chars,
+                    "{where_} at {level:?}: {chars} characters over the bound of {max_chars}"
                 );
                 let text = out["content"]
                     .as_array()
@@ -185,7 +233,8 @@ fn no_result_is_ever_over_the_budget() {
                     if !read_back {
                         read_back = true;
                         let offset: usize = caps[2].parse().expect("offset");
-                        let rest = read_all(&mut session, &caps[1], offset, max_tokens);
+                        let rest =
+                            read_all_within(&mut session, &caps[1], offset, max_tokens, max_chars);
                         assert!(!rest.is_empty(), "{where_}");
                     }
                 }
