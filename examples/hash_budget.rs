@@ -10,29 +10,17 @@
 
 #[path = "support/corpus.rs"]
 mod corpus;
+#[path = "support/hash.rs"]
+mod hash;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use hash::Fnv;
 use mcp_snapshot_filter::level::Level;
 use mcp_snapshot_filter::session::{Session, SessionOptions};
 use mcp_snapshot_filter::stats::StatsMode;
 use serde_json::Value;
-
-struct Fnv(u64);
-
-impl Fnv {
-    fn new() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-}
 
 /// (tool, arguments JSON, result JSON).
 type Call = (String, String, String);
@@ -74,17 +62,7 @@ fn calls_of(path: &Path) -> Vec<Call> {
 }
 
 fn main() {
-    let mut corpus: Option<PathBuf> = None;
-    let mut per_file = false;
-    for arg in std::env::args().skip(1) {
-        match arg.as_str() {
-            "--per-file" => per_file = true,
-            _ => corpus = Some(PathBuf::from(arg)),
-        }
-    }
-    let corpus = corpus
-        .or_else(|| std::env::var_os("MCP_CORPUS_DIR").map(PathBuf::from))
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    let (corpus, per_file) = hash::corpus_args();
     let files = corpus::files_under(&corpus, &["json", "jsonl"]);
     let calls: Vec<(PathBuf, Vec<Call>)> = files.iter().map(|p| (p.clone(), calls_of(p))).collect();
     let count: usize = calls.iter().map(|(_, c)| c.len()).sum();

@@ -10,10 +10,12 @@
 
 #[path = "support/corpus.rs"]
 mod corpus;
+#[path = "support/hash.rs"]
+mod hash;
 
 use std::fs;
-use std::path::{Path, PathBuf};
 
+use hash::Fnv;
 use mcp_snapshot_filter::level::Level;
 use mcp_snapshot_filter::result::{self, ResultOptions};
 use mcp_snapshot_filter::snapshot::marker::read_marker;
@@ -48,37 +50,8 @@ const QUERIES: [(&str, bool); 4] = [
     ("e1", false),
 ];
 
-struct Fnv(u64);
-
-impl Fnv {
-    fn new() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    /// A field with its length first, so that field boundaries count.
-    fn field(&mut self, s: &str) {
-        self.write(&(s.len() as u64).to_le_bytes());
-        self.write(s.as_bytes());
-    }
-}
-
 fn main() {
-    let mut corpus: Option<PathBuf> = None;
-    let mut per_file = false;
-    for arg in std::env::args().skip(1) {
-        match arg.as_str() {
-            "--per-file" => per_file = true,
-            _ => corpus = Some(PathBuf::from(arg)),
-        }
-    }
-    let corpus = corpus
-        .or_else(|| std::env::var_os("MCP_CORPUS_DIR").map(PathBuf::from))
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    let (corpus, per_file) = hash::corpus_args();
     let files = corpus::files_under(&corpus, &["json", "jsonl"]);
     if files.is_empty() {
         eprintln!("hash_outputs: no corpus under {}", corpus.display());
