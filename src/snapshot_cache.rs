@@ -138,27 +138,17 @@ impl SnapshotCache {
     /// Puts back what the agent holds of `page` (its last snapshot was never delivered), while
     /// the page is cached and it fits; else the page's next snapshot is sent whole.
     pub fn restore_sent(&mut self, page: &str, sent: Option<SentPage>) {
-        let cap = self.cap_bytes;
-        let total = self.bytes;
-        let Some(entry) = self.entries.iter_mut().rev().find(|e| e.page == page) else {
+        let _ = self.take_sent(page);
+        let Some(sent) = sent else { return };
+        let add = sent.approx_bytes();
+        if self.bytes + add > self.cap_bytes {
             return;
-        };
-        let old = entry
-            .sent
-            .take()
-            .map_or(0, |s| s.approx_bytes())
-            .min(entry.bytes);
-        entry.bytes -= old;
-        let mut total = total - old;
-        if let Some(sent) = sent {
-            let add = sent.approx_bytes();
-            if total + add <= cap {
-                entry.bytes += add;
-                total += add;
-                entry.sent = Some(sent);
-            }
         }
-        self.bytes = total;
+        if let Some(entry) = self.entries.iter_mut().rev().find(|e| e.page == page) {
+            entry.bytes += add;
+            self.bytes += add;
+            entry.sent = Some(sent);
+        }
     }
 
     /// Marks what the agent holds of `page` as a whole page (after `expand_snapshot` without
