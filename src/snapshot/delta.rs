@@ -29,7 +29,7 @@ use std::hash::{BuildHasher, DefaultHasher, Hash, Hasher, RandomState};
 use once_cell::sync::Lazy;
 
 use super::marker::{hidden_run_end, write_run, ExpandTarget};
-use super::render::flatten;
+use super::render::{self, flatten};
 use super::tree::{DeltaMarks, NodeKind, Tree};
 use super::{apply_passes, filter_tree, FilteredSnapshot, Notation, SnapshotOptions};
 use crate::level::Level;
@@ -377,7 +377,7 @@ impl Fingerprint {
             while let Some(p) = at {
                 doc = p;
                 let Some(pn) = tree.nodes.get(p) else { break };
-                if pn.role.eq_ignore_ascii_case("iframe") && tree.uid_finds(p) {
+                if render::opens_frame(tree, p) {
                     break;
                 }
                 at = pn.parent;

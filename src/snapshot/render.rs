@@ -59,23 +59,25 @@ pub trait LineWriter<'t> {
     /// Whether the notation writes tables (`table`); if not, their records are written as
     /// nodes.
     fn writes_tables(&self) -> bool {
-        true
+        false
     }
 
     /// Writes the first `rows` records of `table` at `depth`: a header line (ended by
     /// `marker::write_table_uids` with `expand`), then one line per record. Returns the uids
-    /// its rows write.
+    /// its rows write. Asked only of a notation whose `writes_tables` is true.
     #[allow(clippy::too_many_arguments)]
     fn table(
         &mut self,
-        out: &mut String,
-        tree: &'t Tree<'_>,
-        table: &Table<'_>,
-        rows: usize,
-        depth: usize,
-        scope: Self::Scope,
-        expand: marker::ExpandTarget<'_>,
-    ) -> usize;
+        _out: &mut String,
+        _tree: &'t Tree<'_>,
+        _table: &Table<'_>,
+        _rows: usize,
+        _depth: usize,
+        _scope: Self::Scope,
+        _expand: marker::ExpandTarget<'_>,
+    ) -> usize {
+        0
+    }
 
     /// Writes the element `items[0]` at `depth`, and at will the siblings after it on its line
     /// (`items` runs to the end of the frame). `children` are its visible children (dropped
@@ -111,11 +113,14 @@ struct Frame<'t, S> {
 /// uid. Its dropped layout nodes are named at its end, expanding it (Playwright numbers an
 /// iframe's refs apart, so one range never spans two documents).
 fn opens_document(tree: &Tree<'_>, id: usize, depth: usize) -> bool {
-    depth == 0
-        || tree
-            .nodes
-            .get(id)
-            .is_some_and(|n| n.role.eq_ignore_ascii_case("iframe") && tree.uid_finds(id))
+    depth == 0 || opens_frame(tree, id)
+}
+
+/// Whether `id` is an iframe whose uid finds it: a document of its own inside the page.
+pub(crate) fn opens_frame(tree: &Tree<'_>, id: usize) -> bool {
+    tree.nodes
+        .get(id)
+        .is_some_and(|n| n.role.eq_ignore_ascii_case("iframe") && tree.uid_finds(id))
 }
 
 /// Fewest records a table is written for (fewer are written as nodes).

@@ -175,6 +175,10 @@ impl<'t> LineWriter<'t> for LightWriter {
         write_verbatim(out, raw);
     }
 
+    fn writes_tables(&self) -> bool {
+        true
+    }
+
     fn table(
         &mut self,
         out: &mut String,
@@ -536,7 +540,7 @@ fn write_cell(
 /// A table's lines without indent, split by `\n`: the header (a marker line), then one line per
 /// record. Returns the uids the rows write. Shared by both notations (Playwright quotes each
 /// line as a YAML item).
-pub(crate) fn write_table_lines(
+fn write_table_lines(
     out: &mut String,
     tree: &Tree<'_>,
     table: &Table<'_>,

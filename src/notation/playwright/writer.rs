@@ -14,10 +14,9 @@
 
 use super::parse::{next_ref, ref_implicable, NOREF};
 use super::yaml::{write_json_string, write_key, write_value};
-use crate::snapshot::marker::ExpandTarget;
 use crate::snapshot::render::{push_indent, render_with, LineWriter, Rendered, Written};
 use crate::snapshot::roles;
-use crate::snapshot::tree::{Node, NodeKind, Table, Tree};
+use crate::snapshot::tree::{Node, NodeKind, Tree};
 
 const LEGEND_LIGHT: &str = "# snapshot-filter light: a node shown without [ref=…] (not a link, button or control) has the ref after the previous one; [cursor=pointer] left out on links, buttons and controls";
 const LEGEND_LOSSY: &str = "# snapshot-filter: a node shown without [ref=…] (not a link, button or control) has the ref after the previous one; [cursor=pointer] left out on links, buttons and controls; '… N hidden' items, link urls, text cut at … ([cut=N] chars): expand_snapshot uid=<ref>";
@@ -148,42 +147,6 @@ impl<'t> LineWriter<'t> for YamlWriter {
     fn verbatim(&mut self, out: &mut String, raw: &str) {
         out.push_str(raw);
         out.push('\n');
-    }
-
-    /// Not yet: the YAML parser reads no table rows back (their records are written as nodes).
-    fn writes_tables(&self) -> bool {
-        false
-    }
-
-    /// A table as the light notation writes it (its header, then one line per record with
-    /// every control's ref), each line one quoted YAML item.
-    fn table(
-        &mut self,
-        out: &mut String,
-        tree: &'t Tree<'_>,
-        table: &Table<'_>,
-        rows: usize,
-        depth: usize,
-        _scope: (),
-        expand: ExpandTarget<'_>,
-    ) -> usize {
-        let mut line = String::new();
-        let shown = crate::notation::cdp::writer::write_table_lines(
-            &mut line, tree, table, rows, None, expand,
-        );
-        for (k, l) in line.lines().enumerate() {
-            if k == 0 {
-                self.marker(out, depth, l);
-            } else {
-                push_indent(out, depth);
-                out.push_str("- '");
-                out.push_str(&l.replace('\'', "''"));
-                out.push_str("'\n");
-            }
-        }
-        // The next ref is written out: none before it was implied.
-        self.prev_ref = None;
-        shown
     }
 
     /// A text node is one `- text:` line, whatever is under it.
