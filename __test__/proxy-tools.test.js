@@ -311,7 +311,7 @@ test('the wait for an in-flight snapshot is bounded', async () => {
     stdout,
     exit: () => {},
     isFilteredTool: native.isFilteredTool,
-    localTools: { has: (name) => session.isProxyTool(name), call: (name, args) => session.callProxyTool(name, args) },
+    localTools: { has: (name) => session.isProxyTool(name), answer: (name, args, meta) => session.answerProxyTool(name, args, meta) },
     snapshotWaitMs: 300,
   })
   try {

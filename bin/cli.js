@@ -1,12 +1,17 @@
 #!/usr/bin/env node
+// @ts-check
 'use strict'
 
 const { parseArgs, UsageError, HELP, SUBCOMMANDS } = require('./options.js')
 const { log } = require('./log.js')
 const { loadNative } = require('./native.js')
 
-/** The native session's configuration from the parsed options. */
+/**
+ * The native session's configuration from the parsed options.
+ * @returns {import('../index').SessionConfig}
+ */
 function sessionConfig(options, { dropStructuredContent = false } = {}) {
+  /** @type {import('../index').SessionConfig} */
   const config = {
     filter: { level: options['filter-level'], maxTokens: options['max-tokens'], maxChars: options['max-chars'] },
     stats: options.stats,
@@ -53,23 +58,25 @@ function ledgerUpstream(parsed, remote) {
 }
 
 async function main(argv) {
-  let parsed
+  /** @type {import('./options.js').InfoArgs | import('./options.js').ProxyArgs} */
+  let read
   try {
-    parsed = parseArgs(argv)
+    read = parseArgs(argv)
   } catch (err) {
     if (!(err instanceof UsageError)) throw err
     log(`error: ${err.message}`)
     process.exitCode = 2
     return
   }
-  if (parsed.mode === 'help') {
+  if (read.mode === 'help') {
     process.stdout.write(HELP)
     return
   }
-  if (parsed.mode === 'version') {
+  if (read.mode === 'version') {
     process.stdout.write(`${require('../package.json').version}\n`)
     return
   }
+  const parsed = read
   for (const warning of parsed.warnings) log(`warning: ${warning}`)
 
   const native = loadNative(log)
@@ -104,7 +111,6 @@ async function main(argv) {
     // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.
     localTools: {
       has: (name) => session.isProxyTool(name),
-      call: (name, argumentsJson) => session.callProxyTool(name, argumentsJson),
       // In the upstream's protocol era, for the client the request's _meta names.
       answer: (name, argumentsJson, metaJson) => session.answerProxyTool(name, argumentsJson, metaJson),
     },

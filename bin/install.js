@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 
 // `mcp-snapshot-filter install` / `uninstall`: rewrites an MCP server entry the user already has

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 
 // A JSON reader that keeps byte positions, for `install`/`uninstall`: they change a few values

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 
 // The savings ledger: one JSON line per proxy session, appended when the session ends, read by

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 
 // Everything the proxy says goes to stderr: stdout carries MCP messages only.

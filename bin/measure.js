@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 
 // `mcp-snapshot-filter measure`: runs the proxy's own native filters over saved results and
@@ -61,6 +62,7 @@ reported on stderr and skipped), 2 on a usage error or a path that does not exis
 // ---- options ----
 
 function parseMeasureArgs(argv) {
+  /** @type {{help: boolean, levels: string[] | null, allLevels: boolean, json: boolean, wide: boolean, paths: string[]}} */
   const opts = { help: false, levels: null, allLevels: false, json: false, wide: false, paths: [] }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
@@ -95,6 +97,8 @@ function tokenCounter(native, env = process.env) {
   const forced = env.MCP_SNAPSHOT_FILTER_TOKENS === 'estimate'
   if (!forced) {
     try {
+      // A dev dependency, resolved through its package exports (which tsc's node resolution does not read).
+      // @ts-ignore
       const { countTokens } = require('gpt-tokenizer/encoding/o200k_base')
       return { name: 'o200k', description: 'o200k_base tokens (gpt-tokenizer)', exact: true, count: countTokens }
     } catch {
@@ -122,6 +126,7 @@ class InputError extends Error {
 
 /** Files to measure, in a stable order: [{ file, label, walked }], plus path errors. */
 function collectFiles(paths) {
+  /** @type {{file: string, label?: string, walked: boolean}[]} */
   const files = []
   const errors = []
   for (const given of paths) {
@@ -190,7 +195,11 @@ function isObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v)
 }
 
-/** An item to measure from a result whose request is known or guessed. */
+/**
+ * An item to measure from a result whose request is known or guessed.
+ * @param {any} result
+ * @param {{method?: string, tool?: string, args?: unknown, where: string}} request
+ */
 function resultItem(result, { method, tool, args, where }) {
   if (!isObject(result)) throw new InputError(`${where}: result is not an object`)
   if (method === 'tools/call' || (method === undefined && Array.isArray(result.content))) {
@@ -522,6 +531,7 @@ function formatTable(report, { wide = false, maxWidth = 100, notes = true } = {}
   // The narrow table names files below their shared directory, said once above it.
   const dir = wide ? '' : commonDir(report.rows.map((r) => r.file))
   // [header, cell of a row, cell of a total, right-aligned]
+  /** @type {any[][]} */
   const columns = [
     ['file', (r) => r.file.slice(dir.length), (t) => `**total** (${t.results})`, false],
     ['tool', (r) => `${r.tool}${r.toolInferred ? '*' : ''}`, () => '', false],

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 
 // Loads the native addon and, when that fails, tells the user which prebuilt package is
@@ -20,7 +21,7 @@ const BUILD_FROM_SOURCE =
 function detectMusl() {
   if (process.platform !== 'linux') return false
   try {
-    const report = process.report?.getReport?.()
+    const report = /** @type {any} */ (process.report?.getReport?.())
     if (report?.header?.glibcVersionRuntime) return false
     return (report?.sharedObjects ?? []).some((f) => f.includes('libc.musl-') || f.includes('ld-musl-'))
   } catch {

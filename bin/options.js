@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 
 // Command-line and environment options of the proxy. Flags win over environment variables;
@@ -261,12 +262,26 @@ function parseSize(raw) {
   return Number(m[1]) * unit
 }
 
+/** @typedef {{mode: 'help'} | {mode: 'version'}} InfoArgs */
+
 /**
- * Parses argv (without node and the script). Returns { mode: 'help'|'version'|'proxy', options,
- * command, args, warnings } or throws UsageError.
+ * @typedef {object} ProxyArgs
+ * @property {'proxy'} mode
+ * @property {Record<string, any>} options by option name (OPTIONS), coerced
+ * @property {string | null} command the upstream command (null with --upstream-url)
+ * @property {string[]} args
+ * @property {string[]} warnings
+ * @property {boolean} [dropStructuredContent] the proxy asked the default upstream for structuredContent
+ */
+
+/**
+ * Parses argv (without node and the script), or throws UsageError.
+ * @param {string[]} argv
+ * @returns {InfoArgs | ProxyArgs}
  */
 function parseArgs(argv, env = process.env) {
   const byName = new Map(OPTIONS.map((o) => [o.name, o]))
+  /** @type {Record<string, any>} */
   const options = {}
   for (const opt of OPTIONS) {
     if (env[opt.env] !== undefined) options[opt.name] = coerce(opt, env[opt.env], `environment variable ${opt.env}`)

@@ -53,7 +53,7 @@ function pageOf(argumentsJson) {
 class Proxy {
   /**
    * @param {object} opts
-   * @param {string} [opts.command] upstream executable (for the default stdio upstream)
+   * @param {string | null} [opts.command] upstream executable (for the default stdio upstream)
    * @param {string[]} [opts.args] upstream arguments
    * @param {object} [opts.upstream] an upstream with the interface of StdioUpstream (instead of command/args)
    * @param {import('../index').FilterSession} opts.session native filter session: every upstream
@@ -65,9 +65,9 @@ class Proxy {
    * @param {(tool: string) => boolean} [opts.isFilteredTool] which tools' results the filter
    *   rewrites whatever their size (a call of the proxy's own tools waits for such a call of its
    *   page still in flight)
-   * @param {{has(name: string): boolean, call(name: string, argumentsJson: string): string, answer?(name: string, argumentsJson: string, metaJson: string | null): string}} [opts.localTools]
-   *   tools the proxy answers itself (expand_snapshot, search_snapshot): `call` returns the result's JSON;
-   *   `answer`, when given, the response's `"result":…` or `"error":…` member in the request's era (src/era.rs)
+   * @param {{has(name: string): boolean, answer(name: string, argumentsJson: string, metaJson: string | null): string}} [opts.localTools]
+   *   tools the proxy answers itself (expand_snapshot, search_snapshot): `answer` returns the
+   *   response's `"result":…` or `"error":…` member in the request's era (src/era.rs)
    * @param {number} [opts.snapshotWaitMs] how long a call of those waits for a snapshot in flight
    */
   constructor(opts) {
@@ -96,7 +96,8 @@ class Proxy {
   }
 
   async start() {
-    this.upstream ??= new StdioUpstream({ command: this.command, args: this.args })
+    // Without an upstream object, cli.js always names a command.
+    this.upstream ??= new StdioUpstream({ command: /** @type {string} */ (this.command), args: this.args ?? [] })
     this.upstream.online = (line) => this.fromUpstreamLine(line)
     this.upstream.onerror = (err) => this.upstreamError(err)
     this.upstream.ondrain = () => this.stdin.resume()
@@ -428,11 +429,12 @@ class Proxy {
   }
 
   answerLocally(m) {
+    const tools = /** @type {NonNullable<Proxy['localTools']>} */ (this.localTools)
     const name = m.msg.params.name
     const argumentsJson = m.paramText('arguments') ?? '{}'
     const metaJson = m.paramText('_meta') ?? null
     Promise.resolve(this.snapshotInFlight(pageOf(argumentsJson)))
-      .then(() => (this.localTools.answer ? this.localTools.answer(name, argumentsJson, metaJson) : `"result":${this.localTools.call(name, argumentsJson)}`))
+      .then(() => tools.answer(name, argumentsJson, metaJson))
       .then(
         (member) => this.toClient(`{"jsonrpc":"2.0","id":${m.idJson},${member}}`),
         (err) => this.replyError(m.idJson, -32603, `Internal error: ${err.message}`),
@@ -462,6 +464,7 @@ class Proxy {
   }
 }
 
+/** @returns {Promise<void>} */
 function flush(stream) {
   return new Promise((resolve) => {
     if (!stream.writableNeedDrain || stream.destroyed) return resolve()

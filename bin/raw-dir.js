@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 
 // The --raw-snapshots-dir directory: created private if missing, and refused when someone else

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 
 // `mcp-snapshot-filter stats`: what the proxy saved per day and per upstream tool, from the
@@ -34,6 +35,7 @@ Sizes are decimal (1 KB = 1000 bytes). Tokens are the proxy's own estimate, whic
 `
 
 function parseStatsArgs(argv) {
+  /** @type {{help: boolean, json: boolean, days: number | null}} */
   const opts = { help: false, json: false, days: null }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
@@ -61,7 +63,10 @@ function add(into, t) {
   into.deltaBytesSaved += t.deltaBytesSaved || 0
 }
 
-/** Per-day and per-(upstream, tool) totals of the entries since `firstDay` (inclusive). */
+/**
+ * Per-day and per-(upstream, tool) totals of the entries since `firstDay` (inclusive).
+ * @param {string | null} [firstDay]
+ */
 function summarize(entries, firstDay = null) {
   const days = new Map()
   const tools = new Map()

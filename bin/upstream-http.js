@@ -619,6 +619,8 @@ class HttpUpstream {
    * The upstream is lost (`reason`): every request waiting on the old connection is failed,
    * then new connections are tried with backoff for `retryMs`; messages sent meanwhile wait, and
    * so does the one that found the upstream gone (`except`) when the upstream never received it.
+   * @param {string} reason
+   * @param {any} [except]
    */
   reconnect(reason, except = null) {
     if (this.reconnecting || this.closed) return this.reconnecting

@@ -60,7 +60,8 @@ class StdioUpstream {
     this.exitCode = undefined
     this.exitSignal = undefined
     this.closing = null
-    this.exitTimer = null
+    /** @type {NodeJS.Timeout | undefined} */
+    this.exitTimer = undefined
     this.reportedClose = false
     /** @type {(line: Buffer) => void} */
     this.online = () => {}
@@ -74,6 +75,7 @@ class StdioUpstream {
     this.onclose = () => {}
   }
 
+  /** @returns {Promise<void>} */
   start() {
     return new Promise((resolve, reject) => {
       const child = spawn(this.command, this.args, {
