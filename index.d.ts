@@ -63,8 +63,6 @@ export declare class FilterSession {
    * (`initialize`, `server/discover`, a list): the proxy's own answers then speak it.
    */
   learnEra(method: string, resultJson: string): void
-  /** The era learned so far: `'legacy'`, `'modern'`, or `null` before anything told. */
-  get protocolEra(): string | null
   /**
    * The next result filtered is for the client the request's `_meta` (`metaJson`) names:
    * snapshots and deltas are kept per client (`clientInfo`), so none gets a delta against
@@ -252,7 +250,7 @@ export declare function inferTool(text: string): string | null
 
 /**
  * True when `filterToolResult` may change results of the named tool whatever their size:
- * the others only when `mayExceedBudget` says they may be over the token budget.
+ * the others only when they may be over the token budget.
  */
 export declare function isFilteredTool(toolName: string): boolean
 
@@ -264,13 +262,6 @@ export declare function isFilteredTool(toolName: string): boolean
  * of crossing the boundary, measured on the very call (core noise cancels out).
  */
 export declare function lastCoreTime(): number | null
-
-/**
- * True when text of `length` UTF-16 code units (or bytes) may be over a token budget of
- * `maxTokens` (0: no budget) by the estimate, or over its character bound of `maxChars` (absent
- * or 0: none): a result of another tool that is not need not cross into native code.
- */
-export declare function mayExceedBudget(length: number, maxTokens: number, maxChars?: number | undefined | null): boolean
 
 /** What a response answers, as the proxy's `route` callback tells `routeResponse`. */
 export interface ResponseRoute {

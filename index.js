@@ -847,6 +847,5 @@ module.exports.formatCount = nativeBinding.formatCount
 module.exports.inferTool = nativeBinding.inferTool
 module.exports.isFilteredTool = nativeBinding.isFilteredTool
 module.exports.lastCoreTime = nativeBinding.lastCoreTime
-module.exports.mayExceedBudget = nativeBinding.mayExceedBudget
 module.exports.searchSnapshot = nativeBinding.searchSnapshot
 module.exports.snapshotBody = nativeBinding.snapshotBody

@@ -20,7 +20,6 @@ const { pathToFileURL } = require('node:url')
 
 const ROOT = path.resolve(__dirname, '..')
 const LEVELS = ['light', 'moderate', 'aggressive']
-const SNAPSHOT_HEADER = '## Latest page snapshot\n'
 // The tools the seed's proxy filtered, and how (its README).
 const RESPONSE_TOOLS = new Set(['take_snapshot', 'click', 'fill', 'fill_form', 'hover', 'press_key', 'type_text', 'navigate_page', 'list_network_requests', 'list_console_messages', 'drag', 'upload_file', 'select_page', 'wait_for'])
 const EVALUATE_TOOLS = new Set(['evaluate_script', 'take_memory_snapshot'])
@@ -64,14 +63,11 @@ function inputs(corpus) {
   return out.sort((a, b) => (a.file < b.file ? -1 : 1))
 }
 
-function snapshotBody(json) {
+/** The snapshot section body of a result (JSON), as the native filter reads it. */
+function snapshotBody(native, json) {
   for (const block of JSON.parse(json).content ?? []) {
-    if (typeof block?.text !== 'string') continue
-    const start = block.text.indexOf(SNAPSHOT_HEADER)
-    if (start === -1) continue
-    const rest = block.text.slice(start + SNAPSHOT_HEADER.length)
-    const end = rest.indexOf('\n## ')
-    return end === -1 ? rest : rest.slice(0, end + 1)
+    const body = typeof block?.text === 'string' ? native.snapshotBody(block.text) : null
+    if (body !== null) return body
   }
   return null
 }
@@ -126,7 +122,7 @@ async function main() {
     console.log(`SKIPPED: no chrome-devtools-mcp results under ${opts.corpus}; nothing compared.`)
     return
   }
-  const bodies = all.map((c) => snapshotBody(c.json)).filter((b) => b !== null)
+  const bodies = all.map((c) => snapshotBody(native, c.json)).filter((b) => b !== null)
   const mb = all.reduce((n, c) => n + Buffer.byteLength(c.json), 0) / 1e6
   const chars = opts.maxChars === undefined ? 'the default character bound' : `a character bound of ${opts.maxChars}`
   console.log(`${all.length} results (${fmt(mb)} MB), ${bodies.length} snapshot bodies; ${opts.ms} ms of alternating rounds per input and level; default budget: 25,000 tokens, ${chars}.\n`)

@@ -274,4 +274,5 @@ module.exports = {
   replaceMember,
   idKey,
   idKeyOfJson,
+  idJsonIn,
 }

@@ -10,13 +10,15 @@ const fs = require('node:fs')
 const path = require('node:path')
 
 const { LEVELS, UsageError } = require('./options.js')
-const { LIST_METHODS } = require('./proxy.js')
 
 /** Levels shown by --all-levels (`off` saves nothing by definition). */
 const ALL_LEVELS = ['light', 'moderate', 'aggressive']
 const DEFAULT_LEVEL = 'moderate'
 const WALKED_EXTENSIONS = new Set(['.json', '.jsonl', '.txt', '.log'])
 const SAMPLES_DIR = path.join(__dirname, '..', 'samples')
+// The list results the session compresses (src/describe/mod.rs LIST_METHODS decides for the proxy):
+// a recorded list is measured as one.
+const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'])
 
 const HELP = `mcp-snapshot-filter measure — what the filters save on your own saved results
 
@@ -641,4 +643,4 @@ function main(argv, { stdout = process.stdout, stderr = process.stderr, env = pr
   return report.errors.length > 0 ? 1 : 0
 }
 
-module.exports = { main, measure, parseInput, parseMeasureArgs, tokenCounter, collectFiles, modelText, inferTool, formatTable, HELP, SAMPLES_DIR }
+module.exports = { main, measure, parseInput, parseMeasureArgs, tokenCounter, collectFiles, modelText, inferTool, HELP, SAMPLES_DIR }

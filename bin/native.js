@@ -121,14 +121,26 @@ function isResolvable(name, resolve) {
   }
 }
 
-/** Loads the addon; on failure logs what to do and exits 1. */
-function loadNative(log) {
+/**
+ * Loads the addon; on failure gives `log` what to do, line by line, and returns null.
+ * @param {(line: string) => void} log
+ * @returns {typeof import('../index') | null}
+ */
+function tryLoadNative(log) {
   try {
     return require('../index.js')
   } catch (err) {
     for (const line of describeLoadFailure(err)) log(line)
-    process.exit(1)
+    return null
   }
 }
 
-module.exports = { loadNative, describeLoadFailure, platformSuffix, tripleSuffix, supportedPackages, detectMusl }
+/**
+ * Loads the addon; on failure logs what to do and exits 1.
+ * @param {(line: string) => void} log
+ */
+function loadNative(log) {
+  return tryLoadNative(log) ?? process.exit(1)
+}
+
+module.exports = { loadNative, tryLoadNative, describeLoadFailure, platformSuffix, tripleSuffix, supportedPackages, detectMusl }

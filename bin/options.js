@@ -363,4 +363,4 @@ function parseArgs(argv, env = process.env) {
   return { mode: 'proxy', options, command, args, warnings, dropStructuredContent: askStructured }
 }
 
-module.exports = { parseArgs, UsageError, HELP, SUBCOMMANDS, mistypedSubcommand, LEVELS, OPTIONS, DEFAULT_UPSTREAM, STRUCTURED_FLAG, parseSize }
+module.exports = { parseArgs, UsageError, HELP, SUBCOMMANDS, LEVELS, OPTIONS, DEFAULT_UPSTREAM, STRUCTURED_FLAG, parseSize }

@@ -18,8 +18,6 @@ const { readLine, readMessage, idKeyOfJson } = require('./jsonrpc.js')
 const { StdioUpstream, SHUTDOWN_STEP_MS } = require('./upstream-stdio.js')
 const { log } = require('./log.js')
 
-const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'])
-
 // JSON-RPC error codes the proxy itself answers with.
 const PARSE_ERROR = -32700
 const INVALID_REQUEST = -32600
@@ -477,4 +475,4 @@ function flush(stream) {
   })
 }
 
-module.exports = { Proxy, LIST_METHODS }
+module.exports = { Proxy }

@@ -163,15 +163,10 @@ function main(argv, { stdout = process.stdout, stderr = process.stderr, env = pr
     stdout.write(`${why}: the proxy appends one line there at the end of each session that filtered a result (unless run with --no-ledger or MCP_SNAPSHOT_FILTER_LEDGER=off).\n`)
     return 0
   }
-  let fmt
-  try {
-    fmt = require('../index.js')
-  } catch (err) {
-    for (const line of require('./native.js').describeLoadFailure(err)) stderr.write(`mcp-snapshot-filter stats: ${line}\n`)
-    return 1
-  }
+  const fmt = require('./native.js').tryLoadNative((line) => stderr.write(`mcp-snapshot-filter stats: ${line}\n`))
+  if (!fmt) return 1
   stdout.write(formatReport(fmt, file, summary, data.bad))
   return 0
 }
 
-module.exports = { main, summarize, parseStatsArgs, formatReport, HELP }
+module.exports = { main, summarize, parseStatsArgs, HELP }

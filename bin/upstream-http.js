@@ -24,7 +24,7 @@ const { StreamableHTTPClientTransport, SSEClientTransport, SdkHttpError, SseErro
 const { Agent, fetch: undiciFetch, setGlobalDispatcher } = require('undici')
 
 const { log } = require('./log.js')
-const { memberText, replaceMember, idKeyOfJson } = require('./jsonrpc.js')
+const { memberText, replaceMember, idKeyOfJson, idJsonIn } = require('./jsonrpc.js')
 const { DEFAULT_MAX_LINE_BYTES } = require('./line-buffer.js')
 
 const UPSTREAM_GONE = -32000
@@ -70,12 +70,6 @@ function isLoopback(hostname) {
 // of them; its answer goes back to the client under the id's text as the client wrote it.
 function idKey(id) {
   return `${typeof id}:${id}`
-}
-
-
-/** The id's JSON text as the client wrote it. */
-function idJsonOf(text, msg) {
-  return (typeof msg.id !== 'string' && memberText(text, 'id')) || JSON.stringify(msg.id)
 }
 
 function isRequest(msg) {
@@ -263,7 +257,7 @@ class HttpUpstream {
     const text = message.toString()
     const msg = JSON.parse(text)
     if (isRequest(msg)) {
-      const idJson = idJsonOf(text, msg)
+      const idJson = /** @type {string} */ (idJsonIn(text, msg))
       const id = ++this.requestSeq
       const entry = { id, idJson, clientKey: idKeyOfJson(idJson), method: msg.method, transport: null, abort: new AbortController() }
       if (this.closed) {

@@ -254,22 +254,10 @@ pub fn filter_tool_result(
 }
 
 /// True when `filterToolResult` may change results of the named tool whatever their size:
-/// the others only when `mayExceedBudget` says they may be over the token budget.
+/// the others only when they may be over the token budget.
 #[napi]
 pub fn is_filtered_tool(tool_name: String) -> bool {
     crate::result::tools::is_content_heavy(&tool_name)
-}
-
-/// True when text of `length` UTF-16 code units (or bytes) may be over a token budget of
-/// `maxTokens` (0: no budget) by the estimate, or over its character bound of `maxChars` (absent
-/// or 0: none): a result of another tool that is not need not cross into native code.
-#[napi]
-pub fn may_exceed_budget(length: f64, max_tokens: u32, max_chars: Option<u32>) -> bool {
-    crate::result::budget::may_exceed(
-        length.max(0.0) as usize,
-        max_tokens as usize,
-        max_chars.unwrap_or(0) as usize,
-    )
 }
 
 /// Compresses the descriptions of a `tools/list`, `prompts/list`, `resources/list` or
@@ -768,12 +756,6 @@ impl FilterSession {
         #[napi(ts_arg_type = "string")] result_json: TextArg,
     ) {
         self.era.learn(&method, &result_json.0);
-    }
-
-    /// The era learned so far: `'legacy'`, `'modern'`, or `null` before anything told.
-    #[napi(getter)]
-    pub fn protocol_era(&self) -> Option<String> {
-        self.era.kind().map(|k| k.as_str().to_string())
     }
 
     /// The next result filtered is for the client the request's `_meta` (`metaJson`) names:
