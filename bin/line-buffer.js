@@ -79,6 +79,26 @@ class LineBuffer {
     return item[item.length - 1] === 13 ? item.subarray(0, -1) : item
   }
 
+  /**
+   * Hands each complete line to `online` and each too-long line's MessageLineError to
+   * `onerror`, in arrival order, until none is complete.
+   * @param {(line: Buffer) => void} online
+   * @param {(err: Error) => void} onerror
+   */
+  drain(online, onerror) {
+    for (;;) {
+      let line
+      try {
+        line = this.readLine()
+      } catch (err) {
+        onerror(err)
+        continue
+      }
+      if (line === null) return
+      online(line)
+    }
+  }
+
   clear() {
     this.partial = []
     this.partialBytes = 0

@@ -132,17 +132,7 @@ class Proxy {
 
   fromClientChunk(chunk) {
     this.clientLines.append(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
-    for (;;) {
-      let line
-      try {
-        line = this.clientLines.readLine()
-      } catch (err) {
-        this.clientError(err)
-        continue
-      }
-      if (line === null) return
-      this.fromClientLine(line)
-    }
+    this.clientLines.drain((line) => this.fromClientLine(line), (err) => this.clientError(err))
   }
 
   fromClientLine(line) {

@@ -123,17 +123,7 @@ class StdioUpstream {
 
   receive(chunk) {
     this.lines.append(chunk)
-    for (;;) {
-      let line
-      try {
-        line = this.lines.readLine()
-      } catch (err) {
-        this.onerror(err)
-        continue
-      }
-      if (line === null) return
-      this.online(line)
-    }
+    this.lines.drain((line) => this.online(line), (err) => this.onerror(err))
   }
 
   send(text) {
