@@ -15,7 +15,8 @@ use std::collections::VecDeque;
 use serde_json::{json, Map, Value};
 
 use crate::error::FilterResult;
-use crate::session::{ClientState, Session};
+use crate::held::Held;
+use crate::session::Session;
 
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 pub const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -63,7 +64,7 @@ pub struct Era {
     /// The client whose state the session holds now (`client_key`).
     holder: String,
     /// The other clients' states, least recently used first.
-    parked: VecDeque<(String, ClientState)>,
+    parked: VecDeque<(String, Held)>,
 }
 
 impl Era {
@@ -217,17 +218,18 @@ impl Era {
         if key == self.holder {
             return;
         }
-        let mut state = match self.parked.iter().position(|(k, _)| *k == key) {
-            Some(at) => self
-                .parked
-                .remove(at)
-                .map_or_else(|| session.fresh_client_state(), |(_, s)| s),
-            None => session.fresh_client_state(),
-        };
-        session.swap_client_state(&mut state);
+        let mut held = self
+            .parked
+            .iter()
+            .position(|(k, _)| *k == key)
+            .and_then(|at| self.parked.remove(at))
+            .map_or_else(|| Held::new(session.options().cache_bytes), |(_, h)| h);
+        std::mem::swap(session.held_mut(), &mut held);
+        // Its last answer was routed (delivered or not) before this request came.
+        held.settle();
         let previous = std::mem::replace(&mut self.holder, key);
-        if !state.is_empty() {
-            self.parked.push_back((previous, state));
+        if !held.is_empty() {
+            self.parked.push_back((previous, held));
         }
         let max_bytes = session.options().cache_bytes.saturating_mul(2);
         while self.parked.len() > MAX_PARKED_CLIENTS
@@ -511,6 +513,84 @@ mod tests {
             kept.contains("delta against snapshot 1"),
             "{}",
             &kept[..200]
+        );
+    }
+
+    /// The text of a proxy tool's answer for the client `meta` names.
+    fn tool_text(
+        era: &mut Era,
+        session: &mut Session,
+        meta: &str,
+        tool: &str,
+        args: &str,
+    ) -> String {
+        let member = era
+            .answer_proxy_tool(session, tool, Some(args), Some(meta))
+            .expect("answers");
+        let reply: Value = serde_json::from_str(&format!("{{{member}}}")).expect("member is JSON");
+        reply["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// What one client holds is its own whole: its cut texts and what it was sent of a page
+    /// survive another client's results, and a stray "not delivered" while another client is
+    /// held puts nothing of the first client's into it.
+    #[test]
+    fn each_client_holds_its_own_cut_texts_and_pages_whatever_the_others_do() {
+        let mut era = Era::new();
+        let mut options = SessionOptions::for_level(Level::Moderate);
+        options.max_tokens = 1_000;
+        let mut session = Session::new(options);
+        let (alice, bob) = (meta_of("alice"), meta_of("bob"));
+        let long = |who: &str| {
+            let text: String = (0..400).map(|i| format!("{who} line {i}\n")).collect();
+            json!({"content": [{"type": "text", "text": text}]}).to_string()
+        };
+        let cut_for = |era: &mut Era, session: &mut Session, meta: &str, who: &str| {
+            era.use_client(session, Some(meta));
+            let out = session
+                .filter_tool_result("evaluate_script", &long(who), None)
+                .expect("filters")
+                .expect("cut");
+            let id = out
+                .split("read_result id=")
+                .nth(1)
+                .and_then(|rest| rest.split(' ').next())
+                .expect("a cut marker")
+                .to_string();
+            id
+        };
+        let alices = cut_for(&mut era, &mut session, &alice, "alice");
+        let bobs = cut_for(&mut era, &mut session, &bob, "bob");
+        assert_ne!(alices, bobs, "ids are never given twice");
+        let read = |era: &mut Era, session: &mut Session, meta: &str, id: &str| {
+            let args = format!(r#"{{"id":"{id}","offset":0}}"#);
+            tool_text(era, session, meta, "read_result", &args)
+        };
+        assert!(read(&mut era, &mut session, &alice, &alices).starts_with("alice line 0"));
+        assert!(read(&mut era, &mut session, &bob, &bobs).starts_with("bob line 0"));
+        assert!(read(&mut era, &mut session, &bob, &alices).contains("No cut result"));
+
+        // Both hold page 1; alice's last answer is settled when bob's request comes.
+        let mut era = Era::new();
+        let mut session = moderate();
+        snapshot_for(&mut era, &mut session, &bob, None);
+        snapshot_for(&mut era, &mut session, &alice, None);
+        era.use_client(&mut session, Some(&bob));
+        session.answer_not_delivered();
+        let to_bob = snapshot_for(&mut era, &mut session, &bob, Some("link \"X\""));
+        assert!(
+            to_bob.contains("snapshot 2: delta against snapshot 1"),
+            "{}",
+            &to_bob[..200]
+        );
+        let to_alice = snapshot_for(&mut era, &mut session, &alice, Some("link \"X\""));
+        assert!(
+            to_alice.contains("snapshot 2: delta against snapshot 1"),
+            "{}",
+            &to_alice[..200]
         );
     }
 }

@@ -8,13 +8,13 @@ pub mod describe;
 pub mod envelope;
 pub mod era;
 pub mod error;
+pub mod held;
 pub mod level;
 pub mod notation;
 pub mod proxy_tools;
 pub mod result;
 pub mod session;
 pub mod snapshot;
-pub mod snapshot_cache;
 pub mod stats;
 #[cfg(test)]
 mod test_support;

@@ -6,11 +6,11 @@
 use serde_json::{json, Map, Value};
 
 use crate::describe;
+use crate::held::{CacheMiss, Held};
 use crate::level::Level;
 use crate::notation;
 use crate::result;
 use crate::snapshot::SnapshotOptions;
-use crate::snapshot_cache::{CacheMiss, SnapshotCache};
 
 pub const EXPAND_SNAPSHOT: &str = "expand_snapshot";
 pub const SEARCH_SNAPSHOT: &str = "search_snapshot";
@@ -121,7 +121,7 @@ pub fn lists_a_snapshot_tool(result: &Value) -> bool {
 /// marker naming the next offset.
 pub fn read_result(
     arguments: &Value,
-    kept: &SnapshotCache,
+    held: &Held,
     bound: crate::result::budget::cut::Bound,
 ) -> Value {
     let empty = Map::new();
@@ -135,9 +135,9 @@ pub fn read_result(
         .and_then(Value::as_u64)
         .and_then(|n| usize::try_from(n).ok())
         .unwrap_or(0);
-    let text = match kept.get(Some(id)) {
-        Ok(entry) => &entry.raw,
-        Err(_) => {
+    let text = match held.cut_text(id) {
+        Some(text) => text,
+        None => {
             return error_result(&format!(
                 "No cut result {} is kept (unknown, or evicted from the proxy's cache): call the tool again.",
                 quote(id)
@@ -196,12 +196,7 @@ pub fn page_key(arguments: &Map<String, Value>) -> Option<String> {
 /// checked against the tool's own `inputSchema` first (a string `pageId` is an error, not
 /// page 1), and error texts quote at most a short prefix of an argument.
 /// `whole_page` is how the session filters a whole page (`expand_snapshot` without uid).
-pub fn call(
-    name: &str,
-    arguments: &Value,
-    cache: &SnapshotCache,
-    whole_page: &SnapshotOptions,
-) -> Value {
+pub fn call(name: &str, arguments: &Value, held: &Held, whole_page: &SnapshotOptions) -> Value {
     let empty = Map::new();
     let args = match arguments {
         Value::Object(args) => args,
@@ -217,8 +212,8 @@ pub fn call(
         return error_result(&msg);
     }
     let page = page_key(args);
-    let snapshot = match cache.get(page.as_deref()) {
-        Ok(s) => s,
+    let raw = match held.snapshot(page.as_deref()) {
+        Ok(raw) => raw,
         Err(miss) => return error_result(&miss_message(&miss)),
     };
     let text_arg = |key: &str| args.get(key).and_then(Value::as_str);
@@ -229,11 +224,11 @@ pub fn call(
     };
     let answer = match name {
         EXPAND_SNAPSHOT if text_arg("uid").is_none() => {
-            let text = notation::filter_snapshot(&snapshot.raw, whole_page).text;
+            let text = notation::filter_snapshot(raw, whole_page).text;
             return json!({"content": [{"type": "text", "text": text}]});
         }
         EXPAND_SNAPSHOT => notation::expand_range(
-            &snapshot.raw,
+            raw,
             text_arg("uid").unwrap_or_default(),
             text_arg("until"),
             count_arg("depth"),
@@ -241,13 +236,8 @@ pub fn call(
         SEARCH_SNAPSHOT => {
             let regex = args.get("regex").and_then(Value::as_bool).unwrap_or(false);
             let limit = count_arg("limit").unwrap_or(DEFAULT_SEARCH_LIMIT);
-            notation::search_snapshot(
-                &snapshot.raw,
-                text_arg("query").unwrap_or_default(),
-                regex,
-                limit,
-            )
-            .map(|hits| hits.text)
+            notation::search_snapshot(raw, text_arg("query").unwrap_or_default(), regex, limit)
+                .map(|hits| hits.text)
         }
         other => return error_result(&format!("{} is not a tool of the proxy.", quote(other))),
     };
@@ -437,39 +427,38 @@ mod tests {
 
     #[test]
     fn calls_without_a_snapshot_or_with_bad_arguments_are_error_results() {
-        let mut cache = SnapshotCache::new(1024);
-        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_1"}), &cache, &whole());
+        let mut held = Held::new(1024);
+        let res = call(EXPAND_SNAPSHOT, &json!({"uid": "1_1"}), &held, &whole());
         assert_eq!(res["isError"], true);
         assert!(res["content"][0]["text"]
             .as_str()
             .unwrap_or_default()
             .contains("take_snapshot"));
 
-        cache
-            .put("3", "uid=1_0 RootWebArea \"x\"\n".to_string(), None)
+        held.keep_snapshot("3", "uid=1_0 RootWebArea \"x\"\n".to_string(), None)
             .unwrap_or_default();
-        let res = call(EXPAND_SNAPSHOT, &json!({"uid": 7}), &cache, &whole());
+        let res = call(EXPAND_SNAPSHOT, &json!({"uid": 7}), &held, &whole());
         assert_eq!(res["isError"], true);
         let res = call(
             EXPAND_SNAPSHOT,
             &json!({"uid": "1_0", "depth": -1}),
-            &cache,
+            &held,
             &whole(),
         );
         assert_eq!(res["isError"], true);
         let res = call(
             EXPAND_SNAPSHOT,
             &json!({"uid": "1_0", "until": 3}),
-            &cache,
+            &held,
             &whole(),
         );
         assert_eq!(res["isError"], true);
-        let res = call(SEARCH_SNAPSHOT, &json!({"query": ""}), &cache, &whole());
+        let res = call(SEARCH_SNAPSHOT, &json!({"query": ""}), &held, &whole());
         assert_eq!(res["isError"], true);
         let res = call(
             EXPAND_SNAPSHOT,
             &json!({"uid": "1_0", "pageId": 9}),
-            &cache,
+            &held,
             &whole(),
         );
         assert!(res["content"][0]["text"]
@@ -484,7 +473,7 @@ mod tests {
 
     #[test]
     fn expand_without_uid_returns_the_whole_page_filtered_at_the_level() {
-        let mut cache = SnapshotCache::new(1 << 20);
+        let mut held = Held::new(1 << 20);
         let links: String = (0..30)
             .map(|i| {
                 format!(
@@ -494,8 +483,9 @@ mod tests {
             })
             .collect();
         let raw = format!("uid=1_0 RootWebArea \"x\" url=\"https://x.test/\"\n{links}");
-        cache.put("1", raw.clone(), None).unwrap_or_default();
-        let res = call(EXPAND_SNAPSHOT, &json!({}), &cache, &whole());
+        held.keep_snapshot("1", raw.clone(), None)
+            .unwrap_or_default();
+        let res = call(EXPAND_SNAPSHOT, &json!({}), &held, &whole());
         let got = res["content"][0]["text"].as_str().unwrap_or("").to_string();
         assert!(res["isError"].is_null(), "{got}");
         assert_eq!(got, notation::filter_snapshot(&raw, &whole()).text);
@@ -507,14 +497,15 @@ mod tests {
 
     #[test]
     fn expand_with_until_returns_the_run_of_siblings() {
-        let mut cache = SnapshotCache::new(1 << 20);
+        let mut held = Held::new(1 << 20);
         let raw = "uid=1_0 RootWebArea \"x\"\n  uid=1_1 link \"a\"\n  uid=1_2 button \"b\"\n    uid=1_3 \"in b\"\n  uid=1_4 link \"c\"\n";
-        cache.put("1", raw.to_string(), None).unwrap_or_default();
+        held.keep_snapshot("1", raw.to_string(), None)
+            .unwrap_or_default();
         let text = |res: &Value| res["content"][0]["text"].as_str().unwrap_or("").to_string();
         let res = call(
             EXPAND_SNAPSHOT,
             &json!({"uid": "1_2", "until": "1_4"}),
-            &cache,
+            &held,
             &whole(),
         );
         let got = text(&res);
@@ -526,7 +517,7 @@ mod tests {
         let res = call(
             EXPAND_SNAPSHOT,
             &json!({"uid": "1_4", "until": "1_1"}),
-            &cache,
+            &held,
             &whole(),
         );
         assert_eq!(res["isError"], true, "{}", text(&res));
@@ -539,14 +530,15 @@ mod tests {
 
     #[test]
     fn arguments_are_checked_against_the_tools_own_schema() {
-        let mut cache = SnapshotCache::new(1 << 20);
+        let mut held = Held::new(1 << 20);
         let raw = "uid=1_0 RootWebArea \"x\"\n  uid=1_1 link \"a\"\n";
-        cache.put("1", raw.to_string(), None).unwrap_or_default();
+        held.keep_snapshot("1", raw.to_string(), None)
+            .unwrap_or_default();
         // pageId "1" is not page 1: the schema says integer.
         let text = error_text(&call(
             EXPAND_SNAPSHOT,
             &json!({"uid": "1_1", "pageId": "1"}),
-            &cache,
+            &held,
             &whole(),
         ));
         assert!(
@@ -556,7 +548,7 @@ mod tests {
         let ok = call(
             EXPAND_SNAPSHOT,
             &json!({"uid": "1_1", "pageId": 1}),
-            &cache,
+            &held,
             &whole(),
         );
         assert!(ok["isError"].is_null(), "{ok}");
@@ -594,16 +586,15 @@ mod tests {
             (SEARCH_SNAPSHOT, json!({"regex": true}), "needs a \"query\""),
             (SEARCH_SNAPSHOT, json!(["a"]), "object of arguments"),
         ] {
-            let text = error_text(&call(name, &args, &cache, &whole()));
+            let text = error_text(&call(name, &args, &held, &whole()));
             assert!(text.contains(says), "{args}: {text}");
         }
     }
 
     #[test]
     fn error_texts_quote_only_a_short_prefix_of_an_argument() {
-        let mut cache = SnapshotCache::new(1 << 20);
-        cache
-            .put("1", "uid=1_0 RootWebArea \"x\"\n".to_string(), None)
+        let mut held = Held::new(1 << 20);
+        held.keep_snapshot("1", "uid=1_0 RootWebArea \"x\"\n".to_string(), None)
             .unwrap_or_default();
         let long = "x".repeat(100_000);
         for (name, args) in [
@@ -617,7 +608,7 @@ mod tests {
             (SEARCH_SNAPSHOT, json!({"query": "a", "limit": long})),
             (SEARCH_SNAPSHOT, json!({"query": "a", long.clone(): 1})),
         ] {
-            let text = error_text(&call(name, &args, &cache, &whole()));
+            let text = error_text(&call(name, &args, &held, &whole()));
             assert!(
                 text.len() < 400 && !text.contains(&"x".repeat(41)),
                 "{} bytes: {}",
@@ -628,7 +619,7 @@ mod tests {
         // read_result's unknown id too (issue 24 item 13: it echoed a 200 KB id whole).
         let text = error_text(&read_result(
             &json!({ "id": long }),
-            &cache,
+            &held,
             crate::result::budget::cut::Bound::tokens(usize::MAX),
         ));
         assert!(

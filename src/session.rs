@@ -9,13 +9,13 @@ use serde_json::Value;
 
 use crate::describe::{self, CompressOptions};
 use crate::error::{FilterError, FilterResult};
+use crate::held::{Held, DEFAULT_CACHE_BYTES};
 use crate::level::Level;
 use crate::proxy_tools;
 use crate::result::budget::cut::{self, Bound};
 use crate::result::{self, FilterFigures, ResultLimits, ResultOptions, SnapshotCapture};
-use crate::snapshot::delta::{DeltaInput, Sent, SentPage};
+use crate::snapshot::delta::{Sent, SentPage};
 use crate::snapshot::{params, SnapshotLimits};
-use crate::snapshot_cache::{SnapshotCache, DEFAULT_CACHE_BYTES};
 use crate::stats::{self, SavingsTotals, Shrink, StatsMode};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,29 +85,6 @@ impl SessionOptions {
     }
 }
 
-/// What one client was sent: its snapshots (and what it holds of each page, for deltas), their
-/// numbers, and the texts cut for `read_result`. `crate::era` keeps one per client identity and
-/// swaps it into the session before a result of that client (`Session::swap_client_state`).
-#[derive(Debug)]
-pub struct ClientState {
-    cache: SnapshotCache,
-    snapshot_numbers: HashMap<String, u64>,
-    last_sent: Option<Sent>,
-    cut_results: SnapshotCache,
-}
-
-impl ClientState {
-    /// Bytes of snapshots and cut texts held.
-    pub fn bytes(&self) -> usize {
-        self.cache.bytes() + self.cut_results.bytes()
-    }
-
-    /// Nothing was sent to this client yet (or all of it was forgotten).
-    pub fn is_empty(&self) -> bool {
-        self.cache.is_empty() && self.cut_results.is_empty() && self.snapshot_numbers.is_empty()
-    }
-}
-
 /// Running totals over the `tools/call` results of a session.
 pub type SessionTotals = SavingsTotals;
 
@@ -122,8 +99,8 @@ pub struct Session {
     tool_totals: BTreeMap<String, SessionTotals>,
     /// The last stats line, in `stderr` mode, until the proxy takes it.
     pending_stats_line: Option<String>,
-    /// Raw snapshots for the proxy tools.
-    cache: SnapshotCache,
+    /// What the current client holds (`crate::era` parks the others').
+    held: Held,
     /// Proxy tools whose names the upstream's last `tools/list` also used: those are the
     /// upstream's, never intercepted.
     shadowed_proxy_tools: HashSet<String>,
@@ -139,17 +116,10 @@ pub struct Session {
     raw_snapshot_tag: String,
     /// What the filters did to the last `tools/call` result (`None` when it was unchanged).
     last_figures: Option<FilterFigures>,
-    /// Snapshots taken of each page so far (numbers the next one in a delta's header).
-    snapshot_numbers: HashMap<String, u64>,
-    /// How the last snapshot was sent, with deltas on.
-    last_sent: Option<Sent>,
-    /// The whole texts budget cuts left out, by id (`read_result`); same bounds as snapshots.
-    cut_results: SnapshotCache,
-    /// Ids given to cut texts so far.
+    /// Ids given to cut texts so far, over all clients: an id is never given twice, so a
+    /// marker an agent still holds never reads another text (its client's state may have
+    /// been forgotten and begun afresh).
     cut_result_ids: u64,
-    /// What the agent held of the page of the last snapshot filtered, before it: put back
-    /// when that answer is not delivered (`answer_not_delivered`).
-    held_before: Option<(String, Option<SentPage>)>,
 }
 
 impl Session {
@@ -159,39 +129,22 @@ impl Session {
             totals: SessionTotals::default(),
             tool_totals: BTreeMap::new(),
             pending_stats_line: None,
-            cache: SnapshotCache::new(options.cache_bytes),
+            held: Held::new(options.cache_bytes),
             shadowed_proxy_tools: HashSet::new(),
             proxy_tools_listed: None,
             snapshot_tool_on_earlier_pages: false,
             raw_snapshot_files: 0,
             raw_snapshot_tag: session_tag(),
             last_figures: None,
-            snapshot_numbers: HashMap::new(),
-            last_sent: None,
-            cut_results: SnapshotCache::new(options.cache_bytes),
             cut_result_ids: 0,
-            held_before: None,
             options,
         }
     }
 
-    /// The state of a client that was sent nothing yet.
-    pub fn fresh_client_state(&self) -> ClientState {
-        ClientState {
-            cache: SnapshotCache::new(self.options.cache_bytes),
-            snapshot_numbers: HashMap::new(),
-            last_sent: None,
-            cut_results: SnapshotCache::new(self.options.cache_bytes),
-        }
-    }
-
-    /// Puts `state` in place of the session's client state, which `state` then holds. The
-    /// options, totals, tools and the ids of cut texts (never reused) stay the session's.
-    pub fn swap_client_state(&mut self, state: &mut ClientState) {
-        std::mem::swap(&mut self.cache, &mut state.cache);
-        std::mem::swap(&mut self.snapshot_numbers, &mut state.snapshot_numbers);
-        std::mem::swap(&mut self.last_sent, &mut state.last_sent);
-        std::mem::swap(&mut self.cut_results, &mut state.cut_results);
+    /// What the current client holds; `crate::era` swaps another client's in (one
+    /// `mem::swap`), so the options, totals, tools and cut ids stay the session's.
+    pub(crate) fn held_mut(&mut self) -> &mut Held {
+        &mut self.held
     }
 
     pub fn options(&self) -> &SessionOptions {
@@ -253,11 +206,7 @@ impl Session {
             return Ok(None);
         };
         let result_json = Value::Object(filtered.result).to_string();
-        let mut out = String::with_capacity(response_json.len() - span.len() + result_json.len());
-        out.push_str(&response_json[..span.start]);
-        out.push_str(&result_json);
-        out.push_str(&response_json[span.end..]);
-        Ok(Some(out))
+        Ok(Some(splice(response_json, span, &result_json)))
     }
 
     /// The session's part of filtering one result: options from the arguments, the snapshot
@@ -293,18 +242,14 @@ impl Session {
         }
         .with_arguments(arguments_json);
         self.last_figures = None;
-        self.last_sent = None;
-        self.held_before = None;
+        self.held.start_answer();
         let page = arguments_json
             .and_then(|a| serde_json::from_str::<Value>(a).ok())
             .and_then(|a| a.as_object().and_then(proxy_tools::page_key))
             .unwrap_or_default();
-        let number = self.snapshot_numbers.get(&page).copied().unwrap_or(0) + 1;
+        let number = self.held.next_number(&page);
         let mut capture = SnapshotCapture {
-            deltas: self.deltas_on().then(|| DeltaInput {
-                sent: self.cache.sent(&page),
-                number,
-            }),
+            deltas: self.deltas_on().then(|| self.held.delta_input(&page)),
             ..SnapshotCapture::default()
         };
         let filtered = filter(&options, &mut capture);
@@ -320,7 +265,7 @@ impl Session {
         self.count_result(tool_name);
         let mut notes = Vec::new();
         if let Some(raw) = raw {
-            self.snapshot_numbers.insert(page.clone(), number);
+            self.held.count_snapshot(&page, number);
             notes.extend(self.keep_raw_snapshot(&page, raw, holds));
         }
         let Some(mut filtered) = filtered else {
@@ -332,7 +277,7 @@ impl Session {
                 t.record_delta(full_bytes, sent_bytes);
             }
         }
-        self.last_sent = sent;
+        self.held.set_last_sent(sent);
         if !filtered.text_changed {
             // Only the structuredContent the proxy asked for went: nothing to report.
             return Ok(Some(filtered));
@@ -396,8 +341,7 @@ impl Session {
     /// Keeps a text a budget cut left out under `id`, for `read_result`.
     fn keep_cut_text(&mut self, id: &str, text: String) {
         self.cut_result_ids += 1;
-        // Larger than the whole cache: not kept; read_result then says so.
-        let _ = self.cut_results.put(id, text, None);
+        self.held.keep_cut_text(id, text);
     }
 
     /// A proxy tool's answer within the budget: over it, the whole answer is kept for
@@ -454,10 +398,8 @@ impl Session {
             });
         }
         if self.options.proxy_tools {
-            let key = page.unwrap_or("");
-            self.held_before = Some((key.to_string(), self.cache.take_sent(key)));
             // A snapshot larger than the whole cache is not kept: the tools then say so.
-            let _ = self.cache.put(key, raw, holds);
+            let _ = self.held.keep_snapshot(page.unwrap_or(""), raw, holds);
         }
         notes
     }
@@ -472,17 +414,15 @@ impl Session {
 
     /// The answer to the last `tools/call` filtered never reaches the agent (the client
     /// cancelled the request, or went away): what the agent held of its page before is what
-    /// it holds, so the page's next snapshot is a delta against that, or full. The raw
-    /// snapshot stays cached (it is the page as it is now, for the proxy tools).
+    /// it holds, so the page's next snapshot is a delta against that, or full
+    /// (`Held::answer_not_delivered`).
     pub fn answer_not_delivered(&mut self) {
-        if let Some((page, before)) = self.held_before.take() {
-            self.cache.restore_sent(&page, before);
-        }
+        self.held.answer_not_delivered();
     }
 
     /// How the last snapshot was sent with deltas on (`None`: deltas off, or no snapshot).
     pub fn last_sent(&self) -> Option<Sent> {
-        self.last_sent
+        self.held.last_sent()
     }
 
     /// Writes a raw snapshot to a new file in `dir`: created exclusively (`create_new`, which
@@ -547,26 +487,21 @@ impl Session {
             None => Value::Null,
         };
         if tool_name == proxy_tools::READ_RESULT {
-            let answer =
-                proxy_tools::read_result(&arguments, &self.cut_results, self.options.bound());
+            let answer = proxy_tools::read_result(&arguments, &self.held, self.options.bound());
             return Ok(self.answer_within_budget(answer).to_string());
         }
         let whole_page = crate::snapshot::SnapshotOptions {
             level: self.options.level,
             limits: self.options.snapshot.clone(),
         };
-        let answer = proxy_tools::call(tool_name, &arguments, &self.cache, &whole_page);
+        let answer = proxy_tools::call(tool_name, &arguments, &self.held, &whole_page);
         let whole = tool_name == proxy_tools::EXPAND_SNAPSHOT
             && arguments.get("uid").is_none_or(Value::is_null)
             && answer.get("isError").is_none();
         if whole {
             // The agent now holds the whole page: deltas in a row count from here.
-            let page = arguments
-                .as_object()
-                .and_then(proxy_tools::page_key)
-                .or_else(|| self.cache.get(None).ok().map(|s| s.page.clone()))
-                .unwrap_or_default();
-            self.cache.reset_deltas_in_row(&page);
+            let page = arguments.as_object().and_then(proxy_tools::page_key);
+            self.held.whole_page_sent(page.as_deref());
         }
         Ok(self.answer_within_budget(answer).to_string())
     }
@@ -578,7 +513,7 @@ impl Session {
 
     /// Bytes of raw snapshots held for the proxy tools.
     pub fn cached_snapshot_bytes(&self) -> usize {
-        self.cache.bytes()
+        self.held.snapshot_bytes()
     }
 
     /// The stats line of the last filtered result in `stderr` mode, once (`None` otherwise).
@@ -599,11 +534,7 @@ impl Session {
         else {
             return Ok(None);
         };
-        let mut out = String::with_capacity(response_json.len() - span.len() + result_json.len());
-        out.push_str(&response_json[..span.start]);
-        out.push_str(&result_json);
-        out.push_str(&response_json[span.end..]);
-        Ok(Some(out))
+        Ok(Some(splice(response_json, span, &result_json)))
     }
 
     /// Whether `filter_tool_response` may change a result of `tool_name` whose response is
@@ -707,6 +638,16 @@ fn result_member(response_json: &str) -> FilterResult<(std::ops::Range<usize>, V
     let value = serde_json::from_str(&response_json[span.clone()])
         .map_err(|e| FilterError::InvalidArgument(format!("response result: {e}")))?;
     Ok((span, value))
+}
+
+/// `response_json` with the text at `span` (its result, `result_span`) replaced by
+/// `result_json`: every other byte of the response stays as it came.
+fn splice(response_json: &str, span: std::ops::Range<usize>, result_json: &str) -> String {
+    let mut out = String::with_capacity(response_json.len() - span.len() + result_json.len());
+    out.push_str(&response_json[..span.start]);
+    out.push_str(result_json);
+    out.push_str(&response_json[span.end..]);
+    out
 }
 
 /// Where the `result` member's value is in a JSON-RPC response's text.

@@ -8,11 +8,12 @@
 use std::collections::HashSet;
 
 use once_cell::sync::Lazy;
-use regex::{Captures, Regex};
+use regex::Captures;
 use serde_json::{Map, Value};
 
 use super::protect::{Protected, SENTINEL_CLASS};
 use super::rules::{is_sentence_start, Append, LIMIT_WORDS};
+use super::Regex;
 
 /// What a description describes, as far as the context rules care. Two descriptions with the
 /// same text and the same `Site` compress the same way (it is part of the memo key).

@@ -3,9 +3,10 @@
 //! (godan `〜します` such as `返します`) stay polite rather than risk a wrong form.
 
 use once_cell::sync::Lazy;
-use regex::{Captures, Regex};
+use regex::Captures;
 
 use super::protect::SENTINEL_CLASS;
+use super::Regex;
 use crate::level::Level;
 
 fn compile(pattern: &str) -> Regex {

@@ -1,34 +1,19 @@
-//! Linearity of every compressor entry point on adversarial inputs: doubling the input twice
-//! must multiply the time by about 4 (a quadratic pass gives 16). Timings are the best of
-//! several runs and the bound is generous (8), so load on a shared machine does not fail it;
-//! a failing ratio is measured once more before the test fails.
+//! Linearity of every compressor entry point on adversarial inputs, by counting work (never
+//! by timing it): the bytes each regex search of the passes scans and each of their char walks
+//! covers (`metered`), the same on any machine under any load. Four times the input must be at
+//! most `MAX_GROWTH` times the work (linear gives 4, a quadratic pass 16). The time it takes is
+//! measured in `examples/bench_describe.rs`.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use serde_json::json;
 
+use super::adversarial::{repeated, UNITS};
+use super::metered::{self, Regex};
 use super::*;
 
-/// Units that made a pass quadratic before: a leftmost regex alternative that scanned to the
-/// end of the text for every match (`1.` and `1.2.`: the email local part; `a-1-`: the URL
-/// scheme; `a$1$`: calls; `-_*`: paths), a look-back to the line start (`the a `), the whole
-/// sentence searched per match (`either `), every span summed per sentence when shortening
-/// (`/\n`).
-const UNITS: [&str; 12] = [
-    "1.",
-    "1.2.",
-    "a-1-",
-    "a$1$",
-    "-_*",
-    "x@1.",
-    "/\n",
-    "either ",
-    "the a ",
-    "  either A",
-    "(e.g. either the [",
-    "You can use this tool to a. ",
-];
+/// The most four times the input may cost, as a multiple of the work.
+const MAX_GROWTH: f64 = 5.0;
 
 /// Seeds and finds of the `describe_text` / `describe_list` fuzz targets, when present (the
 /// fuzz corpora are git-ignored; `fuzz/make-seeds.js` writes them).
@@ -41,7 +26,7 @@ fn fuzz_inputs() -> Vec<String> {
         };
         let mut files: Vec<PathBuf> = dir.filter_map(|e| e.ok().map(|e| e.path())).collect();
         files.sort();
-        // A few per target: each costs a timing.
+        // A few per target.
         for file in files.into_iter().take(8) {
             if let Ok(bytes) = std::fs::read(&file) {
                 let text = String::from_utf8_lossy(&bytes).into_owned();
@@ -52,53 +37,29 @@ fn fuzz_inputs() -> Vec<String> {
         }
     }
     if inputs.is_empty() {
-        eprintln!("note: no fuzz corpus under fuzz/corpus (run fuzz/make-seeds.js): timing the built-in units only");
+        eprintln!("note: no fuzz corpus under fuzz/corpus (run fuzz/make-seeds.js): the built-in units only");
     }
     inputs
 }
 
-/// The unit repeated to at least `bytes` bytes.
-fn repeated(unit: &str, bytes: usize) -> String {
-    unit.repeat(bytes.div_ceil(unit.len().max(1)))
+/// work(4n) / work(n) of `run` on `unit` repeated to n and 4n bytes.
+fn growth(unit: &str, run: &dyn Fn(&str), bytes: usize) -> (u64, u64) {
+    let small = repeated(unit, bytes);
+    let large = repeated(unit, 4 * bytes);
+    (
+        metered::work_of(|| run(&small)),
+        metered::work_of(|| run(&large)),
+    )
 }
 
-/// Best wall time of `runs` calls of `f`, in seconds.
-fn best_of(runs: usize, f: &dyn Fn()) -> f64 {
-    (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .fold(f64::MAX, f64::min)
-}
-
-/// t(4n) / t(n), with n grown until t(n) is at least 2 ms (below that the timer and the
-/// allocator dominate) or reaches `max_bytes`.
-fn growth(unit: &str, run: &dyn Fn(&str), max_bytes: usize) -> f64 {
-    let mut bytes = 4 * 1024;
-    loop {
-        let small = repeated(unit, bytes);
-        let t1 = best_of(3, &|| run(&small));
-        if t1 >= 0.002 || bytes >= max_bytes {
-            let large = repeated(unit, 4 * bytes);
-            let t4 = best_of(3, &|| run(&large));
-            return t4 / t1.max(1e-9);
-        }
-        bytes *= 2;
-    }
-}
-
-fn assert_linear(what: &str, unit: &str, run: &dyn Fn(&str), max_bytes: usize) {
-    let first = growth(unit, run, max_bytes);
-    if first <= 8.0 {
-        return;
-    }
-    let again = growth(unit, run, max_bytes);
+fn assert_linear(what: &str, unit: &str, run: &dyn Fn(&str), bytes: usize) {
+    let (small, large) = growth(unit, run, bytes);
+    let unit = unit.chars().take(40).collect::<String>();
+    assert!(small > 0, "{what} on {unit:?}: no work counted");
+    let ratio = large as f64 / small as f64;
     assert!(
-        again <= 8.0,
-        "{what} on {:?} repeated: 4x the input took {first:.1}x then {again:.1}x the time",
-        unit.chars().take(40).collect::<String>()
+        ratio <= MAX_GROWTH,
+        "{what} on {unit:?} repeated: 4x the input took {ratio:.1}x the work ({small} then {large})"
     );
 }
 
@@ -126,8 +87,41 @@ fn as_tools_list(text: &str) -> String {
     json!({ "tools": tools }).to_string()
 }
 
+/// The meter itself: a search that scans to the end of the text for every short match (an
+/// unbounded email local part before the `1.` alternative, as the protected-span pattern had
+/// it) counts quadratic work, its bounded form linear.
 #[test]
-fn compression_time_grows_linearly_with_adversarial_input() {
+fn the_meter_counts_a_search_that_rescans_the_text_as_quadratic() {
+    let unbounded = Regex::new(r"[\w.]+@[a-z]+|[0-9]+\.").expect("regex");
+    let bounded = Regex::new(r"[\w.]{1,64}@[a-z]+|[0-9]+\.").expect("regex");
+    let (small, large) = growth(
+        "1.",
+        &|text| {
+            let _ = unbounded.replace_all(text, "");
+        },
+        4 * 1024,
+    );
+    assert!(large as f64 / small as f64 > 12.0, "{small} then {large}");
+    assert_linear(
+        "the bounded pattern",
+        "1.",
+        &|text| {
+            let _ = bounded.replace_all(text, "");
+        },
+        4 * 1024,
+    );
+    // A char walk back to the text start per match, as `is_sentence_start` once did.
+    let walk_back = |text: &str| {
+        for (at, _) in text.match_indices(' ') {
+            metered::walked(text[..at].len());
+        }
+    };
+    let (small, large) = growth("the a ", &walk_back, 4 * 1024);
+    assert!(large as f64 / small as f64 > 12.0, "{small} then {large}");
+}
+
+#[test]
+fn compression_work_grows_linearly_with_adversarial_input() {
     let mut units: Vec<String> = UNITS.iter().map(|u| u.to_string()).collect();
     units.extend(fuzz_inputs());
     let options = CompressOptions {
@@ -142,14 +136,15 @@ fn compression_time_grows_linearly_with_adversarial_input() {
             &|text| {
                 compress_text(text, Level::Aggressive);
             },
-            64 * 1024,
+            // Past the windows the rules look in (1,000 characters around a match).
+            4 * 1024,
         );
         // The list walk around it: a few units are enough.
         if i % 3 != 0 {
             continue;
         }
-        // 4 x 16 KiB of text, written twice per tool and JSON-escaped, stays under the list
-        // bound: the list is compressed, not passed through.
+        // 4 x 2 KiB of text, written twice per tool and JSON-escaped, stays under the list
+        // bound: the list is compressed, not passed through. One tool, then four.
         assert_linear(
             "compress_list_result at aggressive",
             unit,
@@ -158,7 +153,7 @@ fn compression_time_grows_linearly_with_adversarial_input() {
                 assert!(list.len() <= MAX_LIST_RESULT_BYTES, "{} bytes", list.len());
                 let _ = compress_list_result("tools/list", &list, &options);
             },
-            16 * 1024,
+            2 * 1024,
         );
     }
 }
@@ -176,16 +171,14 @@ fn lists_and_descriptions_over_the_bounds_pass_unchanged() {
         .flatten()
         .is_some());
 
-    // Over the list bound: unchanged, and at once (no pass runs on it).
+    // Over the list bound: unchanged, and no pass runs on it.
     let huge_text = repeated("1.2.", MAX_LIST_RESULT_BYTES);
     let huge =
         json!({"tools": [{"name": "a", "description": format!("{wordy}{huge_text}")}]}).to_string();
-    let t = Instant::now();
-    assert_eq!(
-        compress_list_result("tools/list", &huge, &options).ok(),
-        Some(None)
-    );
-    assert!(t.elapsed().as_secs_f64() < 1.0);
+    let mut out = None;
+    let work = metered::work_of(|| out = compress_list_result("tools/list", &huge, &options).ok());
+    assert_eq!(out, Some(None));
+    assert_eq!(work, 0);
 
     // One description over its bound stays byte for byte; the others are still compressed.
     let long = format!("{wordy}{}", repeated("a. ", MAX_DESCRIPTION_BYTES));

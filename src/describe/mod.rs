@@ -20,7 +20,11 @@ mod sentences;
 mod shorten;
 
 #[cfg(test)]
+mod adversarial;
+#[cfg(test)]
 mod linear_tests;
+#[cfg(test)]
+mod metered;
 #[cfg(test)]
 mod prop_tests;
 #[cfg(test)]
@@ -34,6 +38,23 @@ use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
 use context::Site;
 use protect::Vocab;
+
+/// The passes' regex; in tests one that also counts the work of its searches (`metered`), so
+/// linearity is tested by counting, never by timing.
+#[cfg(test)]
+use metered::Regex;
+#[cfg(not(test))]
+use regex::Regex;
+
+/// Counts the bytes a pass's char walk covered, in tests (`metered`), with the regex
+/// searches' work; nothing otherwise.
+#[inline]
+fn walked(bytes: usize) {
+    #[cfg(test)]
+    metered::walked(bytes);
+    #[cfg(not(test))]
+    let _ = bytes;
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CompressOptions {

@@ -8,7 +8,8 @@
 use std::collections::HashSet;
 
 use once_cell::sync::Lazy;
-use regex::Regex;
+
+use super::Regex;
 
 /// The Unicode ranges sentinels are taken from (BMP PUA, then planes 15 and 16).
 const SENTINEL_RANGES: [(u32, u32); 3] =

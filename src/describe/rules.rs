@@ -8,9 +8,10 @@
 use std::borrow::Cow;
 
 use once_cell::sync::Lazy;
-use regex::{Captures, Regex, Replacer};
+use regex::{Captures, Replacer};
 
 use super::protect::{is_sentinel_range, SENTINEL_CLASS};
+use super::Regex;
 use crate::level::Level;
 
 /// A replacer that appends straight into the output, so no rule allocates per match.
@@ -55,12 +56,14 @@ fn is_negation(word: &str) -> bool {
 
 /// The word that ends right before byte `pos` (skipping blanks), if any.
 fn word_before(text: &str, pos: usize) -> &str {
+    let walk_from = text.get(..pos).map_or(0, str::len);
     let head = text.get(..pos).unwrap_or("").trim_end_matches([' ', '\t']);
     let start = head
         .char_indices()
         .rev()
         .find(|&(_, c)| !(c.is_alphanumeric() || c == '\'' || c == '’' || c == '-'))
         .map_or(0, |(i, c)| i + c.len_utf8());
+    super::walked(walk_from - start);
     head.get(start..).unwrap_or("")
 }
 
@@ -71,6 +74,7 @@ fn word_before(text: &str, pos: usize) -> &str {
 pub fn is_sentence_start(text: &str, pos: usize) -> bool {
     let head = text.get(..pos).unwrap_or("");
     let trimmed = head.trim_end_matches([' ', '\t']);
+    super::walked(head.len() - trimmed.len());
     let Some(last) = trimmed.chars().next_back() else {
         return true;
     };
@@ -80,6 +84,7 @@ pub fn is_sentence_start(text: &str, pos: usize) -> bool {
         ')' => {
             let body = &trimmed[..trimmed.len() - 1];
             let digits = body.bytes().rev().take_while(u8::is_ascii_digit).count();
+            super::walked(digits);
             if digits == 0 {
                 return false;
             }
@@ -88,11 +93,13 @@ pub fn is_sentence_start(text: &str, pos: usize) -> bool {
         _ => return false,
     };
     // Only blanks between the line start and the marker.
-    trimmed[..marker_start]
-        .chars()
+    let before = &trimmed[..marker_start];
+    let stop = before
+        .char_indices()
         .rev()
-        .find(|&c| c == '\n' || !c.is_whitespace())
-        .is_none_or(|c| c == '\n')
+        .find(|&(_, c)| c == '\n' || !c.is_whitespace());
+    super::walked(before.len() - stop.map_or(0, |(i, _)| i));
+    stop.is_none_or(|(_, c)| c == '\n')
 }
 
 fn capitalize(word: &str) -> String {
@@ -471,12 +478,15 @@ fn sentence_after(text: &str, end: usize) -> Option<&str> {
     let rest = text.get(end..)?;
     for (n, (i, c)) in rest.char_indices().enumerate() {
         if SENTENCE_ENDS.contains(&c) {
+            super::walked(n);
             return rest.get(..i);
         }
         if n >= SENTENCE_WINDOW {
+            super::walked(n);
             return None;
         }
     }
+    super::walked(rest.len());
     Some(rest)
 }
 
@@ -486,12 +496,15 @@ fn sentence_before(text: &str, start: usize) -> Option<&str> {
     let head = text.get(..start)?;
     for (n, (i, c)) in head.char_indices().rev().enumerate() {
         if SENTENCE_ENDS.contains(&c) {
+            super::walked(n);
             return head.get(i + c.len_utf8()..);
         }
         if n >= SENTENCE_WINDOW {
+            super::walked(n);
             return None;
         }
     }
+    super::walked(head.len());
     Some(head)
 }
 

@@ -5,11 +5,11 @@
 //! of the sentinel text, so never inside a protected span.
 
 use once_cell::sync::Lazy;
-use regex::Regex;
 
 use super::protect::Protected;
 use super::rules::LIMIT_WORDS;
 use super::sentences::sentences;
+use super::Regex;
 
 /// Descriptions at most this long (bytes of sentinel text) are left whole.
 const LONG: usize = 100;
