@@ -602,3 +602,29 @@ fn the_legend_explains_noref_only_when_the_writer_wrote_one() {
         "{out}"
     );
 }
+
+#[test]
+fn a_row_of_many_cells_stays_one_table_row() {
+    // Ten `cell`s in a row, more than moderate's similar siblings: none collapses.
+    let mut body = String::from("- main [ref=e1]:\n  - rowgroup [ref=e2]:\n");
+    let mut n = 3;
+    for r in 0..7 {
+        body.push_str(&format!("    - row [ref=e{n}]:\n      - cell [ref=e{}]:\n        - checkbox \"Select {r}\" [ref=e{}]\n", n + 1, n + 2));
+        n += 3;
+        for c in 0..9 {
+            // Long enough that two hidden cells are not shown again as cheaper than a marker.
+            body.push_str(&format!(
+                "      - cell \"v{r}{c} is a cell of some fifty characters\" [ref=e{n}]\n"
+            ));
+            n += 1;
+        }
+    }
+    let mut options = SnapshotOptions::for_level(Level::Moderate);
+    options.limits.max_table_text = 1000;
+    let out = filter_yaml_snapshot(&body, &options).text;
+    assert!(out.contains("'… table of 7 records"), "{out}");
+    assert!(
+        out.contains("|v08 is a cell of some fifty characters'"),
+        "{out}"
+    );
+}
