@@ -628,3 +628,14 @@ fn a_row_of_many_cells_stays_one_table_row() {
         "{out}"
     );
 }
+
+#[test]
+fn the_node_cap_counts_a_table_by_what_its_rows_write() {
+    // 40 rows of 11 nodes, 4 cells each written: under a cap of 300 nodes they all fit once
+    // the `cell`s around the controls, which get no line, are not counted.
+    let mut options = SnapshotOptions::for_level(Level::Moderate);
+    options.limits.max_nodes = 300;
+    let out = filter_yaml_snapshot(&small_grid(40), &options).text;
+    assert!(out.contains("'… table of 40 records"), "{out}");
+    assert!(out.contains("heading \"After the grid\""), "{out}");
+}
