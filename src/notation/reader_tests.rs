@@ -406,67 +406,310 @@ pub(crate) fn table_row_uids(text: &str) -> std::collections::HashSet<String> {
     out.into_iter().map(|r| r.uid).collect()
 }
 
-/// Every node with a ref that our Playwright YAML shows: explicit `[ref=…]` lines, and table
-/// rows (quoted items after a `… table of` header).
-fn read_yaml(text: &str) -> Result<Vec<Read>, String> {
-    let mut out = Vec::new();
-    let mut lines = text.lines();
-    let yaml_item = |line: &str| -> Option<String> {
-        let t = line.trim_start().strip_prefix("- '")?.strip_suffix('\'')?;
-        Some(t.replace("''", "'"))
-    };
-    while let Some(line) = lines.next() {
-        if let Some(node) = yaml_element(line) {
-            out.push(node);
-            continue;
-        }
-        let Some(item) = yaml_item(line) else {
-            continue;
-        };
-        if let Some((count, columns)) = header_columns(&item) {
-            for _ in 0..count {
-                let row = lines.next().and_then(yaml_item).ok_or("table ends early")?;
-                table_row(&row, &columns, &mut out)
-                    .ok_or_else(|| format!("unreadable row: {row}"))?;
-            }
-        }
-    }
-    Ok(out)
+/// Roles a Playwright ref is never implied for (the legend's "a link, button or control"),
+/// and the states that make a node one to act on: kept here apart from the writer's own list.
+const YAML_CONTROLS: [&str; 18] = [
+    "link",
+    "button",
+    "checkbox",
+    "radio",
+    "combobox",
+    "listbox",
+    "option",
+    "textbox",
+    "searchbox",
+    "slider",
+    "spinbutton",
+    "switch",
+    "tab",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "treeitem",
+    "scrollbar",
+];
+const YAML_ACTIVE_STATES: [&str; 7] = [
+    "cursor", "checked", "pressed", "expanded", "selected", "active", "disabled",
+];
+
+/// `e12` → `e13` (`f3e9` → `f3e10`).
+fn next_yaml_ref(r: &str) -> Option<String> {
+    let digits = r.len() - r.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    let (prefix, n) = r.split_at(r.len() - digits);
+    Some(format!("{prefix}{}", n.parse::<u64>().ok()? + 1))
 }
 
-/// A YAML element line with an explicit ref: `- role "name" [state] [key=v] [ref=e12]…`.
-fn yaml_element(line: &str) -> Option<Read> {
+/// One YAML list item's key and what follows it, the key unquoted (`'…'` with `''` for `'`).
+fn yaml_key(line: &str) -> Option<(String, &str)> {
     let item = line.trim_start().strip_prefix("- ")?;
-    // Our writer quotes a key holding YAML's special characters: read only plain keys.
-    if item.starts_with(['\'', '"']) {
+    if let Some(q) = item.strip_prefix('\'') {
+        let mut k = 0;
+        let b = q.as_bytes();
+        while k < b.len() {
+            if b[k] == b'\'' {
+                if b.get(k + 1) == Some(&b'\'') {
+                    k += 2;
+                    continue;
+                }
+                return Some((q[..k].replace("''", "'"), &q[k + 1..]));
+            }
+            k += 1;
+        }
         return None;
     }
-    let key = match item.find(": ") {
-        Some(at) => &item[..at],
-        None => item.strip_suffix(':').unwrap_or(item),
-    };
-    let at = key.find(" [ref=")?;
-    let uid_end = key[at + 6..].find(']')?;
+    if item.starts_with('"') {
+        return None;
+    }
+    match item.find(": ") {
+        Some(at) => Some((item[..at].to_string(), &item[at..])),
+        None => Some(match item.strip_suffix(':') {
+            Some(k) => (k.to_string(), ":"),
+            None => (item.to_string(), ""),
+        }),
+    }
+}
+
+/// `role "name" [state] [key=v] [ref=e12]` → the node (its ref empty when none is written),
+/// and whether it says `[noref]`.
+fn yaml_node(key: &str) -> Option<(Read, bool)> {
+    let end = key.find(' ').unwrap_or(key.len());
+    let role = &key[..end];
+    if role.is_empty() || !role.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+        return None;
+    }
     let mut node = Read {
-        uid: key[at + 6..at + 6 + uid_end].to_string(),
+        role: role.to_string(),
         ..Read::default()
     };
-    let end = key.find(' ').unwrap_or(key.len());
-    node.role = key[..end].to_string();
     let mut rest = &key[end..];
     if let Some(q) = rest.strip_prefix(" \"") {
         let (name, after) = quoted(q, '"')?;
         node.name = Some(name);
         rest = after;
     }
+    let mut noref = false;
+    let mut active = false;
     for part in rest.split(" [").skip(1) {
-        let word = part.strip_suffix(']').unwrap_or(part);
-        if !word.contains('=') {
-            node.states.push(word.to_string());
+        let word = part.strip_suffix(']')?;
+        let (k, v) = match word.split_once('=') {
+            Some((k, v)) => (k, Some(v)),
+            None => (word, None),
+        };
+        active |= YAML_ACTIVE_STATES.contains(&k);
+        match (k, v) {
+            ("ref", Some(r)) => node.uid = r.to_string(),
+            ("noref", None) => noref = true,
+            (_, None) => node.states.push(k.to_string()),
+            _ => {}
         }
     }
     node.states.sort();
-    Some(node)
+    // A node the legend lets imply a ref gets none when it says `[noref]`.
+    let implicable = !active && !YAML_CONTROLS.contains(&role);
+    Some((node, noref || !implicable))
+}
+
+/// A column of a Playwright table header: role, name pattern, fixed states, whether rows
+/// write the ref first (`[ref]`), the options and whether rows write the selected one.
+#[derive(Debug, Default)]
+struct YamlColumn {
+    role: String,
+    pattern: Option<String>,
+    states: Vec<String>,
+    with_ref: bool,
+    options: Vec<String>,
+    selected: bool,
+}
+
+fn yaml_header(line: &str) -> Option<(usize, Vec<YamlColumn>)> {
+    let rest = line.strip_prefix("… table of ")?;
+    let (count, rest) = rest.split_once(" records, a line each: ")?;
+    let parts = split_outside(rest, " (uid ", false);
+    let cols = parts.first()?;
+    let cols = split_outside(cols, "; ", false);
+    let mut columns = Vec::new();
+    for spec in split_outside(cols.first()?, " | ", false) {
+        let mut col = YamlColumn::default();
+        let e = spec.find(' ').unwrap_or(spec.len());
+        col.role = spec[..e].to_string();
+        let mut rest = &spec[e..];
+        if let Some(q) = rest.strip_prefix(" \"") {
+            let (name, after) = quoted(q, '"')?;
+            col.pattern = Some(name);
+            rest = after;
+        }
+        while let Some(t) = rest.strip_prefix(" [") {
+            if let Some(o) = t.strip_prefix("options") {
+                let mut o = o;
+                while let Some(q) = o.strip_prefix(" \"") {
+                    let (name, after) = quoted(q, '"')?;
+                    col.options.push(name);
+                    o = after;
+                }
+                rest = o.strip_prefix(']')?;
+                continue;
+            }
+            let close = t.find(']')?;
+            let word = &t[..close];
+            rest = &t[close + 1..];
+            match word.split_once('=') {
+                Some(("selected", "*")) => col.selected = true,
+                Some(_) => {}
+                None if word == "ref" => col.with_ref = true,
+                None => col.states.push(word.to_string()),
+            }
+        }
+        if !rest.is_empty() {
+            return None;
+        }
+        columns.push(col);
+    }
+    Some((count.parse().ok()?, columns))
+}
+
+/// Reads `[state]` words after a cell's ref, name and value.
+fn cell_states(mut s: &str, node: &mut Read) -> Option<()> {
+    while let Some(t) = s.strip_prefix(" [") {
+        let close = t.find(']')?;
+        let word = &t[..close];
+        if !word.contains('=') {
+            node.states.push(word.to_string());
+        }
+        s = &t[close + 1..];
+    }
+    s.is_empty().then_some(())
+}
+
+/// One row of a Playwright table into the nodes of its ref cells.
+fn yaml_row(line: &str, columns: &[YamlColumn], out: &mut Vec<Read>) -> Option<()> {
+    let cells = split_outside(line, "|", false);
+    if cells.len() != columns.len() {
+        return None;
+    }
+    let key_at = columns
+        .iter()
+        .position(|c| c.pattern.as_deref() == Some("{name}"));
+    let mut record_name = None;
+    let mut reads = Vec::new();
+    for (k, (col, cell)) in columns.iter().zip(&cells).enumerate() {
+        if !col.with_ref {
+            if Some(k) == key_at {
+                let text = match cell.strip_prefix('"') {
+                    Some(q) => quoted(q, '"')?.0,
+                    None => unescape(cell),
+                };
+                record_name = Some(text);
+            }
+            continue;
+        }
+        let end = cell.find(' ').unwrap_or(cell.len());
+        let uid = &cell[..end];
+        if !is_uid(uid) {
+            return None;
+        }
+        let mut node = Read {
+            uid: uid.to_string(),
+            role: col.role.clone(),
+            ..Read::default()
+        };
+        let mut rest = &cell[end..];
+        if let Some(q) = rest.strip_prefix(" \"") {
+            let (name, after) = quoted(q, '"')?;
+            node.name = Some(name);
+            rest = after;
+        }
+        if col.selected {
+            let (value, after) = match rest.strip_prefix(" \"") {
+                Some(q) => quoted(q, '"')?,
+                None => match rest.strip_prefix(' ').filter(|r| !r.starts_with('[')) {
+                    Some(r) => {
+                        let e = r.find(' ').unwrap_or(r.len());
+                        (r[..e].to_string(), &r[e..])
+                    }
+                    None => (String::new(), rest),
+                },
+            };
+            node.value = Some(value);
+            rest = after;
+        }
+        cell_states(rest, &mut node)?;
+        node.states.extend(col.states.iter().cloned());
+        node.states.sort();
+        if Some(k) == key_at {
+            record_name = node.name.clone();
+        }
+        reads.push((k, col, node));
+    }
+    for (k, col, mut node) in reads {
+        if let (Some(p), None) = (&col.pattern, &node.name) {
+            node.name = Some(match (p.split_once("{name}"), &record_name) {
+                (Some((pre, suf)), Some(name)) if Some(k) != key_at => {
+                    format!("{pre}{name}{suf}")
+                }
+                _ => p.clone(),
+            });
+        }
+        out.push(node);
+    }
+    Some(())
+}
+
+/// Every node with a ref that our Playwright YAML shows: lines with `[ref=…]`, structural
+/// lines whose ref the legend implies (the one after the previous ref), and table rows (quoted
+/// items after a `… table of` header). After a table no ref is implied: the rows end the
+/// chain, so a structural line there without its ref is an error.
+fn read_yaml(text: &str) -> Result<Vec<Read>, String> {
+    let mut out = Vec::new();
+    let mut lines = text.lines();
+    // `Some(None)`: after a table, where no ref may be implied.
+    let mut prev: Option<Option<String>> = None;
+    let ours = text.starts_with("# snapshot-filter");
+    while let Some(line) = lines.next() {
+        let Some((key, after)) = yaml_key(line) else {
+            continue;
+        };
+        let quoted_item = line.trim_start().starts_with("- '") && after.is_empty();
+        if quoted_item && key.starts_with('…') {
+            if let Some((count, columns)) = yaml_header(&key) {
+                for _ in 0..count {
+                    let row = lines
+                        .next()
+                        .and_then(yaml_key)
+                        .filter(|(_, after)| after.is_empty())
+                        .ok_or("table ends early")?;
+                    yaml_row(&row.0, &columns, &mut out)
+                        .ok_or_else(|| format!("unreadable row: {}", row.0))?;
+                }
+                prev = Some(None);
+            }
+            continue;
+        }
+        if key == "text" || key.starts_with('/') {
+            continue;
+        }
+        let Some((mut node, no_implied)) = yaml_node(&key) else {
+            continue;
+        };
+        if !node.uid.is_empty() {
+            prev = Some(Some(node.uid.clone()));
+        } else if ours && !no_implied {
+            match &prev {
+                Some(Some(p)) => {
+                    let Some(next) = next_yaml_ref(p) else {
+                        return Err(format!("no ref follows {p}: {line}"));
+                    };
+                    node.uid = next.clone();
+                    prev = Some(Some(next));
+                }
+                Some(None) => return Err(format!("a ref implied after a table: {line}")),
+                None => {}
+            }
+        }
+        if !node.uid.is_empty() {
+            out.push(node);
+        }
+    }
+    Ok(out)
 }
 
 /// What is wrong with the output of `body` at `options`: each node read whose role, name,
@@ -505,7 +748,7 @@ fn reader_problems(body: &str, options: &SnapshotOptions) -> Vec<String> {
             let Some(node) = raw.nodes.get(id) else {
                 continue;
             };
-            match node_problem(&r, node, yaml) {
+            match node_problem(&r, &raw, node, yaml) {
                 None => {
                     first_problem = None;
                     break;
@@ -521,7 +764,12 @@ fn reader_problems(body: &str, options: &SnapshotOptions) -> Vec<String> {
 }
 
 /// How `node` (of the raw snapshot) differs from what the reader read of it, if it does.
-fn node_problem(r: &Read, node: &crate::snapshot::tree::Node<'_>, yaml: bool) -> Option<String> {
+fn node_problem(
+    r: &Read,
+    raw: &crate::snapshot::tree::Tree<'_>,
+    node: &crate::snapshot::tree::Node<'_>,
+    yaml: bool,
+) -> Option<String> {
     {
         let role = if node.role == "link" && r.role.is_empty() {
             ""
@@ -551,7 +799,18 @@ fn node_problem(r: &Read, node: &crate::snapshot::tree::Node<'_>, yaml: bool) ->
             .iter()
             .filter(|s| !CAPABILITIES.contains(&s.as_str()) && !s.starts_with("cut"))
             .collect();
-        let value = node.attr("value").and_then(|a| a.value.as_deref());
+        // Playwright gives a combobox no value: it marks its selected option.
+        let selected = node
+            .children
+            .iter()
+            .filter_map(|&c| raw.nodes.get(c))
+            .find(|o| o.role == "option" && o.attrs.iter().any(|a| a.key == "selected"))
+            .map_or("", |o| o.name.as_deref().unwrap_or(""));
+        let value = if yaml {
+            r.value.as_ref().map(|_| selected)
+        } else {
+            node.attr("value").and_then(|a| a.value.as_deref())
+        };
         let value_ok = r.value.is_none() && value.is_none()
             || r.value.as_deref() == value
             || r.value
@@ -561,7 +820,7 @@ fn node_problem(r: &Read, node: &crate::snapshot::tree::Node<'_>, yaml: bool) ->
         if role != r.role
             || !name_ok
             || states.iter().collect::<Vec<_>>() != shown_states
-            || (!yaml && !value_ok)
+            || !value_ok
         {
             return Some(format!(
                 "{}: read {:?} {:?} value={:?} {:?}, snapshot has {:?} {:?} value={:?} {:?}",
@@ -572,19 +831,32 @@ fn node_problem(r: &Read, node: &crate::snapshot::tree::Node<'_>, yaml: bool) ->
     None
 }
 
-/// Snapshot bodies of our own recorded pages (`__test__/fixtures/sessions/*.jsonl`), either
-/// notation.
+/// Snapshot bodies of our own recorded pages (`__test__/fixtures/sessions/*.jsonl`) and our
+/// own Playwright captures (`__test__/fixtures/playwright*/**.json`), either notation.
 fn own_bodies() -> Vec<(String, String)> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/fixtures/sessions");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/fixtures");
+    let mut files = crate::test_support::files_under(&root.join("sessions"), &["jsonl"]);
+    files.extend(crate::test_support::files_under(
+        &root.join("playwright-own"),
+        &["json"],
+    ));
+    files.extend(crate::test_support::files_under(
+        &root.join("playwright"),
+        &["json"],
+    ));
     let mut out = Vec::new();
-    for path in crate::test_support::files_under(&dir, &["jsonl"]) {
+    for path in files {
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
-        for line in text.lines() {
-            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-                continue;
-            };
+        let values: Vec<serde_json::Value> = if path.extension().is_some_and(|e| e == "jsonl") {
+            text.lines()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect()
+        } else {
+            serde_json::from_str(&text).into_iter().collect()
+        };
+        for v in values {
             let mut texts = Vec::new();
             super::tests::collect_texts(&v, &mut texts);
             for t in texts {
@@ -678,4 +950,181 @@ fn the_reader_reads_a_table_back_into_its_nodes() {
         out.get(3).map(|r| r.states.clone()),
         Some(vec!["selected".to_string()])
     );
+}
+
+#[test]
+fn the_reader_reads_a_playwright_table_back() {
+    let header = "… table of 2 records, a line each: checkbox \"Select {name}\" [ref] | cell | link \"{name}\" [ref] | combobox \"Plan for {name}\" [ref] [options \"Free\" \"Pro\"] [selected=*] | button \"Edit {name}\" [ref] (uid e1…e20): expand_snapshot uid=e1 until=e11";
+    let (count, columns) = yaml_header(header).expect("header");
+    assert_eq!((count, columns.len()), (2, 5));
+    let mut out = Vec::new();
+    yaml_row(
+        r#"e3 [checked]|10\|2|e5 "Ava"|e6 Pro|e9"#,
+        &columns,
+        &mut out,
+    )
+    .expect("row");
+    type Seen<'r> = (
+        &'r str,
+        &'r str,
+        Option<&'r str>,
+        Option<&'r str>,
+        Vec<String>,
+    );
+    let read: Vec<Seen<'_>> = out
+        .iter()
+        .map(|r| {
+            (
+                r.uid.as_str(),
+                r.role.as_str(),
+                r.name.as_deref(),
+                r.value.as_deref(),
+                r.states.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        read,
+        [
+            (
+                "e3",
+                "checkbox",
+                Some("Select Ava"),
+                None,
+                vec!["checked".to_string()]
+            ),
+            ("e5", "link", Some("Ava"), None, vec![]),
+            ("e6", "combobox", Some("Plan for Ava"), Some("Pro"), vec![]),
+            ("e9", "button", Some("Edit Ava"), None, vec![]),
+        ]
+    );
+    // No ref is implied after a table: its rows end the chain of refs.
+    let text = format!("# snapshot-filter: legend\n- list [ref=e1]:\n  - '{header}'\n  - 'e3|1|e5 \"A\"|e6|e9'\n  - 'e13|2|e15 \"B\"|e16|e19'\n- listitem\n");
+    assert!(read_yaml(&text).is_err());
+}
+
+/// The interactive refs inside `main` of a raw Playwright body.
+fn controls_in_main(body: &str) -> Vec<String> {
+    let mut implied = Vec::new();
+    let raw = notation_of(body).parse(body, &mut implied);
+    let mut out = Vec::new();
+    for (id, n) in raw.nodes.iter().enumerate() {
+        let in_main = std::iter::once(id)
+            .chain(raw.ancestors(id))
+            .any(|a| raw.nodes.get(a).is_some_and(|m| m.role == "main"));
+        if in_main && !n.uid.is_empty() && crate::snapshot::roles::is_interactive(n) {
+            out.push(n.uid.to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn our_own_playwright_pages_of_records_show_every_control_in_main_in_place_at_moderate() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/fixtures/playwright-own");
+    let mut tables = 0;
+    let mut pages = 0;
+    for path in crate::test_support::files_under(&dir, &["json"]) {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
+            continue;
+        };
+        let mut texts = Vec::new();
+        super::tests::collect_texts(&v, &mut texts);
+        for body in texts.iter().flat_map(|t| super::tests::bodies_of(t)) {
+            let out = filter_snapshot(&body, &SnapshotOptions::for_level(Level::Moderate)).text;
+            // Pages of records (a documentation index is a long list of links instead).
+            if !out.contains("'… table of ") {
+                continue;
+            }
+            tables += out.matches("'… table of ").count();
+            let read: std::collections::HashSet<String> = read_yaml(&out)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+                .into_iter()
+                .map(|r| r.uid)
+                .collect();
+            let controls = controls_in_main(&body);
+            pages += usize::from(!controls.is_empty());
+            let missing: Vec<&String> = controls.iter().filter(|u| !read.contains(*u)).collect();
+            assert!(
+                missing.is_empty(),
+                "{}: controls in main not in place: {missing:?}",
+                path.display()
+            );
+        }
+    }
+    assert!(pages >= 3, "own Playwright pages with a table: {pages}");
+    // The users table, the product cards and the admin grid.
+    assert!(tables >= 3, "tables written: {tables}");
+}
+
+#[test]
+fn a_playwright_delta_reads_back_against_the_new_snapshot() {
+    use crate::snapshot::delta::{self, DeltaInput, Sent};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("__test__/fixtures/playwright-own/users/browser_snapshot.json");
+    let text = std::fs::read_to_string(path).expect("users fixture");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let mut texts = Vec::new();
+    super::tests::collect_texts(&v, &mut texts);
+    let body = texts
+        .iter()
+        .flat_map(|t| super::tests::bodies_of(t))
+        .next()
+        .expect("a snapshot");
+    // One row's cell changes, one row's checkbox is ticked: a delta of those rows.
+    let edited = body
+        .replacen("- cell \"Invited\"", "- cell \"Active\"", 1)
+        .replacen(
+            "checkbox \"Select Grace Knuth\" [ref=",
+            "checkbox \"Select Grace Knuth\" [checked] [ref=",
+            1,
+        );
+    assert_ne!(edited, body);
+    let options = SnapshotOptions::for_level(Level::Moderate);
+    let pw = crate::notation::playwright::Playwright;
+    let first = delta::filter_with_deltas(
+        &pw,
+        &body,
+        &options,
+        DeltaInput {
+            sent: None,
+            number: 1,
+        },
+    );
+    assert!(first.filtered.text.contains("'… table of "));
+    let holds = first.holds.expect("the first snapshot is held");
+    let out = delta::filter_with_deltas(
+        &pw,
+        &edited,
+        &options,
+        DeltaInput {
+            sent: Some(&holds),
+            number: 2,
+        },
+    );
+    assert!(
+        matches!(out.sent, Some(Sent::Delta { .. })),
+        "{}",
+        out.filtered.text
+    );
+    let read = read_yaml(&out.filtered.text).expect("readable delta");
+    let mut implied = Vec::new();
+    let raw = notation_of(&edited).parse(&edited, &mut implied);
+    let checked = read
+        .iter()
+        .find(|r| r.name.as_deref() == Some("Select Grace Knuth"))
+        .expect("the changed row's checkbox is in the delta");
+    assert_eq!(checked.states, ["checked"]);
+    for r in &read {
+        let node = raw
+            .nodes
+            .iter()
+            .find(|n| n.uid == r.uid)
+            .unwrap_or_else(|| panic!("{} is no ref of the snapshot", r.uid));
+        assert_eq!(node_problem(r, &raw, node, true), None);
+    }
 }

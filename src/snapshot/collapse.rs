@@ -86,6 +86,13 @@ pub fn budget_text(tree: &mut Tree<'_>, budget: usize) {
 /// Runs of consecutive siblings with the same role past `keep` hide behind one marker. With
 /// `keep_main_controls`, controls inside `main` are never collapsed (they stay in place).
 pub fn collapse_similar(tree: &mut Tree<'_>, facts: &Facts, keep: usize, keep_main_controls: bool) {
+    // The records of a nested table (and the cells under them) are its rows: written one line
+    // each, never collapsed (a grid row holds ten `cell`s in a row).
+    let rows: std::collections::HashSet<usize> = tree
+        .tables
+        .values()
+        .flat_map(|t| t.record_nodes.iter().flat_map(|&r| tree.subtree(r)))
+        .collect();
     let mut containers = Containers::new();
     while let Some((_, items)) = containers.next(tree) {
         let mut run_role: Option<&str> = None;
@@ -99,6 +106,7 @@ pub fn collapse_similar(tree: &mut Tree<'_>, facts: &Facts, keep: usize, keep_ma
                 && !node.role.is_empty()
                 && !node.hidden
                 && node.role != "heading"
+                && !rows.contains(&c)
                 && !(keep_main_controls && facts.in_main(c) && roles::is_interactive(node));
             if !eligible {
                 run_role = None;

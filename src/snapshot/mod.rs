@@ -29,6 +29,7 @@
 mod collapse;
 pub mod delta;
 pub mod marker;
+mod nested;
 pub mod params;
 mod prune;
 mod records;
@@ -117,6 +118,7 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
         prune::focus_main(tree, &facts);
     }
     prune::summarise_landmarks(tree, &facts, aggressive);
+    nested::collapse_nested(tree, &facts, limits.max_records, limits.max_table_text);
     records::collapse_records(
         tree,
         &facts,

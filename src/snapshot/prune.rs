@@ -212,6 +212,20 @@ pub fn cap_depth(tree: &mut Tree<'_>, max_depth: usize) {
 /// After `max_nodes` rendered lines (document order), the rest hides behind markers.
 pub fn cap_nodes(tree: &mut Tree<'_>, max_nodes: usize) {
     let n = tree.nodes.len();
+    // The nodes between a nested table's records and their cells (`cell`, `group`) get no
+    // line: the table writes its rows' cells only.
+    let mut unwritten = std::collections::HashSet::new();
+    for table in tree.tables.values() {
+        let cells: std::collections::HashSet<usize> = table.items.iter().copied().collect();
+        for &r in &table.record_nodes {
+            unwritten.extend(
+                tree.subtree(r)
+                    .into_iter()
+                    .skip(1)
+                    .filter(|d| !cells.contains(d)),
+            );
+        }
+    }
     let mut eff = vec![false; n];
     let mut shown = 0usize;
     for id in 0..n {
@@ -223,7 +237,8 @@ pub fn cap_nodes(tree: &mut Tree<'_>, max_nodes: usize) {
             .and_then(|p| eff.get(p).copied())
             .unwrap_or(false);
         let mut hidden = parent_hidden || node.hidden;
-        let counts = !hidden && !node.dropped && node.kind != NodeKind::Marker;
+        let counts =
+            !hidden && !node.dropped && node.kind != NodeKind::Marker && !unwritten.contains(&id);
         if counts {
             shown += 1;
             if shown > max_nodes && node.parent.is_some() {

@@ -18,7 +18,7 @@ const MAX_PERIOD: usize = 24;
 /// Shortest record looked for: a single repeated role is `collapse_similar`'s job.
 const MIN_PERIOD: usize = 2;
 /// Repetitions that make a run of records.
-const MIN_RECORDS: usize = 3;
+pub(super) const MIN_RECORDS: usize = 3;
 /// Hiding fewer siblings than this costs more as a marker than it saves.
 const MIN_HIDDEN_SIBLINGS: usize = 4;
 
@@ -234,8 +234,9 @@ fn uid_number(uid: &str) -> Option<(&str, u64)> {
 
 /// The options of a combobox or listbox cell when a table can state them in its header: leaf
 /// options whose uids are the ones right after the cell's, and whose selected one (if any) is
-/// the one the cell's value names. `Some(vec![])` for a cell without children.
-fn cell_options<'t>(tree: &'t Tree<'_>, id: usize) -> Option<Vec<&'t str>> {
+/// the one the cell's value names; or options that have no uid at all (Playwright's), at most
+/// one selected (the row names it). `Some(vec![])` for a cell without children.
+pub(super) fn cell_options<'t>(tree: &'t Tree<'_>, id: usize) -> Option<Vec<&'t str>> {
     let node = tree.nodes.get(id)?;
     if node.children.is_empty() {
         return Some(Vec::new());
@@ -251,9 +252,18 @@ fn cell_options<'t>(tree: &'t Tree<'_>, id: usize) -> Option<Vec<&'t str>> {
         });
         return decor.then(Vec::new);
     }
-    let (prefix, n) = uid_number(node.uid)?;
+    let refless = node
+        .children
+        .iter()
+        .all(|&c| tree.nodes.get(c).is_some_and(|o| o.uid.is_empty()));
+    let (prefix, n) = if refless {
+        ("", 0)
+    } else {
+        uid_number(node.uid)?
+    };
     let value = node.attr("value").and_then(|a| a.value.as_deref());
     let mut names = Vec::new();
+    let mut selected_count = 0;
     for (k, &c) in node.children.iter().enumerate() {
         let o = tree.nodes.get(c)?;
         let name = o.name.as_deref()?;
@@ -267,14 +277,16 @@ fn cell_options<'t>(tree: &'t Tree<'_>, id: usize) -> Option<Vec<&'t str>> {
             || !o.children.is_empty()
             || o.dropped
             || !plain
-            || uid_number(o.uid)? != (prefix, n + 1 + k as u64)
-            || selected != (value == Some(name))
+            || (!refless
+                && (uid_number(o.uid)? != (prefix, n + 1 + k as u64)
+                    || selected != (value == Some(name))))
         {
             return None;
         }
+        selected_count += usize::from(selected);
         names.push(name);
     }
-    Some(names)
+    (selected_count <= 1).then_some(names)
 }
 
 /// Whether a sibling can be one cell of a table row: visible, and nothing under it but options
@@ -298,9 +310,16 @@ fn cell_attrs<'n, 'a: 'n>(
         .map(|a| (a.key, a.value.as_deref()))
 }
 
-/// The columns of a table over `records` (sibling ids, one slice per record, all of one shape),
-/// texts limited to `max_text` characters per record.
-fn table_columns<'a>(tree: &Tree<'a>, records: &[&[usize]], max_text: usize) -> Vec<Column<'a>> {
+/// The columns of a table over `records` (cell ids, one slice per record, all of one shape),
+/// texts limited to `max_text` characters per record. Text cells are role-less nodes; with
+/// `nested` (records that are nodes of their own, `nested::collapse_nested`) also every cell
+/// without a uid written (a Playwright `cell "1000"`).
+pub(super) fn table_columns<'a>(
+    tree: &Tree<'a>,
+    records: &[&[usize]],
+    max_text: usize,
+    nested: bool,
+) -> Vec<Column<'a>> {
     let node = |id: usize| tree.nodes.get(id);
     let Some(first) = records.first() else {
         return Vec::new();
@@ -437,7 +456,9 @@ fn table_columns<'a>(tree: &Tree<'a>, records: &[&[usize]], max_text: usize) -> 
     let mut texts: Vec<(usize, usize, usize)> = columns
         .iter()
         .enumerate()
-        .filter(|(_, col)| col.role.is_empty() && matches!(col.name, ColumnName::Varies))
+        .filter(|(_, col)| {
+            (col.role.is_empty() || nested && !col.uid) && matches!(col.name, ColumnName::Varies)
+        })
         .map(|(c, _)| {
             let col = names(c);
             let chars = col.iter().map(|n| n.chars().count()).sum::<usize>() / col.len().max(1);
@@ -494,7 +515,8 @@ fn tables_of<'a>(tree: &Tree<'a>, records: &[&[usize]], max_text: usize) -> Vec<
             let stretch = records.get(k..end).unwrap_or(&[]);
             out.push(Table {
                 items: stretch.iter().flat_map(|r| r.iter().copied()).collect(),
-                columns: table_columns(tree, stretch, max_text),
+                columns: table_columns(tree, stretch, max_text, false),
+                record_nodes: Vec::new(),
             });
         }
         k = end;
@@ -537,7 +559,8 @@ pub fn collapse_records<'a>(
         .skip_hidden()
         .min_children(MIN_PERIOD * MIN_RECORDS);
     while let Some((parent, items)) = containers.next(tree) {
-        if items.len() < MIN_PERIOD * MIN_RECORDS {
+        // Inside a record a nested table holds already, its cells are that table's.
+        if items.len() < MIN_PERIOD * MIN_RECORDS || tree.record_members.contains(&parent) {
             continue;
         }
         // Inside `main` only, where the agent acts (as `collapse_similar` keeps main's controls).

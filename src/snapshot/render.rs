@@ -62,6 +62,12 @@ pub trait LineWriter<'t> {
         false
     }
 
+    /// Whether this table is written as one (`writes_tables` unless a notation judges it by
+    /// what its rows would write).
+    fn writes_table(&self, _tree: &Tree<'_>, _table: &Table<'_>) -> bool {
+        self.writes_tables()
+    }
+
     /// Writes the first `rows` records of `table` at `depth`: a header line (ended by
     /// `marker::write_table_uids` with `expand`), then one line per record. Returns the uids
     /// its rows write. Asked only of a notation whose `writes_tables` is true.
@@ -138,13 +144,15 @@ pub fn table_at<'t, 'a>(tree: &'t Tree<'a>, id: usize) -> Option<&'t Table<'a>> 
 /// How many records of `table` are written as rows from the start of `rest` (the frame's
 /// items from the table's first): the leading records a later pass left whole, in place.
 fn table_rows(tree: &Tree<'_>, table: &Table<'_>, rest: &[usize]) -> usize {
-    let w = table.columns.len();
+    let w = table.siblings(0).len();
     let mut rows = 0;
     while rows < table.records() {
         let record = table.record(rows);
-        let whole = rest.get(rows * w..(rows + 1) * w) == Some(record)
+        let siblings = table.siblings(rows);
+        let whole = rest.get(rows * w..(rows + 1) * w) == Some(siblings)
             && record
                 .iter()
+                .chain(siblings)
                 .all(|&i| tree.nodes.get(i).is_some_and(|n| !n.hidden && !n.dropped));
         if !whole {
             break;
@@ -275,11 +283,11 @@ pub fn render_with<'t, W: LineWriter<'t>>(
             writer.marker(&mut r.text, depth, &marker_text);
             r.markers += 1;
         }
-        if let Some(table) = table_at(tree, id).filter(|_| writer.writes_tables()) {
+        if let Some(table) = table_at(tree, id).filter(|t| writer.writes_table(tree, t)) {
             let rest = frame.items.get(frame.pos..).unwrap_or(&[]);
             let rows = table_rows(tree, table, rest);
             if rows > 0 {
-                let items = rest.get(..rows * table.columns.len()).unwrap_or(&[]);
+                let items = rest.get(..rows * table.siblings(0).len()).unwrap_or(&[]);
                 let expand = marker::ExpandTarget::for_run(tree, items, frame.expand_uid);
                 let shown =
                     writer.table(&mut r.text, tree, table, rows, depth, frame.scope, expand);

@@ -101,6 +101,10 @@ pub struct Tree<'a> {
     pub roots: Vec<usize>,
     /// The input was in the light notation (it carried our legend line).
     pub light_notation: bool,
+    /// The notation keeps each record's own node (a row, a list item) with its cells under
+    /// it (Playwright's snapshots do; chrome-devtools-mcp's flatten them into siblings): its
+    /// runs of such nodes inside `main` can be tables (`nested::collapse_nested`).
+    pub nested_records: bool,
     /// The input ended with a newline.
     pub trailing_newline: bool,
     /// Lines the parser could not read as structure (kept verbatim).
@@ -162,9 +166,14 @@ pub struct RecordRun<'a> {
 /// control's uid, the names, texts, values and states that differ.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Table<'a> {
-    /// The siblings of the run, record after record (`columns.len()` each).
+    /// The cells of the run, record after record (`columns.len()` each): the siblings
+    /// themselves, or the nodes under each of `record_nodes`.
     pub items: Vec<usize>,
     pub columns: Vec<Column<'a>>,
+    /// Empty when a record is a run of siblings (chrome-devtools-mcp flattens rows); else the
+    /// node of each record (a Playwright `row`, `listitem`, `article`), siblings, its cells
+    /// under it (`nested::collapse_nested`).
+    pub record_nodes: Vec<usize>,
 }
 
 impl Table<'_> {
@@ -172,10 +181,19 @@ impl Table<'_> {
         self.items.len() / self.columns.len().max(1)
     }
 
-    /// The siblings of record `r`.
+    /// The cells of record `r`.
     pub fn record(&self, r: usize) -> &[usize] {
         let w = self.columns.len();
         self.items.get(r * w..(r + 1) * w).unwrap_or(&[])
+    }
+
+    /// The siblings that make record `r` in its parent's children.
+    pub fn siblings(&self, r: usize) -> &[usize] {
+        if self.record_nodes.is_empty() {
+            self.record(r)
+        } else {
+            self.record_nodes.get(r..r + 1).unwrap_or(&[])
+        }
     }
 }
 

@@ -11,7 +11,7 @@ pub mod escape;
 pub mod parse;
 pub mod structured;
 pub mod syntax;
-mod table;
+pub(crate) mod table;
 #[cfg(test)]
 pub(crate) mod tests;
 #[cfg(test)]

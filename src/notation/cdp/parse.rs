@@ -975,7 +975,7 @@ pub(super) fn is_uid(token: &str) -> bool {
 
 /// Reads an escaped quoted string at the start of `s` (which starts after the opening quote):
 /// returns the raw content and the rest after the closing quote.
-pub(super) fn read_escaped(s: &str) -> Option<(&str, &str)> {
+pub(crate) fn read_escaped(s: &str) -> Option<(&str, &str)> {
     let bytes = s.as_bytes();
     let mut k = 0;
     while let Some(&b) = bytes.get(k) {

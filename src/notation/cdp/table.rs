@@ -44,7 +44,7 @@ const HEADER_START: &str = "… table of ";
 const HEADER_MID: &str = " records, a line each: ";
 
 /// Splits at `sep` outside quotes (a backslash escapes the next byte).
-fn split_outside_quotes<'s>(s: &'s str, sep: &str) -> Vec<&'s str> {
+pub(crate) fn split_outside_quotes<'s>(s: &'s str, sep: &str) -> Vec<&'s str> {
     let bytes = s.as_bytes();
     let mut parts = Vec::new();
     let (mut start, mut k, mut quote) = (0, 0, false);

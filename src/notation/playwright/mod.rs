@@ -9,6 +9,7 @@
 
 pub mod parse;
 pub mod sections;
+mod table;
 #[cfg(test)]
 mod tests;
 pub mod writer;

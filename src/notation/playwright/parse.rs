@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 
+use super::table;
 use super::yaml::{read_double_quoted, read_single_quoted, read_value};
 use crate::snapshot::roles;
 use crate::snapshot::tree::{Attr, Node, NodeKind, Tree};
@@ -29,6 +30,8 @@ enum Item<'a> {
     },
     Text(Cow<'a, str>),
     Marker(Cow<'a, str>),
+    /// A table row of ours: the nodes of its ref cells (a combobox's options after it).
+    Row(Vec<Node<'a>>),
     Verbatim,
 }
 
@@ -68,6 +71,8 @@ pub fn scan(text: &str) -> Scan<'_> {
     if text.is_empty() {
         return scan;
     }
+    // The header of the table whose rows follow, and how many are left.
+    let mut table: Option<(table::Header<'_>, usize)> = None;
     for (i, raw) in body.split('\n').enumerate() {
         if i == 0 && raw.starts_with(LEGEND_TAG) {
             scan.light = true;
@@ -75,6 +80,21 @@ pub fn scan(text: &str) -> Scan<'_> {
             continue;
         }
         let (depth, item) = read_line(raw);
+        if let Some((header, left)) = table.as_mut().filter(|(_, left)| *left > 0) {
+            *left -= 1;
+            let row = table::item_text(raw).and_then(|t| table::read_row(t, header));
+            if let Some(nodes) = row {
+                let item = Item::Row(nodes);
+                scan.lines.push(Line { depth, raw, item });
+                continue;
+            }
+        }
+        if matches!(item, Item::Marker(_)) {
+            table = table::item_text(raw).and_then(table::read_header).map(|h| {
+                let rows = h.rows;
+                (h, rows)
+            });
+        }
         scan.lines.push(Line { depth, raw, item });
     }
     scan
@@ -142,6 +162,8 @@ impl<'a> Scan<'a> {
         let mut tree = Tree {
             trailing_newline: self.trailing_newline,
             light_notation: self.light,
+            // Playwright keeps rows, list items and cards as nodes with their cells under them.
+            nested_records: true,
             ..Tree::default()
         };
         let mut implied = implied.iter();
@@ -202,6 +224,20 @@ impl<'a> Scan<'a> {
                     let mut node = Node::new(NodeKind::Marker, Some(line.raw));
                     node.name = Some(text);
                     tree.push(node, parent);
+                }
+                Item::Row(nodes) => {
+                    // Siblings where the row stands; options under their combobox.
+                    let parent = parent_for(&mut stack, depth);
+                    let mut owner = parent;
+                    let mut raw = Some(line.raw);
+                    for mut node in nodes {
+                        if node.role == "option" && node.uid.is_empty() {
+                            tree.push(node, owner);
+                            continue;
+                        }
+                        node.raw = raw.take();
+                        owner = Some(tree.push(node, parent));
+                    }
                 }
                 Item::Verbatim => {
                     tree.unreadable_lines += 1;

@@ -500,3 +500,142 @@ fn dump_outputs_for_comparison() {
     }
     std::fs::write(dir.join("playwright-retrieve.txt"), dump).unwrap();
 }
+
+/// A `main` holding a heading, `rows` grid rows (a checkbox, a name, a plan combobox, an Edit
+/// button each) and a heading after them whose ref follows the last row's.
+fn small_grid(rows: usize) -> String {
+    let mut s = String::from("- generic [ref=e1]:\n  - main [ref=e2]:\n    - heading \"People\" [level=1] [ref=e3]\n    - table \"People\" [ref=e4]:\n      - rowgroup [ref=e5]:\n");
+    let mut n = 6;
+    for r in 0..rows {
+        let name = format!("Person {r}");
+        let plan = if r % 2 == 0 { "Free" } else { "Pro" };
+        let checked = if r == 1 { " [checked]" } else { "" };
+        s.push_str(&format!(
+            "        - row [ref=e{n}]:\n          - cell [ref=e{}]:\n            - checkbox \"Select {name}\"{checked} [ref=e{}]\n          - cell \"{name}\" [ref=e{}]\n          - cell \"{plan}\" [ref=e{}]:\n            - combobox \"Plan for {name}\" [ref=e{}]:\n              - option \"Free\"{}\n              - option \"Pro\"{}\n          - cell [ref=e{}]:\n            - button \"Edit {name}\" [ref=e{}] [cursor=pointer]: Edit\n",
+            n + 1,
+            n + 2,
+            n + 3,
+            n + 4,
+            n + 5,
+            if plan == "Free" { " [selected]" } else { "" },
+            if plan == "Pro" { " [selected]" } else { "" },
+            n + 6,
+            n + 7,
+        ));
+        n += 8;
+    }
+    s.push_str(&format!(
+        "    - heading \"After the grid\" [level=2] [ref=e{n}]\n"
+    ));
+    s
+}
+
+#[test]
+fn rows_inside_main_are_a_table_with_every_control_ref_at_moderate() {
+    let body = small_grid(8);
+    let out = filter_yaml_snapshot(&body, &SnapshotOptions::for_level(Level::Moderate)).text;
+    assert!(out.contains("'… table of 8 records, a line each: checkbox \"Select {name}\" [ref] | cell \"{name}\" | combobox \"Plan for {name}\" [ref] [options \"Free\" \"Pro\"] [selected=*] | button \"Edit {name}\" [ref] (uid e6…e69): expand_snapshot uid=e6 until=e62'"), "{out}");
+    // Every control's ref in its row, the selected option named, states per row.
+    assert!(out.contains("- 'e8|Person 0|e11 Free|e13'"), "{out}");
+    assert!(
+        out.contains("- 'e16 [checked]|Person 1|e19 Pro|e21'"),
+        "{out}"
+    );
+    // The legend explains the table; the heading after it writes its ref (e70 follows the
+    // last ref the rows wrote, but no ref is implied after a table).
+    let legend = out.lines().next().unwrap_or("");
+    assert!(legend.contains("'… table' items"), "{legend}");
+    assert!(
+        out.contains("heading \"After the grid\" [level=2] [ref=e70]"),
+        "{out}"
+    );
+    // Read back, the rows are the snapshot's nodes.
+    let (shown, unreadable, elements) = parse_owned(&out);
+    assert_eq!(unreadable, 0);
+    for r in ["e8", "e11", "e13", "e16", "e19", "e21", "e69"] {
+        assert!(shown.iter().any(|s| s == r), "{r} not read back");
+    }
+    assert!(elements.contains(&(
+        "e16".into(),
+        "checkbox".into(),
+        Some("Select Person 1".into()),
+        vec!["checked=None".into()]
+    )));
+    // Five rows or fewer stay nodes; light and aggressive write no table.
+    let few = filter_yaml_snapshot(&small_grid(5), &SnapshotOptions::for_level(Level::Moderate));
+    assert!(!few.text.contains("table of"), "{}", few.text);
+    for level in [Level::Light, Level::Aggressive] {
+        let out = filter_yaml_snapshot(&body, &SnapshotOptions::for_level(level)).text;
+        assert!(
+            !out.contains("table of") && !out.contains("'… table'"),
+            "{level}: {out}"
+        );
+    }
+}
+
+#[test]
+fn the_legend_explains_noref_only_when_the_writer_wrote_one() {
+    // Page text saying ` [noref]` is no node without a ref.
+    let mut body = String::from(
+        "- generic [ref=e1]:\n  - paragraph [ref=e2]: the word [noref] in a sentence\n",
+    );
+    for k in 3..43 {
+        body.push_str(&format!(
+            "  - link \"Link {k}\" [ref=e{k}] [cursor=pointer]:\n    - /url: /p{k}\n"
+        ));
+    }
+    let out = filter_yaml_snapshot(&body, &SnapshotOptions::for_level(Level::Light)).text;
+    assert!(out.contains("the word [noref]"), "{out}");
+    assert!(
+        !out.lines().next().unwrap_or("").contains("[noref]:"),
+        "{out}"
+    );
+    // A list Playwright gave no ref, after a ref: written `[noref]`, and the legend says so.
+    body.push_str("  - list:\n    - listitem [ref=e43]: x\n");
+    let out = filter_yaml_snapshot(&body, &SnapshotOptions::for_level(Level::Light)).text;
+    assert!(out.contains("- list [noref]:"), "{out}");
+    assert!(
+        out.lines()
+            .next()
+            .unwrap_or("")
+            .ends_with("; [noref]: a node Playwright gave no ref"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_row_of_many_cells_stays_one_table_row() {
+    // Ten `cell`s in a row, more than moderate's similar siblings: none collapses.
+    let mut body = String::from("- main [ref=e1]:\n  - rowgroup [ref=e2]:\n");
+    let mut n = 3;
+    for r in 0..7 {
+        body.push_str(&format!("    - row [ref=e{n}]:\n      - cell [ref=e{}]:\n        - checkbox \"Select {r}\" [ref=e{}]\n", n + 1, n + 2));
+        n += 3;
+        for c in 0..9 {
+            // Long enough that two hidden cells are not shown again as cheaper than a marker.
+            body.push_str(&format!(
+                "      - cell \"v{r}{c} is a cell of some fifty characters\" [ref=e{n}]\n"
+            ));
+            n += 1;
+        }
+    }
+    let mut options = SnapshotOptions::for_level(Level::Moderate);
+    options.limits.max_table_text = 1000;
+    let out = filter_yaml_snapshot(&body, &options).text;
+    assert!(out.contains("'… table of 7 records"), "{out}");
+    assert!(
+        out.contains("|v08 is a cell of some fifty characters'"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_node_cap_counts_a_table_by_what_its_rows_write() {
+    // 40 rows of 11 nodes, 4 cells each written: under a cap of 300 nodes they all fit once
+    // the `cell`s around the controls, which get no line, are not counted.
+    let mut options = SnapshotOptions::for_level(Level::Moderate);
+    options.limits.max_nodes = 300;
+    let out = filter_yaml_snapshot(&small_grid(40), &options).text;
+    assert!(out.contains("'… table of 40 records"), "{out}");
+    assert!(out.contains("heading \"After the grid\""), "{out}");
+}

@@ -14,9 +14,10 @@
 
 use super::parse::{next_ref, ref_implicable, NOREF};
 use super::yaml::{write_json_string, write_key, write_value};
+use crate::snapshot::marker::ExpandTarget;
 use crate::snapshot::render::{push_indent, render_with, LineWriter, Rendered, Written};
 use crate::snapshot::roles;
-use crate::snapshot::tree::{Node, NodeKind, Tree};
+use crate::snapshot::tree::{Node, NodeKind, Table, Tree};
 
 const LEGEND_LIGHT: &str = "# snapshot-filter light: a node shown without [ref=…] (not a link, button or control) has the ref after the previous one; [cursor=pointer] left out on links, buttons and controls";
 const LEGEND_LOSSY: &str = "# snapshot-filter: a node shown without [ref=…] (not a link, button or control) has the ref after the previous one; [cursor=pointer] left out on links, buttons and controls; '… N hidden' items, link urls, text cut at … ([cut=N] chars): expand_snapshot uid=<ref>";
@@ -63,41 +64,41 @@ fn text_of<'n>(node: &'n Node<'_>) -> std::borrow::Cow<'n, str> {
 /// Said in the legend only when the snapshot has such a node (Playwright MCP gives a ref to
 /// nearly every node, so most snapshots need not pay for it).
 const LEGEND_NOREF: &str = "; [noref]: a node Playwright gave no ref";
+/// Said in the legend only when a table is written (`table`).
+const LEGEND_TABLE: &str = "; '… table' items: one item per record below, cells by | as its header says, [ref] columns start with the ref, {name} the record's name";
 
 /// Writes the whole tree (with the legend line).
 pub fn render(tree: &Tree<'_>, lossy: bool) -> Rendered {
     let legend = if lossy { LEGEND_LOSSY } else { LEGEND_LIGHT };
-    let mut r = render_lines(tree, legend);
-    // Page text could hold the word too: then the legend explains a marker not there, harmless.
-    if r.text
-        .get(legend.len()..)
-        .is_some_and(|body| body.contains(" [noref]"))
-    {
-        r.text.insert_str(legend.len(), LEGEND_NOREF);
+    let (mut r, writer) = render_lines(tree, legend);
+    // What the legend explains, as the writer wrote it (never read back from the text, where
+    // page text could hold the same words).
+    let mut more = String::new();
+    if writer.wrote_table {
+        more.push_str(LEGEND_TABLE);
     }
+    if writer.wrote_noref {
+        more.push_str(LEGEND_NOREF);
+    }
+    r.text.insert_str(legend.len(), &more);
     r
 }
 
 /// Writes the tree as a delta: `first_line` (the delta's header) instead of the legend.
 pub fn render_delta(tree: &Tree<'_>, first_line: &str) -> Rendered {
-    render_lines(tree, first_line)
+    render_lines(tree, first_line).0
 }
 
-fn render_lines(tree: &Tree<'_>, first_line: &str) -> Rendered {
+fn render_lines(tree: &Tree<'_>, first_line: &str) -> (Rendered, YamlWriter) {
     let mut r = Rendered::default();
     r.text.push_str(first_line);
     r.text.push('\n');
-    render_with(
-        tree,
-        &tree.roots,
-        (),
-        &mut YamlWriter::new(RefStyle::Implied),
-        &mut r,
-    );
+    let mut writer = YamlWriter::new(RefStyle::Implied);
+    render_with(tree, &tree.roots, (), &mut writer, &mut r);
     if !tree.trailing_newline && r.text.ends_with('\n') {
         r.text.pop();
     }
-    r
+    (r, writer)
 }
 
 /// Writes the subtrees of `roots` (siblings, in order) alone, every ref explicit, no legend.
@@ -121,6 +122,10 @@ pub fn render_siblings(tree: &Tree<'_>, roots: &[usize]) -> Rendered {
 struct YamlWriter {
     style: RefStyle,
     prev_ref: Option<String>,
+    /// A `[noref]` was written (the legend explains it).
+    wrote_noref: bool,
+    /// A table was written (the legend explains it).
+    wrote_table: bool,
 }
 
 impl YamlWriter {
@@ -128,6 +133,8 @@ impl YamlWriter {
         YamlWriter {
             style,
             prev_ref: None,
+            wrote_noref: false,
+            wrote_table: false,
         }
     }
 }
@@ -152,6 +159,34 @@ impl<'t> LineWriter<'t> for YamlWriter {
     /// A text node is one `- text:` line, whatever is under it.
     fn opens_children(&self, node: &Node<'_>) -> bool {
         !is_text(node)
+    }
+
+    fn writes_tables(&self) -> bool {
+        true
+    }
+
+    /// A table whose rows would write nothing (every cell fixed by its header) says less
+    /// than its records as nodes.
+    fn writes_table(&self, _tree: &Tree<'_>, table: &Table<'_>) -> bool {
+        super::table::rows_say_something(table)
+    }
+
+    fn table(
+        &mut self,
+        out: &mut String,
+        tree: &'t Tree<'_>,
+        table: &Table<'_>,
+        rows: usize,
+        depth: usize,
+        _scope: (),
+        expand: ExpandTarget<'_>,
+    ) -> usize {
+        let shown = super::table::write_table(out, tree, table, rows, depth, expand);
+        self.wrote_table = true;
+        // The node after a table writes its ref: "the ref after the previous one" would
+        // point into the rows. `Some` still writes `[noref]` where a node has none.
+        self.prev_ref = Some(String::new());
+        shown
     }
 
     fn element(
@@ -180,7 +215,7 @@ impl<'t> LineWriter<'t> for YamlWriter {
         }
         out.push_str("- ");
         let mut key = String::new();
-        write_element_key(&mut key, node, self.style, &mut self.prev_ref);
+        self.wrote_noref |= write_element_key(&mut key, node, self.style, &mut self.prev_ref);
         write_key(out, &key);
         if !node.uid.is_empty() {
             written.uids_shown += 1;
@@ -217,13 +252,14 @@ impl<'t> LineWriter<'t> for YamlWriter {
     }
 }
 
-/// `role "name" [attrs] [ref=…] [cursor=…]`, before YAML quoting.
+/// `role "name" [attrs] [ref=…] [cursor=…]`, before YAML quoting. Returns whether it wrote
+/// `[noref]`.
 fn write_element_key(
     out: &mut String,
     node: &Node<'_>,
     style: RefStyle,
     prev: &mut Option<String>,
-) {
+) -> bool {
     out.push_str(node.role);
     let mut cut = None;
     if let Some(name) = &node.name {
@@ -270,9 +306,11 @@ fn write_element_key(
         write_attr(out, attr.key, attr.value.as_deref());
     }
     let implicable = ref_implicable(node);
+    let mut noref = false;
     if node.uid.is_empty() {
         if style == RefStyle::Implied && implicable && prev.is_some() {
             write_attr(out, NOREF, None);
+            noref = true;
         }
     } else {
         let implied = style == RefStyle::Implied
@@ -289,9 +327,10 @@ fn write_element_key(
     if let Some(n) = cut {
         write_attr(out, "cut", Some(&n.to_string()));
     }
+    noref
 }
 
-fn write_attr(out: &mut String, key: &str, value: Option<&str>) {
+pub(super) fn write_attr(out: &mut String, key: &str, value: Option<&str>) {
     out.push_str(" [");
     out.push_str(key);
     if let Some(v) = value {
