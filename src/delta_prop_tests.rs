@@ -520,12 +520,12 @@ const PLANS: [&str; 4] = ["Free", "Starter", "Pro", "Enterprise"];
 /// A page of records as chrome-devtools-mcp flattens a grid (rows and cells dropped, each
 /// row's cells siblings under `main`): a header row of controls, then rows of a checkbox, the
 /// name, a plan, an Edit and a Delete button; a pager after them.
-struct Grid {
-    page: Page,
+pub(crate) struct Grid {
+    pub page: Page,
 }
 
 impl Grid {
-    fn random(rng: &mut XorShift) -> Grid {
+    pub fn random(rng: &mut XorShift) -> Grid {
         let mut page = Page {
             roots: Vec::new(),
             next: 1,
@@ -538,7 +538,7 @@ impl Grid {
             attrs: Vec::new(),
             children: Vec::new(),
         };
-        let mut leaf = |page: &mut Page, role: &'static str, name: &str| PageNode {
+        let leaf = |page: &mut Page, role: &'static str, name: &str| PageNode {
             uid: page.uid(),
             role,
             name: Some(name.to_string()),
@@ -623,7 +623,7 @@ impl Grid {
     }
 
     /// One edit of the kind a grid sees; returns its name.
-    fn edit(&mut self, rng: &mut XorShift) -> &'static str {
+    pub fn edit(&mut self, rng: &mut XorShift) -> &'static str {
         let rows = self.row_count();
         if rows == 0 {
             return "none";

@@ -21,13 +21,13 @@ pub(crate) static UID_SPOT: once_cell::sync::Lazy<regex::Regex> =
     });
 
 /// One recorded call: tool, arguments, result.
-struct Step {
-    tool: String,
-    args: Value,
-    result: Value,
+pub(crate) struct Step {
+    pub tool: String,
+    pub args: Value,
+    pub result: Value,
 }
 
-fn read_session(path: &Path) -> Vec<Step> {
+pub(crate) fn read_session(path: &Path) -> Vec<Step> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     text.lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -58,7 +58,7 @@ fn session_files() -> Vec<PathBuf> {
     files
 }
 
-fn session(level: Level, deltas: bool) -> Session {
+pub(crate) fn session(level: Level, deltas: bool) -> Session {
     let mut options = SessionOptions::for_level(level);
     options.stats = StatsMode::Off;
     options.snapshot_deltas = deltas;
@@ -82,7 +82,7 @@ pub(crate) fn text_of(result_json: &str) -> String {
 }
 
 /// What a session sends for one step: the result's text (filtered or as it came).
-fn send(s: &mut Session, step: &Step) -> String {
+pub(crate) fn send(s: &mut Session, step: &Step) -> String {
     let result = step.result.to_string();
     let args = step.args.to_string();
     let out = s
@@ -94,7 +94,7 @@ fn send(s: &mut Session, step: &Step) -> String {
 }
 
 /// The snapshot body of a result text (after `## Latest page snapshot`).
-fn body_of(text: &str) -> Option<&str> {
+pub(crate) fn body_of(text: &str) -> Option<&str> {
     let start = text.find("## Latest page snapshot\n")? + "## Latest page snapshot\n".len();
     let rest = text.get(start..)?;
     rest.get(..rest.find("\n## ").map_or(rest.len(), |i| i + 1))
