@@ -910,23 +910,6 @@ impl RowState {
             }
         }
     }
-
-    /// The same statement, whatever the rows (for a run of rows).
-    fn same_claim(self, other: RowState) -> bool {
-        match (self, other) {
-            (RowState::Same { .. }, RowState::Same { .. }) => true,
-            (
-                RowState::Toggled { col, word, on, .. },
-                RowState::Toggled {
-                    col: c2,
-                    word: w2,
-                    on: o2,
-                    ..
-                },
-            ) => col == c2 && word == w2 && on == o2,
-            _ => false,
-        }
-    }
 }
 
 /// Row `cells` (one unit each) against what was sent in frame `fid`.
@@ -1056,18 +1039,53 @@ fn table_delta(
         rows,
         runs: HashMap::new(),
     };
+    // A row held as sent agrees with "WORD in column C" (or "not WORD") when its cell says so.
+    let agrees = |k: usize, claim: (usize, &str, bool)| {
+        let (col, word, on) = claim;
+        match states.get(k) {
+            Some(RowState::Toggled {
+                col: c,
+                word: w,
+                on: o,
+                ..
+            }) => (*c, *w, *o) == claim,
+            Some(RowState::Same { .. }) => items
+                .get(k * w + col)
+                .and_then(|&i| tree.nodes.get(i))
+                .is_some_and(|n| n.attrs.iter().any(|a| a.key == word && a.value.is_none()) == on),
+            _ => false,
+        }
+    };
     let mut r = 0;
     while let Some(&state) = states.get(r) {
         if state == RowState::Changed {
             r += 1;
             continue;
         }
-        let mut end = r + 1;
-        while let Some(&next) = states.get(end) {
-            let prev = states.get(end - 1).copied().unwrap_or(RowState::Changed);
-            if !state.same_claim(next) || !follows(prev, next) {
+        // The rows from here held in order; the first one toggled gives the run its claim.
+        let mut stretch = r + 1;
+        while let (Some(&prev), Some(&next)) = (states.get(stretch - 1), states.get(stretch)) {
+            if !follows(prev, next) {
                 break;
             }
+            stretch += 1;
+        }
+        let claim = states
+            .get(r..stretch)
+            .unwrap_or(&[])
+            .iter()
+            .find_map(|s| match *s {
+                RowState::Toggled { col, word, on, .. } => Some((col, word, on)),
+                _ => None,
+            });
+        let claim = claim.filter(|&c| agrees(r, c));
+        let mut end = r + 1;
+        while end < stretch
+            && match claim {
+                Some(c) => agrees(end, c),
+                None => matches!(states.get(end), Some(RowState::Same { .. })),
+            }
+        {
             end += 1;
         }
         if end - r >= MIN_RUN_ROWS {
@@ -1079,7 +1097,7 @@ fn table_delta(
                 .map(|n| n.uid)
                 .collect();
             let mut line = format!("… {} rows unchanged", end - r);
-            if let RowState::Toggled { col, word, on, .. } = state {
+            if let Some((col, word, on)) = claim {
                 let not = if on { "" } else { "not " };
                 line.push_str(&format!(" but {not}{word} in column {}", place(col)));
             }
