@@ -741,7 +741,7 @@ impl Grid {
 /// rows the agent holds, and their uids are the page's.
 #[test]
 fn deltas_of_edited_grids_rebuild_the_full_snapshot() {
-    use super::delta_tests::rebuild::{in_word_order, Held};
+    use super::delta_tests::rebuild::{in_word_order, Held, Tables};
     let cdp = crate::notation::cdp::Cdp;
     let mut rng = XorShift(0x1b87_3593_cc9e_2d51);
     let (mut table_deltas, mut toggled_runs, mut row_runs) = (0, 0, 0);
@@ -794,12 +794,12 @@ fn deltas_of_edited_grids_rebuild_the_full_snapshot() {
                 if counts.is_empty() {
                     assert_eq!(held, expected, "called unchanged: {what}");
                 } else {
-                    for tables in [true, false] {
+                    for tables in [Tables::Rows, Tables::Ignored, Tables::Nodes] {
                         let got = held.apply_tables(&cdp, &text, &options, &holds, tables);
                         assert_eq!(
                             in_word_order(&got),
                             in_word_order(&expected),
-                            "tables {tables}: {what}"
+                            "tables {tables:?}: {what}"
                         );
                     }
                     let sent = &out.filtered.text;
@@ -818,7 +818,7 @@ fn deltas_of_edited_grids_rebuild_the_full_snapshot() {
         "{table_deltas} table deltas, {toggled_runs} runs with a state changed, {row_runs} runs of rows; edits {kinds:?}"
     );
     assert!(
-        table_deltas > 40 && toggled_runs > 10 && row_runs > 20 && kinds.len() == 11,
+        table_deltas > 40 && toggled_runs > 10 && row_runs > 10 && kinds.len() == 11,
         "{table_deltas} {toggled_runs} {row_runs} {kinds:?}"
     );
 }

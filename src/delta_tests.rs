@@ -672,6 +672,17 @@ pub(crate) mod rebuild {
     #[derive(Debug, Clone, PartialEq, Eq)]
     pub struct Held(pub Vec<Line>);
 
+    /// How a delta's changed tables are written.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Tables {
+        /// Row by row (chrome-devtools-mcp's notation).
+        Rows,
+        /// Marked so, by a notation that writes no tables: its rows as nodes.
+        Ignored,
+        /// Marked as nodes (the delta sent when that is shorter).
+        Nodes,
+    }
+
     type Lookup<'l> = &'l dyn Fn(&str, &str) -> Option<Vec<Line>>;
 
     fn frame_lines(
@@ -902,27 +913,25 @@ pub(crate) mod rebuild {
             options: &SnapshotOptions,
             sent: &crate::snapshot::delta::SentPage,
         ) -> Held {
-            self.apply_tables(n, text, options, sent, true)
+            self.apply_tables(n, text, options, sent, Tables::Rows)
         }
 
-        /// `apply`, with the delta's tables written as tables or (`tables` false) as nodes.
+        /// `apply`, with the delta's tables as `tables` says.
         pub fn apply_tables(
             &self,
             n: &dyn Notation,
             text: &str,
             options: &SnapshotOptions,
             sent: &crate::snapshot::delta::SentPage,
-            tables: bool,
+            tables: Tables,
         ) -> Held {
             use crate::snapshot::delta;
             let mut implied = Vec::new();
             let mut tree = n.parse(text, &mut implied);
             crate::snapshot::apply_passes(&mut tree, options);
             let fp = delta::Fingerprint::of(&tree);
-            delta::mark(&mut tree, &fp, sent);
-            if !tables {
-                // As a notation that writes no tables reads it (and as a delta is sent when
-                // its rows as nodes are shorter).
+            delta::mark_with(&mut tree, &fp, sent, tables != Tables::Nodes);
+            if tables == Tables::Ignored {
                 if let Some(marks) = tree.delta.as_mut() {
                     marks.tables.clear();
                 }

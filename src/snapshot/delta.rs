@@ -610,6 +610,17 @@ impl DeltaCounts {
 /// run's line in `tree.delta`, every item of it `unchanged`; removed nodes get a line at the end
 /// of the frame they were in. Returns the counts.
 pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCounts {
+    mark_with(tree, fp, sent, true)
+}
+
+/// `mark`; without `tables`, no table is marked to be written row by row (its rows go as
+/// nodes, and unchanged runs go through it as through any siblings).
+pub fn mark_with(
+    tree: &mut Tree<'_>,
+    fp: &Fingerprint,
+    sent: &SentPage,
+    tables: bool,
+) -> DeltaCounts {
     let mut counts = DeltaCounts {
         same_tree: fp.whole == sent.whole,
         ..DeltaCounts::default()
@@ -676,7 +687,7 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
     }
     // Where removed nodes are counted: no table row may hold one (a row line has no place
     // for it).
-    let anchors: HashSet<&str> = if tree.tables.is_empty() {
+    let anchors: HashSet<&str> = if !tables || tree.tables.is_empty() {
         HashSet::new()
     } else {
         sent.nodes
@@ -724,7 +735,7 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
         // Tables of this frame the agent does not hold as they are: written row by row (by a
         // notation that writes tables); the unchanged runs below stop at their ends.
         let mut bounds: Vec<usize> = Vec::new();
-        if !tree.tables.is_empty() {
+        if tables && !tree.tables.is_empty() {
             for (u, unit) in frame.units.iter().enumerate() {
                 let Some(&id) = frame.items.get(unit.start) else {
                     continue;
@@ -1259,7 +1270,7 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
                 }
                 short
             } else {
-                shorter_delta(notation, &mut tree, &header)
+                shorter_delta(notation, &mut tree, &fp, prev, &header)
             };
             delta_bytes = Some(delta.len());
             if delta.len() as f64 > MAX_DELTA_SHARE * full.text.len() as f64 {
@@ -1310,24 +1321,32 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
 }
 
 /// The delta of a marked tree: with its changed tables written row by row, or, when that is
-/// longer (a table's header costs more than a few changed nodes), with their rows as nodes
-/// (the unchanged runs `mark` wrote for a notation that writes no tables).
-fn shorter_delta<N: Notation + ?Sized>(notation: &N, tree: &mut Tree<'_>, header: &str) -> String {
+/// longer (a table's header costs more than a few changed nodes), marked again with their rows
+/// as nodes (the tree is left marked as the delta returned).
+fn shorter_delta<N: Notation + ?Sized>(
+    notation: &N,
+    tree: &mut Tree<'_>,
+    fp: &Fingerprint,
+    sent: &SentPage,
+    header: &str,
+) -> String {
     let with_tables = notation.render_delta(tree, header).text;
-    let Some(tables) = tree
-        .delta
-        .as_deref_mut()
-        .filter(|d| !d.tables.is_empty())
-        .map(|d| std::mem::take(&mut d.tables))
-    else {
+    if tree.delta.as_deref().is_none_or(|d| d.tables.is_empty()) {
         return with_tables;
-    };
+    }
+    let marks = tree.delta.take();
+    let unchanged: Vec<bool> = tree.nodes.iter().map(|n| n.unchanged).collect();
+    for node in &mut tree.nodes {
+        node.unchanged = false;
+    }
+    mark_with(tree, fp, sent, false);
     let as_nodes = notation.render_delta(tree, header).text;
     if as_nodes.len() < with_tables.len() {
         return as_nodes;
     }
-    if let Some(d) = tree.delta.as_deref_mut() {
-        d.tables = tables;
+    tree.delta = marks;
+    for (node, was) in tree.nodes.iter_mut().zip(unchanged) {
+        node.unchanged = was;
     }
     with_tables
 }
