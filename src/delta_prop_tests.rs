@@ -280,6 +280,20 @@ fn uids_of(body: &str) -> HashSet<String> {
         .collect()
 }
 
+/// Every uid an output shows or names (but for its removed lines) is one of the page's.
+fn assert_uids_in_page(out: &str, page: &str, what: &str) {
+    let raw_uids = uids_of(page);
+    for line in out.lines() {
+        if line.trim_start().starts_with("… removed") {
+            continue;
+        }
+        for m in UID_SPOT.captures_iter(line) {
+            let uid = m.get(1).map_or("", |g| g.as_str());
+            assert!(raw_uids.contains(uid), "{uid} not in the page: {what}");
+        }
+    }
+}
+
 fn dropped_lines(text: &str) -> Vec<&str> {
     text.lines()
         .map(str::trim_start)
@@ -337,16 +351,7 @@ fn deltas_of_random_edits_on_generated_pages_rebuild_the_full_snapshot() {
                     "{level} round {round} after {done:?}\n{}",
                     out.filtered.text
                 );
-                let raw_uids = uids_of(&text);
-                for line in out.filtered.text.lines() {
-                    if line.trim_start().starts_with("… removed") {
-                        continue;
-                    }
-                    for m in UID_SPOT.captures_iter(line) {
-                        let uid = m.get(1).map_or("", |g| g.as_str());
-                        assert!(raw_uids.contains(uid), "{uid} not in the page: {what}");
-                    }
-                }
+                assert_uids_in_page(&out.filtered.text, &text, &what);
                 if let Some(Sent::Delta { counts, .. }) = out.sent {
                     deltas += 1;
                     if counts.moved > 0 {
@@ -780,16 +785,7 @@ fn deltas_of_edited_grids_rebuild_the_full_snapshot() {
             );
             let expected = Held::of(&cdp, &text, &options);
             let what = format!("round {round} after {done:?}\n{}", out.filtered.text);
-            let raw_uids = uids_of(&text);
-            for line in out.filtered.text.lines() {
-                if line.trim_start().starts_with("… removed") {
-                    continue;
-                }
-                for m in UID_SPOT.captures_iter(line) {
-                    let uid = m.get(1).map_or("", |g| g.as_str());
-                    assert!(raw_uids.contains(uid), "{uid} not in the page: {what}");
-                }
-            }
+            assert_uids_in_page(&out.filtered.text, &text, &what);
             if let Some(Sent::Delta { counts, .. }) = out.sent {
                 if counts.is_empty() {
                     assert_eq!(held, expected, "called unchanged: {what}");
