@@ -280,6 +280,20 @@ fn uids_of(body: &str) -> HashSet<String> {
         .collect()
 }
 
+/// Every uid an output shows or names (but for its removed lines) is one of the page's.
+fn assert_uids_in_page(out: &str, page: &str, what: &str) {
+    let raw_uids = uids_of(page);
+    for line in out.lines() {
+        if line.trim_start().starts_with("… removed") {
+            continue;
+        }
+        for m in UID_SPOT.captures_iter(line) {
+            let uid = m.get(1).map_or("", |g| g.as_str());
+            assert!(raw_uids.contains(uid), "{uid} not in the page: {what}");
+        }
+    }
+}
+
 fn dropped_lines(text: &str) -> Vec<&str> {
     text.lines()
         .map(str::trim_start)
@@ -337,16 +351,7 @@ fn deltas_of_random_edits_on_generated_pages_rebuild_the_full_snapshot() {
                     "{level} round {round} after {done:?}\n{}",
                     out.filtered.text
                 );
-                let raw_uids = uids_of(&text);
-                for line in out.filtered.text.lines() {
-                    if line.trim_start().starts_with("… removed") {
-                        continue;
-                    }
-                    for m in UID_SPOT.captures_iter(line) {
-                        let uid = m.get(1).map_or("", |g| g.as_str());
-                        assert!(raw_uids.contains(uid), "{uid} not in the page: {what}");
-                    }
-                }
+                assert_uids_in_page(&out.filtered.text, &text, &what);
                 if let Some(Sent::Delta { counts, .. }) = out.sent {
                     deltas += 1;
                     if counts.moved > 0 {
@@ -501,4 +506,315 @@ fn under_small_budgets_every_uid_of_generated_pages_stays_reachable() {
     }
     eprintln!("{checked} budgeted snapshots checked");
     assert!(checked > 100, "{checked}");
+}
+
+const PEOPLE: [&str; 10] = [
+    "Ada Lovelace",
+    "Grace Hopper",
+    "Alan Turing",
+    "Edsger Dijkstra",
+    "Barbara Liskov",
+    "Ken Thompson",
+    "Radia Perlman",
+    "Donald Knuth",
+    "Frances Allen",
+    "John Backus",
+];
+const PLANS: [&str; 4] = ["Free", "Starter", "Pro", "Enterprise"];
+
+/// A page of records as chrome-devtools-mcp flattens a grid (rows and cells dropped, each
+/// row's cells siblings under `main`): a header row of controls, then rows of a checkbox, the
+/// name, a plan, an Edit and a Delete button; a pager after them.
+pub(crate) struct Grid {
+    pub page: Page,
+}
+
+impl Grid {
+    pub fn random(rng: &mut XorShift) -> Grid {
+        let mut page = Page {
+            roots: Vec::new(),
+            next: 1,
+            prefix: 1,
+        };
+        let mut main = PageNode {
+            uid: page.uid(),
+            role: "main",
+            name: None,
+            attrs: Vec::new(),
+            children: Vec::new(),
+        };
+        let leaf = |page: &mut Page, role: &'static str, name: &str| PageNode {
+            uid: page.uid(),
+            role,
+            name: Some(name.to_string()),
+            attrs: Vec::new(),
+            children: Vec::new(),
+        };
+        main.children.push(leaf(&mut page, "heading", "Users"));
+        main.children
+            .push(leaf(&mut page, "checkbox", "Select all"));
+        for _ in 0..4 + rng.below(30) {
+            let row = Grid::row(&mut page, rng);
+            main.children.extend(row);
+        }
+        let mut pager = PageNode {
+            uid: page.uid(),
+            role: "navigation",
+            name: Some("Pagination".into()),
+            attrs: Vec::new(),
+            children: Vec::new(),
+        };
+        for label in ["Previous", "1", "2", "Next"] {
+            pager.children.push(leaf(&mut page, "button", label));
+        }
+        main.children.push(pager);
+        page.roots.push(PageNode {
+            uid: "1_0".into(),
+            role: "RootWebArea",
+            name: Some("Users".into()),
+            attrs: vec!["url=\"http://127.0.0.1/app/users\"".into()],
+            children: vec![main],
+        });
+        Grid { page }
+    }
+
+    /// One record's cells (five siblings).
+    fn row(page: &mut Page, rng: &mut XorShift) -> Vec<PageNode> {
+        let name = rng.pick(&PEOPLE).to_string();
+        let mut cell = |role: &'static str, name: String, attrs: Vec<String>| PageNode {
+            uid: page.uid(),
+            role,
+            name: Some(name),
+            attrs,
+            children: Vec::new(),
+        };
+        let mut checkbox = cell("checkbox", format!("Select {name}"), Vec::new());
+        if rng.below(4) == 0 {
+            checkbox.attrs.push("checked".into());
+        }
+        vec![
+            checkbox,
+            cell("StaticText", name.clone(), Vec::new()),
+            cell("StaticText", rng.pick(&PLANS).to_string(), Vec::new()),
+            cell("button", format!("Edit {name}"), Vec::new()),
+            cell("button", format!("Delete {name}"), Vec::new()),
+        ]
+    }
+
+    fn main(&mut self) -> &mut PageNode {
+        &mut self.page.roots[0].children[0]
+    }
+
+    /// The rows' cells: main's children after the heading and the select-all box, before the
+    /// pager.
+    fn rows(&mut self) -> &mut Vec<PageNode> {
+        &mut self.main().children
+    }
+
+    fn row_count(&mut self) -> usize {
+        (self.rows().len() - 3) / 5
+    }
+
+    /// Cell `c` of row `r`.
+    fn cell(&mut self, r: usize, c: usize) -> &mut PageNode {
+        &mut self.rows()[2 + r * 5 + c]
+    }
+
+    fn set_word(node: &mut PageNode, word: &str, on: bool) {
+        node.attrs.retain(|a| a != word);
+        if on {
+            node.attrs.push(word.to_string());
+        }
+    }
+
+    /// One edit of the kind a grid sees; returns its name.
+    pub fn edit(&mut self, rng: &mut XorShift) -> &'static str {
+        let rows = self.row_count();
+        if rows == 0 {
+            return "none";
+        }
+        let r = rng.below(rows as u64) as usize;
+        match rng.below(10) {
+            0 => {
+                let renamed = rng.below(3) == 0;
+                let cell = self.cell(r, 0);
+                let on = !cell.attrs.iter().any(|a| a == "checked");
+                Grid::set_word(cell, "checked", on);
+                if renamed {
+                    // A state and the name at once: no run may call it the state alone.
+                    cell.name = cell.name.take().map(|n| n + " (new)");
+                }
+                "check one"
+            }
+            1 if rng.below(2) == 0 => {
+                self.cell(r, 2).name = Some(rng.pick(&PLANS).to_string());
+                "plan changed"
+            }
+            1 => {
+                // Every row's state toggled, and one row's name too: that row's change is not
+                // the state alone.
+                let on = !self.cell(r, 0).attrs.iter().any(|a| a == "checked");
+                for k in 0..rows {
+                    Grid::set_word(self.cell(k, 0), "checked", on);
+                }
+                let cell = self.cell(r, 0);
+                cell.name = cell.name.take().map(|n| n + " (new)");
+                "all toggled, one renamed"
+            }
+            2 | 3 => {
+                // Select all, or none.
+                let on = rng.below(2) == 0;
+                Grid::set_word(self.cell_outside(), "checked", on);
+                for k in 0..rows {
+                    Grid::set_word(self.cell(k, 0), "checked", on);
+                }
+                if on {
+                    "select all"
+                } else {
+                    "select none"
+                }
+            }
+            4 => {
+                self.page.prefix = 2;
+                let row = Grid::row(&mut self.page, rng);
+                let at = 2 + rng.below(rows as u64 + 1) as usize * 5;
+                let cells = self.rows();
+                for (k, c) in row.into_iter().enumerate() {
+                    cells.insert(at + k, c);
+                }
+                "row added"
+            }
+            5 => {
+                let at = 2 + r * 5;
+                self.rows().drain(at..at + 5);
+                "row removed"
+            }
+            6 => {
+                let s = rng.below(rows as u64) as usize;
+                let (a, b) = (2 + r.min(s) * 5, 2 + r.max(s) * 5);
+                if a != b {
+                    let cells = self.rows();
+                    for k in 0..5 {
+                        cells.swap(a + k, b + k);
+                    }
+                }
+                "rows swapped"
+            }
+            7 => {
+                let cells = self.rows();
+                let end = cells.len() - 1;
+                let mut records: Vec<Vec<PageNode>> = cells
+                    .drain(2..end)
+                    .collect::<Vec<_>>()
+                    .chunks(5)
+                    .map(<[_]>::to_vec)
+                    .collect();
+                records.reverse();
+                for (k, c) in records.into_iter().flatten().enumerate() {
+                    cells.insert(2 + k, c);
+                }
+                "rows reversed"
+            }
+            8 => {
+                // Focus on a row's Edit button (two words: focusable focused).
+                let cell = self.cell(r, 3);
+                let on = !cell.attrs.iter().any(|a| a == "focused");
+                Grid::set_word(cell, "focusable", on);
+                Grid::set_word(cell, "focused", on);
+                "focus moved"
+            }
+            _ => {
+                // Every Delete button disabled or enabled (a column's state, all rows).
+                let on = rng.below(2) == 0;
+                for k in 0..rows {
+                    Grid::set_word(self.cell(k, 4), "disabled", on);
+                }
+                "deletes disabled"
+            }
+        }
+    }
+
+    fn cell_outside(&mut self) -> &mut PageNode {
+        &mut self.rows()[1]
+    }
+}
+
+/// Deltas of a grid's rows (issue 26: a changed cell inside a table row is a delta of that row):
+/// one cell changed, every row toggled, rows added, removed, swapped, reversed. The oracle as
+/// above (what the agent rebuilds from the held lines and the delta equals the full view),
+/// with the delta's tables written as tables and as nodes; run lines naming rows name whole
+/// rows the agent holds, and their uids are the page's.
+#[test]
+fn deltas_of_edited_grids_rebuild_the_full_snapshot() {
+    use super::delta_tests::rebuild::{in_word_order, Held, Tables};
+    let cdp = crate::notation::cdp::Cdp;
+    let mut rng = XorShift(0x1b87_3593_cc9e_2d51);
+    let (mut table_deltas, mut toggled_runs, mut row_runs) = (0, 0, 0);
+    let mut kinds: HashSet<&str> = HashSet::new();
+    for _page in 0..40 {
+        let mut grid = Grid::random(&mut rng);
+        let options = SnapshotOptions::for_level(Level::Moderate);
+        let mut text = grid.page.text();
+        let first = delta::filter_with_deltas(
+            &cdp,
+            &text,
+            &options,
+            DeltaInput {
+                sent: None,
+                number: 1,
+            },
+        );
+        let mut holds = first.holds.expect("a fingerprint");
+        let mut held = Held::of(&cdp, &text, &options);
+        let mut done = Vec::new();
+        for round in 0..8u64 {
+            for _ in 0..1 + rng.below(2) {
+                let kind = grid.edit(&mut rng);
+                kinds.insert(kind);
+                done.push(kind);
+            }
+            text = grid.page.text();
+            let out = delta::filter_with_deltas(
+                &cdp,
+                &text,
+                &options,
+                DeltaInput {
+                    sent: Some(&holds),
+                    number: 2 + round,
+                },
+            );
+            let expected = Held::of(&cdp, &text, &options);
+            let what = format!("round {round} after {done:?}\n{}", out.filtered.text);
+            assert_uids_in_page(&out.filtered.text, &text, &what);
+            if let Some(Sent::Delta { counts, .. }) = out.sent {
+                if counts.is_empty() {
+                    assert_eq!(held, expected, "called unchanged: {what}");
+                } else {
+                    for tables in [Tables::Rows, Tables::Ignored, Tables::Nodes] {
+                        let got = held.apply_tables(&cdp, &text, &options, &holds, tables);
+                        assert_eq!(
+                            in_word_order(&got),
+                            in_word_order(&expected),
+                            "tables {tables:?}: {what}"
+                        );
+                    }
+                    let sent = &out.filtered.text;
+                    if sent.contains("… table of ") {
+                        table_deltas += 1;
+                    }
+                    toggled_runs += sent.matches(" rows unchanged but ").count();
+                    row_runs += sent.matches(" rows unchanged (uid ").count();
+                }
+            }
+            held = expected;
+            holds = out.holds.expect("a fingerprint");
+        }
+    }
+    eprintln!(
+        "{table_deltas} table deltas, {toggled_runs} runs with a state changed, {row_runs} runs of rows; edits {kinds:?}"
+    );
+    assert!(
+        table_deltas > 40 && toggled_runs > 10 && row_runs > 10 && kinds.len() == 11,
+        "{table_deltas} {toggled_runs} {row_runs} {kinds:?}"
+    );
 }

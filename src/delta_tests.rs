@@ -21,13 +21,13 @@ pub(crate) static UID_SPOT: once_cell::sync::Lazy<regex::Regex> =
     });
 
 /// One recorded call: tool, arguments, result.
-struct Step {
-    tool: String,
-    args: Value,
-    result: Value,
+pub(crate) struct Step {
+    pub tool: String,
+    pub args: Value,
+    pub result: Value,
 }
 
-fn read_session(path: &Path) -> Vec<Step> {
+pub(crate) fn read_session(path: &Path) -> Vec<Step> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     text.lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -58,7 +58,7 @@ fn session_files() -> Vec<PathBuf> {
     files
 }
 
-fn session(level: Level, deltas: bool) -> Session {
+pub(crate) fn session(level: Level, deltas: bool) -> Session {
     let mut options = SessionOptions::for_level(level);
     options.stats = StatsMode::Off;
     options.snapshot_deltas = deltas;
@@ -82,7 +82,7 @@ pub(crate) fn text_of(result_json: &str) -> String {
 }
 
 /// What a session sends for one step: the result's text (filtered or as it came).
-fn send(s: &mut Session, step: &Step) -> String {
+pub(crate) fn send(s: &mut Session, step: &Step) -> String {
     let result = step.result.to_string();
     let args = step.args.to_string();
     let out = s
@@ -94,7 +94,7 @@ fn send(s: &mut Session, step: &Step) -> String {
 }
 
 /// The snapshot body of a result text (after `## Latest page snapshot`).
-fn body_of(text: &str) -> Option<&str> {
+pub(crate) fn body_of(text: &str) -> Option<&str> {
     let start = text.find("## Latest page snapshot\n")? + "## Latest page snapshot\n".len();
     let rest = text.get(start..)?;
     rest.get(..rest.find("\n## ").map_or(rest.len(), |i| i + 1))
@@ -672,6 +672,17 @@ pub(crate) mod rebuild {
     #[derive(Debug, Clone, PartialEq, Eq)]
     pub struct Held(pub Vec<Line>);
 
+    /// How a delta's changed tables are written.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Tables {
+        /// Row by row (chrome-devtools-mcp's notation).
+        Rows,
+        /// Marked so, by a notation that writes no tables: its rows as nodes.
+        Ignored,
+        /// Marked as nodes (the delta sent when that is shorter).
+        Nodes,
+    }
+
     type Lookup<'l> = &'l dyn Fn(&str, &str) -> Option<Vec<Line>>;
 
     fn frame_lines(
@@ -688,6 +699,48 @@ pub(crate) mod rebuild {
                 pos += 1;
                 continue;
             };
+            let table_delta = tree.delta.as_ref().and_then(|d| d.tables.get(&id));
+            if let (Some(lookup), Some(td), Some(table)) = (held, table_delta, tree.tables.get(&id))
+            {
+                // A table of a delta: written rows are their cells' lines, a run line is the
+                // held lines it names, whole rows, with the state it says changed changed.
+                let w = table.columns.len();
+                let mut r = 0;
+                while r < td.rows {
+                    let Some((len, text)) = td.runs.get(&r) else {
+                        let record = table.record(r);
+                        // As the row writes them: the unchanged runs inside the table are
+                        // for a notation that writes no tables.
+                        out.extend(frame_lines(n, tree, record, fallback, None));
+                        r += 1;
+                        continue;
+                    };
+                    let run = read_row_run(text);
+                    assert_eq!(run.rows, *len, "{text}");
+                    let mut lines = lookup(&run.first, &run.last)
+                        .unwrap_or_else(|| panic!("{text}: uids not in what was held"));
+                    assert_eq!(lines.len(), len * w, "{text}: not whole rows of {w}");
+                    if let Some((on, word, place)) = &run.toggled {
+                        let col = table
+                            .columns
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, c)| c.shown)
+                            .nth(place - 1)
+                            .map(|(c, _)| c)
+                            .unwrap_or_else(|| panic!("{text}: no column {place}"));
+                        for row in lines.chunks_mut(w) {
+                            if let Some(cell) = row.get_mut(col) {
+                                set_word(&mut cell.text, word, *on);
+                            }
+                        }
+                    }
+                    out.extend(lines);
+                    r += len;
+                }
+                pos += td.rows * w;
+                continue;
+            }
             if let (Some(lookup), Some((len, text))) =
                 (held, tree.delta.as_ref().and_then(|d| d.runs.get(&id)))
             {
@@ -747,6 +800,91 @@ pub(crate) mod rebuild {
         out
     }
 
+    /// A run line of a table delta read back.
+    struct RowRun {
+        rows: usize,
+        /// (gained, word, column in the header from 1).
+        toggled: Option<(bool, String, usize)>,
+        first: String,
+        last: String,
+    }
+
+    /// `… 12 rows unchanged[ but [not ]WORD in column K] (uid A…B)`.
+    fn read_row_run(text: &str) -> RowRun {
+        let re = regex::Regex::new(
+            r"^… (\d+) rows unchanged(?: but (not )?(\w+) in column (\d+))? \(uid ([^…,)]+)(?:…|, )([^)]+)\)$",
+        )
+        .expect("regex");
+        let c = re
+            .captures(text)
+            .unwrap_or_else(|| panic!("not a run of rows: {text}"));
+        let num = |i: usize| c.get(i).map_or(0, |m| m.as_str().parse().unwrap_or(0));
+        RowRun {
+            rows: num(1),
+            toggled: c
+                .get(3)
+                .map(|w| (c.get(2).is_none(), w.as_str().to_string(), num(4))),
+            first: c[5].to_string(),
+            last: c[6].to_string(),
+        }
+    }
+
+    /// The words of a line outside quotes, split by spaces (a quoted part stays whole).
+    pub fn words(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let (mut cur, mut quote, mut escaped) = (String::new(), false, false);
+        for ch in text.chars() {
+            if escaped {
+                escaped = false;
+            } else if ch == '\\' {
+                escaped = true;
+            } else if ch == '"' {
+                quote = !quote;
+            } else if ch == ' ' && !quote {
+                out.push(std::mem::take(&mut cur));
+                continue;
+            }
+            cur.push(ch);
+        }
+        out.push(cur);
+        out
+    }
+
+    /// A line with its bare `word` (`on`) or without it.
+    fn set_word(text: &mut String, word: &str, on: bool) {
+        let mut w = words(text);
+        let at = w.iter().skip(2).position(|x| x == word);
+        match (on, at) {
+            (true, None) => w.push(word.to_string()),
+            (false, Some(i)) => {
+                w.remove(i + 2);
+            }
+            _ => {}
+        }
+        *text = w.join(" ");
+    }
+
+    /// `held` with every line's words after the uid and role in one order (a word a run line
+    /// added goes at the end of its line; the reader holds states as a set).
+    pub fn in_word_order(held: &Held) -> Held {
+        fn lines(ls: &[Line]) -> Vec<Line> {
+            ls.iter()
+                .map(|l| {
+                    let mut w = words(&l.text);
+                    if w.len() > 2 {
+                        w[2..].sort();
+                    }
+                    Line {
+                        members: l.members.clone(),
+                        text: w.join(" "),
+                        children: lines(&l.children),
+                    }
+                })
+                .collect()
+        }
+        Held(lines(&held.0))
+    }
+
     /// The lines from the one standing for `first` through the one standing for `last`, in
     /// the frame that holds them.
     fn find(lines: &[Line], first: &str, last: &str) -> Option<Vec<Line>> {
@@ -775,12 +913,29 @@ pub(crate) mod rebuild {
             options: &SnapshotOptions,
             sent: &crate::snapshot::delta::SentPage,
         ) -> Held {
+            self.apply_tables(n, text, options, sent, Tables::Rows)
+        }
+
+        /// `apply`, with the delta's tables as `tables` says.
+        pub fn apply_tables(
+            &self,
+            n: &dyn Notation,
+            text: &str,
+            options: &SnapshotOptions,
+            sent: &crate::snapshot::delta::SentPage,
+            tables: Tables,
+        ) -> Held {
             use crate::snapshot::delta;
             let mut implied = Vec::new();
             let mut tree = n.parse(text, &mut implied);
             crate::snapshot::apply_passes(&mut tree, options);
             let fp = delta::Fingerprint::of(&tree);
-            delta::mark(&mut tree, &fp, sent);
+            delta::mark_with(&mut tree, &fp, sent, tables != Tables::Nodes);
+            if tables == Tables::Ignored {
+                if let Some(marks) = tree.delta.as_mut() {
+                    marks.tables.clear();
+                }
+            }
             let lookup = |a: &str, b: &str| find(&self.0, a, b);
             Held(frame_lines(
                 n,

@@ -1,6 +1,7 @@
 //! Snapshot deltas through a `Session` (deltas on, moderate or aggressive, tiny limits at
 //! times): a fuzzed snapshot, then a second one of the same page, made from the first by
-//! fuzzed edits (a name, a state, a role, a node removed, added or duplicated, siblings swapped
+//! fuzzed edits (a name, a state, a role, a node removed, added or duplicated, one state set on
+//! every line alike (a select-all over a table's rows), siblings swapped
 //! or reversed, a subtree moved to another parent keeping its uids, the root renumbered) or
 //! fuzzed whole; chrome-devtools-mcp text or Playwright YAML. When the
 //! second is sent as a delta: no panic; every uid it shows or names is in its snapshot (a
@@ -30,7 +31,8 @@ const ROLES: [&str; 6] = ["button", "link", "generic", "StaticText", "row", "hea
 
 /// One fuzzed edit of a snapshot's lines (the line picked by `at`).
 fn edit(lines: &mut Vec<String>, op: u8, at: usize, yaml: bool, fresh: &mut u32) {
-    match op % 11 {
+    match op % 12 {
+        11 => return check_alike(lines, at, yaml),
         8 => return move_subtree(lines, at, usize::from(op >> 4)),
         9 => return reverse_siblings(lines, at),
         10 => return change_role(lines, at, usize::from(op >> 4)),
@@ -136,6 +138,35 @@ fn move_subtree(lines: &mut Vec<String>, at: usize, to: usize) {
 }
 
 /// The children of a line's parent in reverse order (a list re-sorted).
+/// Every line at the indent and with the role of line `at` checked, or unchecked when it is
+/// (a "select all" over a table's rows: one state of one column in every row).
+fn check_alike(lines: &mut [String], at: usize, yaml: bool) {
+    if lines.len() < 2 {
+        return;
+    }
+    let i = 1 + at % (lines.len() - 1);
+    let shape = |l: &str| {
+        let indent = l.len() - l.trim_start().len();
+        let mut words = l.trim_start().split(' ');
+        let first = words.next().unwrap_or("");
+        let role = if yaml { first } else { words.next().unwrap_or("") };
+        (indent, role.to_string())
+    };
+    let want = shape(&lines[i]);
+    let word = if yaml { " [checked]" } else { " checked" };
+    let on = !lines[i].contains(word);
+    for line in lines.iter_mut().filter(|l| shape(l) == want) {
+        if !on {
+            *line = line.replace(word, "");
+        } else if !line.contains(word) {
+            match line.find(" [ref=").filter(|_| yaml) {
+                Some(r) => line.insert_str(r, word),
+                None => line.push_str(word),
+            }
+        }
+    }
+}
+
 fn reverse_siblings(lines: &mut Vec<String>, at: usize) {
     if lines.len() < 3 {
         return;

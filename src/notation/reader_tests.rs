@@ -23,6 +23,50 @@ struct Read {
     states: Vec<String>,
 }
 
+/// A run line of a delta's table, `… 12 rows unchanged[ but [not ]WORD in column K] (uid A…B)`:
+/// rows the agent holds, as they were, or with one state of one column set (or unset) in each.
+#[derive(Debug, Clone)]
+struct RowRun {
+    rows: usize,
+    /// (gained, word, column from 0).
+    toggled: Option<(bool, String, usize)>,
+    /// The column's role and name pattern in the table's header (with `toggled`).
+    column: Option<(String, Option<String>)>,
+    first: String,
+    last: String,
+}
+
+fn row_run(line: &str) -> Option<RowRun> {
+    let rest = line.strip_prefix("… ")?;
+    let (rows, rest) = rest.split_once(" rows unchanged")?;
+    let (claim, uids) = rest.split_once(" (uid ")?;
+    let uids = uids.strip_suffix(')')?;
+    let (first, last) = uids.split_once('…').or_else(|| uids.split_once(", "))?;
+    let toggled = match claim.strip_prefix(" but ") {
+        None if claim.is_empty() => None,
+        None => return None,
+        Some(c) => {
+            let (on, c) = match c.strip_prefix("not ") {
+                Some(c) => (false, c),
+                None => (true, c),
+            };
+            let (word, col) = c.split_once(" in column ")?;
+            Some((
+                on,
+                word.to_string(),
+                col.parse::<usize>().ok()?.checked_sub(1)?,
+            ))
+        }
+    };
+    Some(RowRun {
+        rows: rows.parse().ok()?,
+        toggled,
+        column: None,
+        first: first.to_string(),
+        last: last.to_string(),
+    })
+}
+
 /// Words that say a node can take a state, written only with the state.
 const CAPABILITIES: [&str; 4] = ["disableable", "expandable", "focusable", "selectable"];
 
@@ -358,7 +402,13 @@ fn table_row(line: &str, columns: &[HeaderColumn], out: &mut Vec<Read>) -> Optio
 
 /// Every node with a uid that a light-notation output shows. `Err` names a line it cannot read.
 fn read_light(text: &str) -> Result<Vec<Read>, String> {
+    read_light_runs(text).map(|(reads, _)| reads)
+}
+
+/// `read_light`, with the run lines of a delta's tables.
+fn read_light_runs(text: &str) -> Result<(Vec<Read>, Vec<RowRun>), String> {
     let mut out = Vec::new();
+    let mut runs = Vec::new();
     let mut lines = text.lines().peekable();
     while let Some(line) = lines.next() {
         let t = line.trim_start_matches(' ');
@@ -368,11 +418,26 @@ fn read_light(text: &str) -> Result<Vec<Read>, String> {
         if t.starts_with('…') {
             if let Some((count, columns)) = header_columns(t) {
                 let indent = line.len() - t.len();
-                for _ in 0..count {
+                let mut left = count;
+                while left > 0 {
                     let row = lines.next().ok_or("table ends early")?;
                     let row = row.get(indent..).ok_or("row less indented")?;
+                    if let Some(mut run) = row_run(row) {
+                        run.column = run
+                            .toggled
+                            .as_ref()
+                            .and_then(|(_, _, c)| columns.get(*c))
+                            .map(|c| (c.role.clone(), c.pattern.clone()));
+                        // A delta's run of rows the agent holds.
+                        left = left
+                            .checked_sub(run.rows)
+                            .ok_or_else(|| format!("run past the table's rows: {row}"))?;
+                        runs.push(run);
+                        continue;
+                    }
                     table_row(row, &columns, &mut out)
                         .ok_or_else(|| format!("unreadable row: {row}"))?;
+                    left -= 1;
                 }
             }
             continue;
@@ -387,7 +452,7 @@ fn read_light(text: &str) -> Result<Vec<Read>, String> {
             }
         }
     }
-    Ok(out)
+    Ok((out, runs))
 }
 
 /// The uids written in the table rows of a light-notation output.
@@ -728,6 +793,12 @@ fn reader_problems(body: &str, options: &SnapshotOptions) -> Vec<String> {
         Ok(r) => r,
         Err(e) => return vec![e],
     };
+    problems_against(body, read, yaml)
+}
+
+/// Each node of `read` whose role, name, value or states differ from the raw snapshot's node
+/// with that uid (`body`).
+fn problems_against(body: &str, read: Vec<Read>, yaml: bool) -> Vec<String> {
     let mut implied = Vec::new();
     let raw = notation_of(body).parse(body, &mut implied);
     // Upstream repeats a uid on several text nodes at times: any of them may be the one read.
@@ -1127,4 +1198,184 @@ fn a_playwright_delta_reads_back_against_the_new_snapshot() {
             .unwrap_or_else(|| panic!("{} is no ref of the snapshot", r.uid));
         assert_eq!(node_problem(r, &raw, node, true), None);
     }
+}
+
+/// What is wrong with a delta `out` of `body`, read against what the reader holds (each uid's
+/// latest node read, `held`, updated here): every node it writes is the snapshot's, and every
+/// run of table rows it names is what the reader holds, with the state it says changed
+/// set.
+fn delta_problems(body: &str, out: &str, held: &mut HashMap<String, Read>) -> Vec<String> {
+    let (reads, runs) = match read_light_runs(out) {
+        Ok(r) => r,
+        Err(e) => return vec![e],
+    };
+    let mut problems = problems_against(body, reads.clone(), false);
+    let mut implied = Vec::new();
+    let raw = notation_of(body).parse(body, &mut implied);
+    let order: Vec<&str> = raw
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Element && !n.uid.is_empty())
+        .map(|n| n.uid)
+        .collect();
+    let mut claimed = Vec::new();
+    for run in &runs {
+        let at = |uid: &str| order.iter().position(|u| *u == uid);
+        let (Some(a), Some(b)) = (at(&run.first), at(&run.last)) else {
+            problems.push(format!("a run names uids not in the page: {run:?}"));
+            continue;
+        };
+        for uid in order.get(a..=b).unwrap_or(&[]) {
+            let Some(mut r) = held.get(*uid).cloned() else {
+                continue;
+            };
+            // The cells of the run's column: its role, and its name as the header's pattern
+            // says (the Edit and Delete buttons of a row are two columns).
+            let fits = |r: &Read| match &run.column {
+                Some((role, pattern)) => {
+                    let name = r.name.as_deref().unwrap_or("");
+                    *role == r.role
+                        && match pattern.as_deref().map(|p| (p, p.split_once("{name}"))) {
+                            None => true,
+                            Some((_, Some((pre, suf)))) => {
+                                name.starts_with(pre) && name.ends_with(suf)
+                            }
+                            Some((fixed, None)) => name == fixed,
+                        }
+                }
+                None => false,
+            };
+            if let Some((on, word, _)) = &run.toggled {
+                if fits(&r) {
+                    match (on, r.states.iter().position(|s| s == word)) {
+                        (true, None) => {
+                            r.states.push(word.clone());
+                            r.states.sort();
+                        }
+                        (false, Some(i)) => {
+                            r.states.remove(i);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            claimed.push(r);
+        }
+    }
+    problems.extend(problems_against(body, claimed.clone(), false));
+    for r in reads.into_iter().chain(claimed) {
+        held.insert(r.uid.clone(), r);
+    }
+    problems
+}
+
+/// The reader over a session's outputs with deltas: a full snapshot is read whole (what the
+/// reader holds from then on), a delta against what it holds. Returns (deltas read, runs of
+/// rows read, runs with a state changed).
+fn read_session_outputs(
+    outputs: &[(String, String)],
+    name: &str,
+    failures: &mut Vec<String>,
+) -> (usize, usize, usize) {
+    let mut held: HashMap<String, Read> = HashMap::new();
+    let (mut deltas, mut runs, mut toggled) = (0, 0, 0);
+    for (k, (body, out)) in outputs.iter().enumerate() {
+        if out.contains("unchanged since snapshot") {
+            continue;
+        }
+        if out.contains(": delta against snapshot ") {
+            deltas += 1;
+            runs += out.matches(" rows unchanged").count();
+            toggled += out.matches(" rows unchanged but ").count();
+            let ps = delta_problems(body, out, &mut held);
+            if !ps.is_empty() && std::env::var_os("READER_DEBUG").is_some() {
+                eprintln!(
+                    "==== {name} {k}\n{}\n---- delta\n{out}\n---- raw\n{body}",
+                    outputs[k - 1].1
+                );
+            }
+            for p in ps {
+                failures.push(format!("{name} output {k}: {p}"));
+            }
+            continue;
+        }
+        held.clear();
+        if !out.starts_with("#snapshot-filter") {
+            continue;
+        }
+        match read_light(out) {
+            Ok(reads) => held.extend(reads.into_iter().map(|r| (r.uid.clone(), r))),
+            Err(e) => failures.push(format!("{name} output {k}: {e}")),
+        }
+        for p in reader_problems(body, &SnapshotOptions::for_level(Level::Moderate)) {
+            failures.push(format!("{name} output {k}: {p}"));
+        }
+    }
+    (deltas, runs, toggled)
+}
+
+#[test]
+fn the_reader_reads_deltas_with_tables_against_what_it_holds() {
+    use crate::delta_tests::{body_of, read_session, send, session};
+    let mut failures = Vec::new();
+    let (mut deltas, mut runs, mut toggled) = (0, 0, 0);
+    // Recorded sessions: ours, and the corpus's when present.
+    let mut files = crate::test_support::files_under(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/fixtures/sessions"),
+        &["jsonl"],
+    );
+    if let Some(corpus) = crate::test_support::corpus_dir() {
+        files.extend(crate::test_support::files_under(
+            &corpus.join("sessions"),
+            &["jsonl"],
+        ));
+    }
+    for file in &files {
+        for level in [Level::Moderate, Level::Aggressive] {
+            let mut s = session(level, true);
+            let mut outputs = Vec::new();
+            for step in read_session(file) {
+                let raw = crate::delta_tests::text_of(&step.result.to_string());
+                let sent = send(&mut s, &step);
+                if let (Some(body), Some(out)) = (body_of(&raw), body_of(&sent)) {
+                    if !out.starts_with("uid=") {
+                        outputs.push((body.to_string(), out.to_string()));
+                    }
+                }
+            }
+            let name = format!("{} {level}", file.display());
+            let (d, r, t) = read_session_outputs(&outputs, &name, &mut failures);
+            (deltas, runs, toggled) = (deltas + d, runs + r, toggled + t);
+        }
+    }
+    // Grids edited at random (the delta property test's pages).
+    let mut rng = crate::test_support::XorShift(0x85eb_ca6b_c2b2_ae35);
+    for page in 0..20 {
+        let mut grid = crate::delta_prop_tests::Grid::random(&mut rng);
+        let mut s = session(Level::Moderate, true);
+        let mut outputs = Vec::new();
+        for _ in 0..8 {
+            let body = grid.page.text();
+            let result = serde_json::json!({"content": [{"type": "text", "text":
+                format!("# take_snapshot response\n## Latest page snapshot\n{body}")}]});
+            let step = crate::delta_tests::Step {
+                tool: "take_snapshot".into(),
+                args: serde_json::json!({"pageId": 1}),
+                result,
+            };
+            let sent = send(&mut s, &step);
+            if let Some(out) = body_of(&sent) {
+                outputs.push((body.clone(), out.to_string()));
+            }
+            grid.edit(&mut rng);
+        }
+        let (d, r, t) = read_session_outputs(&outputs, &format!("grid {page}"), &mut failures);
+        (deltas, runs, toggled) = (deltas + d, runs + r, toggled + t);
+    }
+    assert_clean(&failures);
+    eprintln!("{deltas} deltas read, {runs} runs of rows, {toggled} with a state changed");
+    assert!(
+        deltas > 50 && runs > 20 && toggled > 5,
+        "{deltas} {runs} {toggled}"
+    );
 }

@@ -30,7 +30,7 @@ use once_cell::sync::Lazy;
 
 use super::marker::{hidden_run_end, write_run, ExpandTarget};
 use super::render::{self, flatten};
-use super::tree::{DeltaMarks, NodeKind, Tree};
+use super::tree::{DeltaMarks, NodeKind, Table, TableDelta, Tree};
 use super::{apply_passes, filter_tree, FilteredSnapshot, Notation, SnapshotOptions};
 use crate::level::Level;
 
@@ -72,6 +72,9 @@ struct SentNode {
     /// Empty for nodes without an id.
     uid: String,
     own: u64,
+    /// See [`Own`].
+    bare: u64,
+    words: u64,
     /// The key of the node whose frame it is shown in (its raw parent inside hidden runs).
     parent: Option<String>,
     /// Written as a line of its own (not behind a marker, not a layout node dropped).
@@ -90,7 +93,7 @@ impl SentPage {
     pub fn approx_bytes(&self) -> usize {
         self.nodes
             .iter()
-            .map(|n| 2 * n.key.len() + n.uid.len() + 96)
+            .map(|n| 2 * n.key.len() + n.uid.len() + 112)
             .sum::<usize>()
             + self.units.len() * 48
     }
@@ -124,6 +127,9 @@ impl FullReason {
 pub struct Fingerprint {
     keys: Vec<String>,
     own: Vec<u64>,
+    /// See [`Own`].
+    bare: Vec<u64>,
+    words: Vec<u64>,
     /// Nodes in each node's subtree (itself included).
     sizes: Vec<usize>,
     /// The node whose frame each node is shown in.
@@ -182,25 +188,45 @@ fn frame_id(fp: &Fingerprint, owner: Option<usize>) -> u64 {
     }
 }
 
-/// The hash of what a node's own line says (passes' cuts and dropped urls included; where it
-/// sits and what is under it are its unit's hash). A notation may write a url relative to the
+/// What a node's own line says, hashed (passes' cuts and dropped urls included; where it sits
+/// and what is under it are its unit's hash). A notation may write a url relative to the
 /// page's (`scope`: the first root's url without its fragment), so a node with a url shown
 /// hashes the page's too: a page url changed in the same document (`pushState`) changes it.
-fn own_hash(tree: &Tree<'_>, id: usize, scope: Option<&str>) -> u64 {
+#[derive(Debug, Clone, Copy, Default)]
+struct Own {
+    /// The whole line.
+    all: u64,
+    /// The line without its bare words (`checked`, `disabled`: attributes without a value).
+    bare: u64,
+    /// The bare words, as a set: `word_hash` of each, xor-ed. Two lines whose `bare` are equal
+    /// and whose `words` differ by one `word_hash(w)` differ by `w` alone.
+    words: u64,
+}
+
+fn word_hash(word: &str) -> u64 {
+    hash_of(("word", word))
+}
+
+fn own_hash(tree: &Tree<'_>, id: usize, scope: Option<&str>) -> Own {
     let Some(node) = tree.nodes.get(id) else {
-        return 0;
+        return Own::default();
     };
     let mut h = new_hasher();
+    let mut bare = new_hasher();
+    let mut words = 0u64;
     (node.kind as u8).hash(&mut h);
+    (node.kind as u8).hash(&mut bare);
     match node.kind {
         NodeKind::Verbatim => node.raw.hash(&mut h),
         NodeKind::Marker => node.name_str().hash(&mut h),
         NodeKind::Element => {
-            node.uid.hash(&mut h);
-            node.role.hash(&mut h);
-            node.name.as_deref().hash(&mut h);
-            node.keep_chars.hash(&mut h);
-            node.devtools_selected.hash(&mut h);
+            for h in [&mut h, &mut bare] {
+                node.uid.hash(h);
+                node.role.hash(h);
+                node.name.as_deref().hash(h);
+                node.keep_chars.hash(h);
+                node.devtools_selected.hash(h);
+            }
             for attr in &node.attrs {
                 let is_url = attr.key == "url" || attr.key == "/url";
                 if node.drop_url && is_url {
@@ -211,10 +237,23 @@ fn own_hash(tree: &Tree<'_>, id: usize, scope: Option<&str>) -> u64 {
                 if is_url {
                     scope.hash(&mut h);
                 }
+                if attr.value.is_none() {
+                    words ^= word_hash(attr.key);
+                } else {
+                    attr.key.hash(&mut bare);
+                    attr.value.as_deref().hash(&mut bare);
+                    if is_url {
+                        scope.hash(&mut bare);
+                    }
+                }
             }
         }
     }
-    h.finish()
+    Own {
+        all: h.finish(),
+        bare: bare.finish(),
+        words,
+    }
 }
 
 impl Fingerprint {
@@ -253,7 +292,8 @@ impl Fingerprint {
             .and_then(|n| n.attr("url"))
             .and_then(|a| a.value.as_deref())
             .map(|u| u.split('#').next().unwrap_or(u));
-        let own: Vec<u64> = (0..n).map(|id| own_hash(tree, id, scope)).collect();
+        let owns: Vec<Own> = (0..n).map(|id| own_hash(tree, id, scope)).collect();
+        let own: Vec<u64> = owns.iter().map(|o| o.all).collect();
         let mut deep = vec![0u64; n];
         let mut sizes = vec![1usize; n];
         let mut shown = vec![0u64; n];
@@ -307,6 +347,8 @@ impl Fingerprint {
         let mut fp = Fingerprint {
             keys,
             own,
+            bare: owns.iter().map(|o| o.bare).collect(),
+            words: owns.iter().map(|o| o.words).collect(),
             sizes,
             frame_parent,
             frames,
@@ -408,6 +450,8 @@ impl Fingerprint {
                 key: key.clone(),
                 uid: node.map_or("", |n| n.uid).to_string(),
                 own: self.own[id],
+                bare: self.bare[id],
+                words: self.words[id],
                 parent: self.frame_parent[id]
                     .and_then(|p| self.keys.get(p))
                     .cloned(),
@@ -566,6 +610,17 @@ impl DeltaCounts {
 /// run's line in `tree.delta`, every item of it `unchanged`; removed nodes get a line at the end
 /// of the frame they were in. Returns the counts.
 pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCounts {
+    mark_with(tree, fp, sent, true)
+}
+
+/// `mark`; without `tables`, no table is marked to be written row by row (its rows go as
+/// nodes, and unchanged runs go through it as through any siblings).
+pub fn mark_with(
+    tree: &mut Tree<'_>,
+    fp: &Fingerprint,
+    sent: &SentPage,
+    tables: bool,
+) -> DeltaCounts {
     let mut counts = DeltaCounts {
         same_tree: fp.whole == sent.whole,
         ..DeltaCounts::default()
@@ -630,6 +685,17 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
             "; behind a marker: {unnamed} added or changed without a uid"
         ));
     }
+    // Where removed nodes are counted: no table row may hold one (a row line has no place
+    // for it).
+    let anchors: HashSet<&str> = if !tables || tree.tables.is_empty() {
+        HashSet::new()
+    } else {
+        sent.nodes
+            .iter()
+            .filter(|old| !by_key.contains_key(old.key.as_str()))
+            .filter_map(|old| removed_anchor(sent, &by_key, old))
+            .collect()
+    };
     let mut opened: HashSet<Option<usize>> = HashSet::new();
     let mut unchanged_items: Vec<usize> = Vec::new();
     let mut stack: Vec<(Option<usize>, String)> = vec![(None, String::new())];
@@ -666,6 +732,39 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
                 stack.push((Some(id), next));
             }
         };
+        // Tables of this frame the agent does not hold as they are: written row by row (by a
+        // notation that writes tables); the unchanged runs below stop at their ends.
+        let mut bounds: Vec<usize> = Vec::new();
+        if tables && !tree.tables.is_empty() {
+            for (u, unit) in frame.units.iter().enumerate() {
+                let Some(&id) = frame.items.get(unit.start) else {
+                    continue;
+                };
+                let Some(table) = tree.tables.get(&id) else {
+                    continue;
+                };
+                let rest = frame.items.get(unit.start..).unwrap_or(&[]);
+                let cells = render::table_rows(tree, table, rest) * table.columns.len();
+                let Some(units) = frame.units.get(u..u + cells) else {
+                    continue;
+                };
+                if let Some(td) = table_delta(
+                    tree,
+                    fp,
+                    sent,
+                    fid,
+                    table,
+                    frame,
+                    units,
+                    &anchors,
+                    &mut counts,
+                ) {
+                    bounds.push(u);
+                    bounds.push(u + cells);
+                    marks.tables.insert(id, td);
+                }
+            }
+        }
         let mut i = 0;
         while let Some(unit) = frame.units.get(i) {
             let Some(first) = prev_of(unit) else {
@@ -677,7 +776,7 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
             let mut end = i + 1;
             let mut last_index = first.index;
             while let Some(next) = frame.units.get(end).and_then(&prev_of) {
-                if next.index != last_index + 1 {
+                if next.index != last_index + 1 || bounds.contains(&end) {
                     break;
                 }
                 last_index = next.index;
@@ -729,19 +828,7 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
             continue;
         }
         counts.removed += 1;
-        let mut anchor = old.parent.as_deref();
-        let mut guard = 0;
-        while let Some(key) = anchor {
-            if by_key.contains_key(key) || guard > sent.nodes.len() {
-                break;
-            }
-            guard += 1;
-            anchor = sent
-                .index
-                .get(key)
-                .and_then(|&i| sent.nodes.get(i as usize))
-                .and_then(|n| n.parent.as_deref());
-        }
+        let anchor = removed_anchor(sent, &by_key, old);
         // The frame it is written in: the anchor's, or the nearest opened one above it.
         let mut at = anchor.and_then(|k| by_key.get(k).copied());
         while let Some(id) = at {
@@ -775,6 +862,269 @@ pub fn mark(tree: &mut Tree<'_>, fp: &Fingerprint, sent: &SentPage) -> DeltaCoun
     }
     tree.delta = Some(Box::new(marks));
     counts
+}
+
+/// The key of the nearest frame owner of a removed node still in the tree (`None`: the roots).
+fn removed_anchor<'s>(
+    sent: &'s SentPage,
+    by_key: &HashMap<&str, usize>,
+    old: &'s SentNode,
+) -> Option<&'s str> {
+    let mut anchor = old.parent.as_deref();
+    let mut guard = 0;
+    while let Some(key) = anchor {
+        if by_key.contains_key(key) || guard > sent.nodes.len() {
+            break;
+        }
+        guard += 1;
+        anchor = sent
+            .index
+            .get(key)
+            .and_then(|&i| sent.nodes.get(i as usize))
+            .and_then(|n| n.parent.as_deref());
+    }
+    anchor
+}
+
+/// Bare words a run of table rows may say changed in one column (the states a control takes).
+const ROW_STATES: [&str; 7] = [
+    "checked", "selected", "pressed", "expanded", "disabled", "required", "invalid",
+];
+
+/// Fewest rows in a run line of a table delta (one row is about as short written out).
+const MIN_RUN_ROWS: usize = 2;
+
+/// A row of a table against what was sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RowState {
+    /// Written as a row.
+    Changed,
+    /// Every cell as sent, in the sent order: `first`..=`last` are its cells' sent indices.
+    Same { first: u32, last: u32 },
+    /// As `Same`, but the cell of column `col` gained (`on`) or lost the bare word `word`, and
+    /// nothing else of it changed (a leaf then and now).
+    Toggled {
+        first: u32,
+        last: u32,
+        col: usize,
+        word: &'static str,
+        on: bool,
+    },
+}
+
+impl RowState {
+    fn span(self) -> Option<(u32, u32)> {
+        match self {
+            RowState::Changed => None,
+            RowState::Same { first, last } | RowState::Toggled { first, last, .. } => {
+                Some((first, last))
+            }
+        }
+    }
+}
+
+/// Row `cells` (one unit each) against what was sent in frame `fid`.
+fn row_state(
+    tree: &Tree<'_>,
+    fp: &Fingerprint,
+    sent: &SentPage,
+    fid: u64,
+    table: &Table<'_>,
+    frame: &Frame,
+    cells: &[Unit],
+) -> RowState {
+    let mut toggled = None;
+    let mut indices = Vec::with_capacity(cells.len());
+    for (c, unit) in cells.iter().enumerate() {
+        let Some(&id) = frame.items.get(unit.start) else {
+            return RowState::Changed;
+        };
+        let key = fp.keys.get(id).map_or("", String::as_str);
+        let Some(held) = sent.units.get(key).filter(|p| p.frame == fid) else {
+            return RowState::Changed;
+        };
+        indices.push(held.index);
+        if held.hash == unit.hash {
+            continue;
+        }
+        // Changed: by one bare word of a leaf, in a column the header writes?
+        let old = sent
+            .index
+            .get(key)
+            .and_then(|&i| sent.nodes.get(i as usize));
+        let node = tree.nodes.get(id);
+        let (Some(old), Some(node)) = (old, node) else {
+            return RowState::Changed;
+        };
+        let shown_col = table
+            .columns
+            .get(c)
+            .is_some_and(|col| col.shown && !col.role.is_empty());
+        let leaves = !unit.opens
+            && node.children.is_empty()
+            && held.hash == hash_of(old.own)
+            && unit.hash == hash_of(fp.own[id]);
+        let diff = old.words ^ fp.words[id];
+        let word = ROW_STATES.iter().copied().find(|w| word_hash(w) == diff);
+        match word {
+            Some(word) if toggled.is_none() && shown_col && leaves && old.bare == fp.bare[id] => {
+                let on = node
+                    .attrs
+                    .iter()
+                    .any(|a| a.key == word && a.value.is_none());
+                toggled = Some((c, word, on));
+            }
+            _ => return RowState::Changed,
+        }
+    }
+    if indices.windows(2).any(|w| w[1] != w[0] + 1) {
+        return RowState::Changed;
+    }
+    let (Some(&first), Some(&last)) = (indices.first(), indices.last()) else {
+        return RowState::Changed;
+    };
+    match toggled {
+        None => RowState::Same { first, last },
+        Some((col, word, on)) => RowState::Toggled {
+            first,
+            last,
+            col,
+            word,
+            on,
+        },
+    }
+}
+
+/// A table of `frame` (`units`: the cells of its whole rows, one unit each) as a delta of its
+/// rows: every row written, but runs of rows held as sent (or held but for one state of one
+/// column, the same in every row of the run) in one line each. `None` when the agent holds
+/// the table as it is (an unchanged run covers it), or when a row cannot say what changed
+/// (a removed node counted inside it).
+#[allow(clippy::too_many_arguments)]
+fn table_delta(
+    tree: &Tree<'_>,
+    fp: &Fingerprint,
+    sent: &SentPage,
+    fid: u64,
+    table: &Table<'_>,
+    frame: &Frame,
+    units: &[Unit],
+    anchors: &HashSet<&str>,
+    counts: &mut DeltaCounts,
+) -> Option<TableDelta> {
+    let w = table.columns.len();
+    if w == 0 || units.is_empty() {
+        return None;
+    }
+    let items = frame
+        .items
+        .get(units.first()?.start..units.last()?.start + 1)?;
+    // One unit per cell, in place (whole rows are visible siblings).
+    if items.len() != units.len() || units.iter().any(|u| u.len != 1) {
+        return None;
+    }
+    if items.iter().any(|&i| {
+        tree.subtree(i)
+            .into_iter()
+            .any(|d| fp.keys.get(d).is_some_and(|k| anchors.contains(k.as_str())))
+    }) {
+        return None;
+    }
+    let rows = units.len() / w;
+    let states: Vec<RowState> = units
+        .chunks(w)
+        .map(|cells| row_state(tree, fp, sent, fid, table, frame, cells))
+        .collect();
+    let follows = |a: RowState, b: RowState| match (a.span(), b.span()) {
+        (Some((_, last)), Some((first, _))) => first == last + 1,
+        _ => false,
+    };
+    let held_whole = states.iter().all(|s| matches!(s, RowState::Same { .. }))
+        && states.windows(2).all(|p| follows(p[0], p[1]));
+    if held_whole {
+        return None;
+    }
+    // Shown columns before each column: a run names a column by its place in the header.
+    let place = |col: usize| table.columns.iter().take(col).filter(|c| c.shown).count() + 1;
+    let mut td = TableDelta {
+        rows,
+        runs: HashMap::new(),
+    };
+    // A row held as sent agrees with "WORD in column C" (or "not WORD") when its cell says so.
+    let agrees = |k: usize, claim: (usize, &str, bool)| {
+        let (col, word, on) = claim;
+        match states.get(k) {
+            Some(RowState::Toggled {
+                col: c,
+                word: w,
+                on: o,
+                ..
+            }) => (*c, *w, *o) == claim,
+            Some(RowState::Same { .. }) => items
+                .get(k * w + col)
+                .and_then(|&i| tree.nodes.get(i))
+                .is_some_and(|n| n.attrs.iter().any(|a| a.key == word && a.value.is_none()) == on),
+            _ => false,
+        }
+    };
+    let mut r = 0;
+    while let Some(&state) = states.get(r) {
+        if state == RowState::Changed {
+            r += 1;
+            continue;
+        }
+        // The rows from here held in order; the first one toggled gives the run its claim.
+        let mut stretch = r + 1;
+        while let (Some(&prev), Some(&next)) = (states.get(stretch - 1), states.get(stretch)) {
+            if !follows(prev, next) {
+                break;
+            }
+            stretch += 1;
+        }
+        let claim = states
+            .get(r..stretch)
+            .unwrap_or(&[])
+            .iter()
+            .find_map(|s| match *s {
+                RowState::Toggled { col, word, on, .. } => Some((col, word, on)),
+                _ => None,
+            });
+        let claim = claim.filter(|&c| agrees(r, c));
+        let mut end = r + 1;
+        while end < stretch
+            && match claim {
+                Some(c) => agrees(end, c),
+                None => matches!(states.get(end), Some(RowState::Same { .. })),
+            }
+        {
+            end += 1;
+        }
+        if end - r >= MIN_RUN_ROWS {
+            let run = items.get(r * w..end * w).unwrap_or(&[]);
+            let uids: Vec<&str> = run
+                .iter()
+                .filter_map(|&i| tree.nodes.get(i))
+                .filter(|n| n.kind == NodeKind::Element && !n.uid.is_empty())
+                .map(|n| n.uid)
+                .collect();
+            let mut line = format!("… {} rows unchanged", end - r);
+            if let Some((col, word, on)) = claim {
+                let not = if on { "" } else { "not " };
+                line.push_str(&format!(" but {not}{word} in column {}", place(col)));
+            }
+            line.push_str(" (uid ");
+            write_uid_list(&mut line, &uids);
+            line.push(')');
+            counts.unchanged_runs += 1;
+            counts.unchanged_nodes += run
+                .iter()
+                .map(|&id| fp.sizes.get(id).copied().unwrap_or(1))
+                .sum::<usize>();
+            td.runs.insert(r, (end - r, line));
+        }
+        r = end;
+    }
+    Some(td)
 }
 
 /// Shown nodes still under the parent they were shown under, out of the order they were sent
@@ -920,7 +1270,7 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
                 }
                 short
             } else {
-                notation.render_delta(&tree, &header).text
+                shorter_delta(notation, &mut tree, &fp, prev, &header)
             };
             delta_bytes = Some(delta.len());
             if delta.len() as f64 > MAX_DELTA_SHARE * full.text.len() as f64 {
@@ -968,6 +1318,37 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
         full_bytes: full.text.len(),
         delta_bytes,
     }
+}
+
+/// The delta of a marked tree: with its changed tables written row by row, or, when that is
+/// longer (a table's header costs more than a few changed nodes), marked again with their rows
+/// as nodes (the tree is left marked as the delta returned).
+fn shorter_delta<N: Notation + ?Sized>(
+    notation: &N,
+    tree: &mut Tree<'_>,
+    fp: &Fingerprint,
+    sent: &SentPage,
+    header: &str,
+) -> String {
+    let with_tables = notation.render_delta(tree, header).text;
+    if tree.delta.as_deref().is_none_or(|d| d.tables.is_empty()) {
+        return with_tables;
+    }
+    let marks = tree.delta.take();
+    let unchanged: Vec<bool> = tree.nodes.iter().map(|n| n.unchanged).collect();
+    for node in &mut tree.nodes {
+        node.unchanged = false;
+    }
+    mark_with(tree, fp, sent, false);
+    let as_nodes = notation.render_delta(tree, header).text;
+    if as_nodes.len() < with_tables.len() {
+        return as_nodes;
+    }
+    tree.delta = marks;
+    for (node, was) in tree.nodes.iter_mut().zip(unchanged) {
+        node.unchanged = was;
+    }
+    with_tables
 }
 
 /// Childless visible nodes whose lines are about as short as an unchanged line: shown instead.

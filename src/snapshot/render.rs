@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::marker;
-use super::tree::{Node, NodeKind, Table, Tree};
+use super::tree::{Node, NodeKind, Table, TableDelta, Tree};
 use super::walk::promote_dropped_into;
 
 /// What a renderer wrote, for the stats (every notation).
@@ -85,6 +85,24 @@ pub trait LineWriter<'t> {
         0
     }
 
+    /// Writes a table of a delta at `depth` (`delta`: its rows and the runs of rows the agent
+    /// holds): the header line as `table` writes it, then, row by row, a row's line as `table`
+    /// writes it or a run's line. Returns the uids its rows write. Asked only of a notation
+    /// whose `writes_tables` is true.
+    #[allow(clippy::too_many_arguments)]
+    fn table_delta(
+        &mut self,
+        _out: &mut String,
+        _tree: &'t Tree<'_>,
+        _table: &Table<'_>,
+        _delta: &TableDelta,
+        _depth: usize,
+        _scope: Self::Scope,
+        _expand: marker::ExpandTarget<'_>,
+    ) -> usize {
+        0
+    }
+
     /// Writes the element `items[0]` at `depth`, and at will the siblings after it on its line
     /// (`items` runs to the end of the frame). `children` are its visible children (dropped
     /// nodes promoted), empty when `opens_children` said no.
@@ -132,18 +150,24 @@ pub(crate) fn opens_frame(tree: &Tree<'_>, id: usize) -> bool {
 /// Fewest records a table is written for (fewer are written as nodes).
 const MIN_TABLE_ROWS: usize = 3;
 
-/// The table that starts at sibling `id`, when one does and the tree is not written as a delta
-/// (a delta writes the records it changes as nodes, against rows the agent holds).
+/// The table that starts at sibling `id`, when one does and is written as one: in a delta,
+/// only a table the delta writes row by row (`DeltaMarks::tables`; one the agent holds as it
+/// is goes in an unchanged line).
 pub fn table_at<'t, 'a>(tree: &'t Tree<'a>, id: usize) -> Option<&'t Table<'a>> {
-    if tree.delta.is_some() || tree.tables.is_empty() {
+    if tree.tables.is_empty() {
         return None;
+    }
+    if let Some(delta) = tree.delta.as_deref() {
+        if !delta.tables.contains_key(&id) {
+            return None;
+        }
     }
     tree.tables.get(&id)
 }
 
 /// How many records of `table` are written as rows from the start of `rest` (the frame's
 /// items from the table's first): the leading records a later pass left whole, in place.
-fn table_rows(tree: &Tree<'_>, table: &Table<'_>, rest: &[usize]) -> usize {
+pub(crate) fn table_rows(tree: &Tree<'_>, table: &Table<'_>, rest: &[usize]) -> usize {
     let w = table.siblings(0).len();
     let mut rows = 0;
     while rows < table.records() {
@@ -250,6 +274,21 @@ pub fn render_with<'t, W: LineWriter<'t>>(
             continue;
         };
         let depth = frame.depth;
+        let table_delta = delta
+            .and_then(|d| d.tables.get(&id))
+            .filter(|_| writer.writes_tables());
+        if let (Some(td), Some(table)) = (table_delta, tree.tables.get(&id)) {
+            // A table of a delta: its changed rows as rows, the others in runs (`mark` cut the
+            // frame's unchanged runs at the table's ends).
+            let end = frame.pos + td.rows * table.columns.len();
+            let items = frame.items.get(frame.pos..end).unwrap_or(&[]);
+            let expand = marker::ExpandTarget::for_run(tree, items, frame.expand_uid);
+            r.uids_shown +=
+                writer.table_delta(&mut r.text, tree, table, td, depth, frame.scope, expand);
+            r.markers += 1 + td.runs.len();
+            frame.pos = end.max(frame.pos + 1);
+            continue;
+        }
         if let Some((len, line)) = delta.and_then(|d| d.runs.get(&id)) {
             // A delta's run of siblings unchanged since the snapshot it is against.
             writer.marker(&mut r.text, depth, line);

@@ -147,6 +147,19 @@ pub struct DeltaMarks {
     /// Changes no shown line holds (inside hidden runs, in layout nodes dropped), for the
     /// header: `; behind markers: 1 added or changed (uid 1_214): expand_snapshot uid=1_200`.
     pub behind: String,
+    /// By a table's first item: the table written as a delta of its rows (by a notation that
+    /// writes tables; `runs` above still cover its items, for one that does not).
+    pub tables: HashMap<usize, TableDelta>,
+}
+
+/// A table in a delta: its header, then each row that changed as a row, each run of rows the
+/// agent holds as one line.
+#[derive(Debug, Clone, Default)]
+pub struct TableDelta {
+    /// The records written (the leading ones left whole, as in the full snapshot).
+    pub rows: usize,
+    /// By the index of a run's first row: the rows in the run and its line.
+    pub runs: HashMap<usize, (usize, String)>,
 }
 
 /// Repeated records (rows of a grid flattened into siblings) hidden after the first few.

@@ -10,7 +10,7 @@ use super::url::relative_to;
 use crate::snapshot::marker::{write_table_uids, ExpandTarget};
 use crate::snapshot::render::{push_indent, render_with, table_at, LineWriter, Rendered, Written};
 use crate::snapshot::roles;
-use crate::snapshot::tree::{Column, ColumnName, Node, NodeKind, Table, Tree};
+use crate::snapshot::tree::{Column, ColumnName, Node, NodeKind, Table, TableDelta, Tree};
 
 const LEGEND_LIGHT: &str = "#snapshot-filter light: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page";
 const LEGEND_LOSSY: &str = "#snapshot-filter: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page; hidden: link/image urls, \"…\" lines, cut=N chars (expand_snapshot uid=U)";
@@ -191,6 +191,26 @@ impl<'t> LineWriter<'t> for LightWriter {
     ) -> usize {
         let mut lines = String::new();
         let shown = write_table_lines(&mut lines, tree, table, rows, base, expand);
+        for line in lines.lines() {
+            out.push('\n');
+            push_indent(out, depth);
+            out.push_str(line);
+        }
+        shown
+    }
+
+    fn table_delta(
+        &mut self,
+        out: &mut String,
+        tree: &'t Tree<'_>,
+        table: &Table<'_>,
+        delta: &TableDelta,
+        depth: usize,
+        base: Option<&'t str>,
+        expand: ExpandTarget<'_>,
+    ) -> usize {
+        let mut lines = String::new();
+        let shown = write_table_delta_lines(&mut lines, tree, table, delta, base, expand);
         for line in lines.lines() {
             out.push('\n');
             push_indent(out, depth);
@@ -548,6 +568,52 @@ fn write_table_lines(
     base: Option<&str>,
     expand: ExpandTarget<'_>,
 ) -> usize {
+    write_table_header(out, tree, table, rows, expand);
+    let mut shown = 0;
+    let mut key = String::new();
+    for r in 0..rows {
+        out.push('\n');
+        shown += write_table_row(out, tree, table, r, base, &mut key);
+    }
+    shown
+}
+
+/// A table of a delta, lines without indent as `write_table_lines`: the header, then each row
+/// `delta` does not put in a run, and each run's line. Returns the uids the rows write.
+fn write_table_delta_lines(
+    out: &mut String,
+    tree: &Tree<'_>,
+    table: &Table<'_>,
+    delta: &TableDelta,
+    base: Option<&str>,
+    expand: ExpandTarget<'_>,
+) -> usize {
+    write_table_header(out, tree, table, delta.rows, expand);
+    let mut shown = 0;
+    let mut key = String::new();
+    let mut r = 0;
+    while r < delta.rows {
+        out.push('\n');
+        if let Some((len, line)) = delta.runs.get(&r) {
+            out.push_str(line);
+            r += (*len).max(1);
+            continue;
+        }
+        shown += write_table_row(out, tree, table, r, base, &mut key);
+        r += 1;
+    }
+    shown
+}
+
+/// A table's header line (a marker line: the columns, the uids of its first `rows` records and
+/// the call that expands them).
+fn write_table_header(
+    out: &mut String,
+    tree: &Tree<'_>,
+    table: &Table<'_>,
+    rows: usize,
+    expand: ExpandTarget<'_>,
+) {
     let first = table.record(0);
     out.push_str("… table of ");
     out.push_str(&rows.to_string());
@@ -570,32 +636,39 @@ fn write_table_lines(
     }
     let items = table.items.get(..rows * table.columns.len()).unwrap_or(&[]);
     write_table_uids(out, tree, items, expand);
+}
+
+/// Record `r`'s line (`key`: scratch for the record's name). Returns the uids it writes.
+fn write_table_row(
+    out: &mut String,
+    tree: &Tree<'_>,
+    table: &Table<'_>,
+    r: usize,
+    base: Option<&str>,
+    key: &mut String,
+) -> usize {
     let key_column = table.columns.iter().position(|c| c.name == ColumnName::Key);
+    let record = table.record(r);
+    // The record's name as the row writes it (cut, when cut): what `{name}` stands for.
+    key.clear();
+    if let Some(k) = key_column
+        .and_then(|c| record.get(c))
+        .and_then(|&i| tree.nodes.get(i))
+    {
+        write_cut(key, k.name_str(), k.keep_chars, |o, s| o.push_str(s));
+    }
     let mut shown = 0;
-    let mut key = String::new();
-    for r in 0..rows {
-        out.push('\n');
-        let record = table.record(r);
-        // The record's name as the row writes it (cut, when cut): what `{name}` stands for.
-        key.clear();
-        if let Some(k) = key_column
-            .and_then(|c| record.get(c))
-            .and_then(|&i| tree.nodes.get(i))
-        {
-            write_cut(&mut key, k.name_str(), k.keep_chars, |o, s| o.push_str(s));
+    let mut sep = "";
+    for (col, &id) in table.columns.iter().zip(record) {
+        let Some(node) = tree.nodes.get(id) else {
+            continue;
+        };
+        if !col.shown {
+            continue;
         }
-        let mut sep = "";
-        for (col, &id) in table.columns.iter().zip(record) {
-            let Some(node) = tree.nodes.get(id) else {
-                continue;
-            };
-            if !col.shown {
-                continue;
-            }
-            out.push_str(sep);
-            sep = "|";
-            shown += write_cell(out, node, col, base, &key);
-        }
+        out.push_str(sep);
+        sep = "|";
+        shown += write_cell(out, node, col, base, key);
     }
     shown
 }
