@@ -1,6 +1,8 @@
 //! Lossy passes that shorten content: long names cut (`cut=N`), text beyond a budget per
 //! container hidden, and runs of similar siblings collapsed after the first few.
 
+use std::collections::HashSet;
+
 use super::prune::Facts;
 use super::roles;
 use super::tree::{NodeKind, Tree};
@@ -29,104 +31,139 @@ pub fn cut_long_names(tree: &mut Tree<'_>, max_chars: usize) {
 const SHORT_TEXT_CHARS: usize = 40;
 const TITLE_REACH: usize = 3;
 
+/// The text budget and the collapse of similar siblings, in one walk of the containers: each
+/// container's items are nobody else's, and neither pass reads what the other writes in
+/// another container (the budget hides role-less texts, which the collapse passes over), so one
+/// walk gives what two did, and on big pages the walks over the node array are what costs.
+pub fn budget_and_collapse(
+    tree: &mut Tree<'_>,
+    facts: &Facts,
+    budget: usize,
+    keep: usize,
+    keep_main_controls: bool,
+) {
+    // The records of a nested table (and the cells under them) are its rows: written one line
+    // each, never collapsed (a grid row holds ten `cell`s in a row).
+    let rows: HashSet<usize> = tree
+        .tables
+        .values()
+        .flat_map(|t| t.record_nodes.iter().flat_map(|&r| tree.subtree(r)))
+        .collect();
+    let mut containers = Containers::new();
+    let mut scratch = Scratch::default();
+    while let Some((_, items)) = containers.next(tree) {
+        budget_items(tree, items, budget, &mut scratch);
+        collapse_items(tree, items, facts, keep, keep_main_controls, &rows, &mut scratch);
+    }
+}
+
+/// Buffers reused from one container to the next.
+#[derive(Default)]
+struct Scratch {
+    control: Vec<bool>,
+    protected: Vec<bool>,
+    to_hide: Vec<usize>,
+}
+
 /// Under each container, text nodes past `budget` characters hide (interactive nodes, headings
 /// and the rest stay): the start of each block of text stays readable. What an agent acting on
 /// the page needs is ranked first: a control's label (the text right before it) and a short
 /// title a few siblings before a control are never hidden here and spend nothing; the budget
 /// goes to prose, in order, counted as shown (a name `cut_long_names` cut counts its kept
 /// characters only).
-pub fn budget_text(tree: &mut Tree<'_>, budget: usize) {
-    let mut containers = Containers::new();
-    let mut protected = Vec::new();
-    while let Some((_, items)) = containers.next(tree) {
-        let is_control = |c: usize| tree.nodes.get(c).is_some_and(roles::is_labelled_control);
-        protected.clear();
-        protected.extend(items.iter().enumerate().map(|(k, &c)| {
-            let Some(node) = tree.nodes.get(c) else {
-                return false;
-            };
-            let label = items.get(k + 1).is_some_and(|&next| is_control(next));
-            let short = node
+fn budget_items(tree: &mut Tree<'_>, items: &[usize], budget: usize, scratch: &mut Scratch) {
+    // Whether each item is a labelled control, asked once per item (not once per text within
+    // reach of it).
+    let control = &mut scratch.control;
+    control.clear();
+    control.extend(
+        items
+            .iter()
+            .map(|&c| tree.nodes.get(c).is_some_and(roles::is_labelled_control)),
+    );
+    let is_control = |k: usize| control.get(k).copied().unwrap_or(false);
+    let protected = &mut scratch.protected;
+    protected.clear();
+    protected.extend(items.iter().enumerate().map(|(k, &c)| {
+        let Some(node) = tree.nodes.get(c) else {
+            return false;
+        };
+        let label = is_control(k + 1);
+        let short = node
+            .name
+            .as_deref()
+            .is_some_and(|n| n.chars().take(SHORT_TEXT_CHARS + 1).count() <= SHORT_TEXT_CHARS);
+        let title = short && (k + 1..k + 1 + TITLE_REACH).any(is_control);
+        label || title
+    }));
+    let mut used = 0usize;
+    for (k, &c) in items.iter().enumerate() {
+        let Some(node) = tree.nodes.get_mut(c) else {
+            continue;
+        };
+        if !node.is_text() || node.hidden || !node.children.is_empty() {
+            continue;
+        }
+        // The texts naming a record shown are the record's, not prose.
+        let labels_record = !tree.record_labels.is_empty() && tree.record_labels.contains(&c);
+        if protected.get(k).copied().unwrap_or(false) || labels_record {
+            continue;
+        }
+        if used >= budget {
+            node.hidden = true;
+        } else {
+            let shown = node.keep_chars.unwrap_or(usize::MAX);
+            used += node
                 .name
                 .as_deref()
-                .is_some_and(|n| n.chars().take(SHORT_TEXT_CHARS + 1).count() <= SHORT_TEXT_CHARS);
-            let title = short
-                && items
-                    .iter()
-                    .skip(k + 1)
-                    .take(TITLE_REACH)
-                    .any(|&next| is_control(next));
-            label || title
-        }));
-        let mut used = 0usize;
-        for (k, &c) in items.iter().enumerate() {
-            let Some(node) = tree.nodes.get_mut(c) else {
-                continue;
-            };
-            if !node.is_text() || node.hidden || !node.children.is_empty() {
-                continue;
-            }
-            // The texts naming a record shown are the record's, not prose.
-            if protected.get(k).copied().unwrap_or(false) || tree.record_labels.contains(&c) {
-                continue;
-            }
-            if used >= budget {
-                node.hidden = true;
-            } else {
-                let shown = node.keep_chars.unwrap_or(usize::MAX);
-                used += node
-                    .name
-                    .as_deref()
-                    .map_or(0, |n| n.chars().take(shown).count());
-            }
+                .map_or(0, |n| n.chars().take(shown).count());
         }
     }
 }
 
 /// Runs of consecutive siblings with the same role past `keep` hide behind one marker. With
 /// `keep_main_controls`, controls inside `main` are never collapsed (they stay in place).
-pub fn collapse_similar(tree: &mut Tree<'_>, facts: &Facts, keep: usize, keep_main_controls: bool) {
-    // The records of a nested table (and the cells under them) are its rows: written one line
-    // each, never collapsed (a grid row holds ten `cell`s in a row).
-    let rows: std::collections::HashSet<usize> = tree
-        .tables
-        .values()
-        .flat_map(|t| t.record_nodes.iter().flat_map(|&r| tree.subtree(r)))
-        .collect();
-    let mut containers = Containers::new();
-    while let Some((_, items)) = containers.next(tree) {
-        let mut run_role: Option<&str> = None;
-        let mut run_len = 0usize;
-        let mut to_hide = Vec::new();
-        for &c in items {
-            let Some(node) = tree.nodes.get(c) else {
-                continue;
-            };
-            let eligible = node.kind == NodeKind::Element
-                && !node.role.is_empty()
-                && !node.hidden
-                && node.role != "heading"
-                && !rows.contains(&c)
-                && !(keep_main_controls && facts.in_main(c) && roles::is_interactive(node));
-            if !eligible {
-                run_role = None;
-                run_len = 0;
-                continue;
-            }
-            if run_role == Some(node.role) {
-                run_len += 1;
-            } else {
-                run_role = Some(node.role);
-                run_len = 1;
-            }
-            if run_len > keep {
-                to_hide.push(c);
-            }
+fn collapse_items(
+    tree: &mut Tree<'_>,
+    items: &[usize],
+    facts: &Facts,
+    keep: usize,
+    keep_main_controls: bool,
+    rows: &HashSet<usize>,
+    scratch: &mut Scratch,
+) {
+    let mut run_role: Option<&str> = None;
+    let mut run_len = 0usize;
+    let to_hide = &mut scratch.to_hide;
+    to_hide.clear();
+    for &c in items {
+        let Some(node) = tree.nodes.get(c) else {
+            continue;
+        };
+        let eligible = node.kind == NodeKind::Element
+            && !node.role.is_empty()
+            && !node.hidden
+            && node.role != "heading"
+            && !rows.contains(&c)
+            && !(keep_main_controls && facts.in_main(c) && roles::is_interactive(node));
+        if !eligible {
+            run_role = None;
+            run_len = 0;
+            continue;
         }
-        for c in to_hide {
-            if let Some(node) = tree.nodes.get_mut(c) {
-                node.hidden = true;
-            }
+        if run_role == Some(node.role) {
+            run_len += 1;
+        } else {
+            run_role = Some(node.role);
+            run_len = 1;
+        }
+        if run_len > keep {
+            to_hide.push(c);
+        }
+    }
+    for &c in to_hide.iter() {
+        if let Some(node) = tree.nodes.get_mut(c) {
+            node.hidden = true;
         }
     }
 }

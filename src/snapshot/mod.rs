@@ -128,8 +128,13 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
     );
     records::summarise_options(tree, limits.max_options);
     collapse::cut_long_names(tree, limits.max_text_length);
-    collapse::budget_text(tree, limits.max_text_per_container);
-    collapse::collapse_similar(tree, &facts, limits.max_similar_siblings, !aggressive);
+    collapse::budget_and_collapse(
+        tree,
+        &facts,
+        limits.max_text_per_container,
+        limits.max_similar_siblings,
+        !aggressive,
+    );
     prune::cap_depth(tree, limits.max_depth);
     prune::cap_nodes(tree, limits.max_nodes);
     if aggressive {

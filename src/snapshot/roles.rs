@@ -3,66 +3,81 @@
 
 use super::tree::Node;
 
+// The word lists are `matches!` arms, not slices searched with `contains`: the passes ask
+// them of every node, a slice search calls `memcmp` for each entry of the word's length, a
+// `match` compares inline.
+
 /// Roles an agent clicks, types into or toggles.
-const INTERACTIVE_ROLES: &[&str] = &[
-    "button",
-    "checkbox",
-    "combobox",
-    "DisclosureTriangle",
-    "link",
-    "listbox",
-    "menuitem",
-    "menuitemcheckbox",
-    "menuitemradio",
-    "option",
-    "radio",
-    "scrollbar",
-    "searchbox",
-    "slider",
-    "spinbutton",
-    "switch",
-    "tab",
-    "textbox",
-    "treeitem",
-    "Video",
-    "Audio",
-];
+fn is_interactive_role(word: &str) -> bool {
+    matches!(
+        word,
+        "button"
+            | "checkbox"
+            | "combobox"
+            | "DisclosureTriangle"
+            | "link"
+            | "listbox"
+            | "menuitem"
+            | "menuitemcheckbox"
+            | "menuitemradio"
+            | "option"
+            | "radio"
+            | "scrollbar"
+            | "searchbox"
+            | "slider"
+            | "spinbutton"
+            | "switch"
+            | "tab"
+            | "textbox"
+            | "treeitem"
+            | "Video"
+            | "Audio"
+    )
+}
 
 /// States that only exist on things one can act on.
-const INTERACTIVE_ATTRS: &[&str] = &[
-    "focusable",
-    "focused",
-    "expandable",
-    "editable",
-    "checked",
-    "pressed",
-];
+fn is_interactive_attr(word: &str) -> bool {
+    matches!(
+        word,
+        "focusable" | "focused" | "expandable" | "editable" | "checked" | "pressed"
+    )
+}
 
 /// Roles that only lay out or style their children (verbose mode prints many of them).
-const LAYOUT_ROLES: &[&str] = &[
-    "generic",
-    "ignored",
-    "none",
-    "presentation",
-    "InlineTextBox",
-    "LayoutTable",
-    "LayoutTableRow",
-    "LayoutTableCell",
-    "emphasis",
-    "strong",
-    "superscript",
-    "subscript",
-    "paragraph",
-    "Abbr",
-    "LabelText",
-    "ListMarker",
-];
+fn is_layout_role(word: &str) -> bool {
+    matches!(
+        word,
+        "generic"
+            | "ignored"
+            | "none"
+            | "presentation"
+            | "InlineTextBox"
+            | "LayoutTable"
+            | "LayoutTableRow"
+            | "LayoutTableCell"
+            | "emphasis"
+            | "strong"
+            | "superscript"
+            | "subscript"
+            | "paragraph"
+            | "Abbr"
+            | "LabelText"
+            | "ListMarker"
+    )
+}
 
 /// Page regions summarised at `moderate` (when outside `main`).
-const PERIPHERAL_LANDMARKS: &[&str] = &["navigation", "banner", "contentinfo", "complementary"];
+fn is_peripheral_role(word: &str) -> bool {
+    matches!(
+        word,
+        "navigation" | "banner" | "contentinfo" | "complementary"
+    )
+}
 
 /// Controls left visible inside summarised landmarks at `moderate` (a site search box).
-const KEPT_IN_LANDMARKS: &[&str] = &["searchbox", "textbox", "combobox"];
+fn is_kept_role(word: &str) -> bool {
+    matches!(word, "searchbox" | "textbox" | "combobox")
+}
 
 /// Capability words printed for a false state: `disableable` alone means enabled.
 pub const STATELESS_CAPABILITIES: &[(&str, &str)] = &[
@@ -72,11 +87,7 @@ pub const STATELESS_CAPABILITIES: &[(&str, &str)] = &[
 ];
 
 pub fn is_interactive(node: &Node<'_>) -> bool {
-    INTERACTIVE_ROLES.contains(&node.role)
-        || node
-            .attrs
-            .iter()
-            .any(|a| INTERACTIVE_ATTRS.contains(&a.key))
+    is_interactive_role(node.role) || node.attrs.iter().any(|a| is_interactive_attr(a.key))
 }
 
 /// A control whose meaning the text before it often carries (a form field, a button, a
@@ -94,7 +105,7 @@ pub fn is_decorative(node: &Node<'_>) -> bool {
     if node.role == "InlineTextBox" || node.role == "LineBreak" {
         return true;
     }
-    if LAYOUT_ROLES.contains(&node.role) {
+    if is_layout_role(node.role) {
         return node.name_str().trim().is_empty();
     }
     if node.is_text() {
@@ -107,17 +118,17 @@ pub fn is_decorative(node: &Node<'_>) -> bool {
 }
 
 pub fn is_peripheral_landmark(node: &Node<'_>) -> bool {
-    PERIPHERAL_LANDMARKS.contains(&node.role)
+    is_peripheral_role(node.role)
 }
 
 pub fn is_kept_in_landmark(node: &Node<'_>) -> bool {
-    KEPT_IN_LANDMARKS.contains(&node.role)
+    is_kept_role(node.role)
 }
 
 /// Attributes the light notation drops: a capability word without its state, on a role that is
 /// interactive anyway (on a `generic`, `focusable` is what says it can be acted on: it stays).
 pub fn is_stateless_capability(node: &Node<'_>, key: &str) -> bool {
-    INTERACTIVE_ROLES.contains(&node.role)
+    is_interactive_role(node.role)
         && STATELESS_CAPABILITIES
             .iter()
             .any(|&(cap, state)| cap == key && !node.has_attr(state))

@@ -69,15 +69,13 @@ pub fn parse(text: &str) -> Tree<'_> {
 /// Roles of the nodes upstream gives one shared uid: those without a DOM node of their own (CSS
 /// generated text, inline text boxes, ignored wrappers, images), all numbered with the id of the
 /// first such node of the page.
-const SHARED_UID_ROLES: [&str; 7] = [
-    "",
-    "InlineTextBox",
-    "StaticText",
-    "ignored",
-    "image",
-    "LineBreak",
-    "ListMarker",
-];
+fn is_shared_uid_role(role: &str) -> bool {
+    // A `match`, not a slice search: asked of every uid line.
+    matches!(
+        role,
+        "" | "InlineTextBox" | "StaticText" | "ignored" | "image" | "LineBreak" | "ListMarker"
+    )
+}
 
 /// Which `uid=` lines of a raw snapshot can be believed to start a node (module doc).
 #[derive(Default)]
@@ -93,8 +91,27 @@ struct UidLine {
     counter: u64,
     depth: u32,
     shared_role: bool,
+    /// Where the line's tail (after its uid and a space) starts in it: whether its strings all
+    /// close on it is asked of a few lines only (see [`believe_moved_nodes`]), so it is read
+    /// then, not for every line.
+    tail: u32,
+}
+
+impl UidLine {
     /// The line's strings all close on it (nothing it opens can run on to the next line).
-    complete: bool,
+    fn complete(&self, lines: &LineIndex<'_>) -> bool {
+        let tail = lines
+            .line(self.line as usize)
+            .and_then(|l| l.get(self.tail as usize..))
+            .unwrap_or("");
+        line_complete(tail)
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Lines whose completeness the scan read (a test counts them).
+    pub(super) static COMPLETE_ASKED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 impl UidLines {
@@ -117,6 +134,7 @@ impl UidLines {
                 uid.get(sep + 1..).unwrap_or(""),
             );
             let tail = tail.strip_prefix(' ').unwrap_or("");
+            let tail_start = line.len() - tail.len();
             let role = if tail.starts_with('"') {
                 ""
             } else {
@@ -128,8 +146,8 @@ impl UidLines {
                 prefix: saturating_number(prefix),
                 counter: saturating_number(counter),
                 depth: u32::try_from(indent / 2).unwrap_or(u32::MAX),
-                shared_role: SHARED_UID_ROLES.contains(&role),
-                complete: line_complete(tail),
+                shared_role: is_shared_uid_role(role),
+                tail: u32::try_from(tail_start).unwrap_or(u32::MAX),
             });
         }
         let mut believed = vec![false; n];
@@ -138,7 +156,7 @@ impl UidLines {
                 *flag = ok;
             }
         }
-        believe_moved_nodes(&found, &mut believed);
+        believe_moved_nodes(lines, &found, &mut believed);
         let mut next_believed = vec![0u32; n];
         let mut next = u32::try_from(n).unwrap_or(u32::MAX);
         for (i, (slot, &ok)) in next_believed.iter_mut().zip(&believed).enumerate().rev() {
@@ -161,6 +179,8 @@ impl UidLines {
 /// Whether a node line's tail (after its uid and a space) leaves no string open: a name that
 /// closes with a valid attribute list after it, or attributes that read as a list.
 fn line_complete(tail: &str) -> bool {
+    #[cfg(test)]
+    COMPLETE_ASKED.with(|n| n.set(n.get() + 1));
     if tail.is_empty() {
         return true;
     }
@@ -186,12 +206,10 @@ fn line_complete(tail: &str) -> bool {
 /// and the run ends at a believed line or the end: no line of text anywhere from the node
 /// before it to the node after it. Its uids must be on no other line (a planted line that ends
 /// a value exactly could reuse a real uid) and it keeps the depth and root rules.
-fn believe_moved_nodes(found: &[UidLine], believed: &mut [bool]) {
-    let mut lines_of: std::collections::HashMap<(u64, u64), u32> =
-        std::collections::HashMap::with_capacity(found.len());
-    for f in found {
-        *lines_of.entry((f.prefix, f.counter)).or_default() += 1;
-    }
+///
+/// Completeness and the uids' line counts are read for the runs only: most snapshots have none.
+fn believe_moved_nodes(lines: &LineIndex<'_>, found: &[UidLine], believed: &mut [bool]) {
+    let mut lines_of: Option<std::collections::HashMap<(u64, u64), u32>> = None;
     let root_prefix = found.first().map_or(0, |f| f.prefix);
     let is_believed =
         |f: &UidLine, believed: &[bool]| believed.get(f.line as usize).copied().unwrap_or(false);
@@ -201,9 +219,9 @@ fn believe_moved_nodes(found: &[UidLine], believed: &mut [bool]) {
             break;
         };
         let starts_run = is_believed(before, believed)
-            && before.complete
             && !is_believed(first, believed)
-            && first.line == before.line + 1;
+            && first.line == before.line + 1
+            && before.complete(lines);
         if !starts_run {
             k += 1;
             continue;
@@ -225,13 +243,21 @@ fn believe_moved_nodes(found: &[UidLine], believed: &mut [bool]) {
             Some(a) => a.line == last_line + 1 && is_believed(a, believed),
             None => usize::try_from(last_line).is_ok_and(|l| l + 1 == believed.len()),
         };
+        let lines_of = lines_of.get_or_insert_with(|| {
+            let mut map = std::collections::HashMap::with_capacity(found.len());
+            for f in found {
+                *map.entry((f.prefix, f.counter)).or_default() += 1;
+            }
+            map
+        });
         let mut depth = before.depth;
         let mut fits = closed_by_node;
         for f in run {
-            fits &= f.complete
+            fits = fits
                 && f.prefix >= root_prefix
                 && f.depth <= depth.saturating_add(1)
-                && lines_of.get(&(f.prefix, f.counter)) == Some(&1);
+                && lines_of.get(&(f.prefix, f.counter)) == Some(&1)
+                && f.complete(lines);
             depth = f.depth;
         }
         fits &= after.is_none_or(|a| a.depth <= depth.saturating_add(1));

@@ -597,6 +597,36 @@ fn nodes_moved_out_of_uid_order_stay_nodes() {
     assert!(expanded.contains("1_3 button"), "{expanded}");
 }
 
+/// Whether a line's strings close on it decides only the lines around a run of unbelieved
+/// ones: the scan reads it there (the line before a run, each line of it), never on a page
+/// whose uid lines all keep their order (the review of issue 29 found it read for every line).
+#[test]
+fn completeness_is_read_around_unbelieved_runs_only() {
+    let asked = |body: &str| {
+        super::parse::COMPLETE_ASKED.with(|n| n.set(0));
+        let tree = parse(body);
+        (
+            super::parse::COMPLETE_ASKED.with(std::cell::Cell::get),
+            tree.uids().count(),
+        )
+    };
+    let mut ordered = String::from("uid=1_0 RootWebArea \"Shop\" url=\"http://127.0.0.1/\"\n");
+    for k in 1..2000 {
+        ordered.push_str(&format!("  uid=1_{k} button \"Item {k}\" focusable\n"));
+    }
+    assert_eq!(asked(&ordered), (0, 2000));
+    // The moved card and its button (two lines) and the line before them.
+    let moved = "uid=1_0 RootWebArea \"Tasks\"
+  uid=1_1 list \"Pending\"
+    uid=1_4 listitem
+  uid=1_6 list \"Done\"
+    uid=1_2 listitem
+      uid=1_3 button \"Task A\"
+  uid=1_10 button \"Task D\"
+";
+    assert_eq!(asked(moved), (3, 7));
+}
+
 /// Page text that ends a value exactly on a planted line, or goes on after it, stays text: a
 /// run of out-of-order lines with text after it is in an open string, and a planted line
 /// reusing a real uid is not believed either.
