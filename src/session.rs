@@ -739,9 +739,8 @@ pub(crate) fn result_span(response_json: &str) -> FilterResult<std::ops::Range<u
     let raw = members
         .get("result")
         .ok_or_else(|| FilterError::InvalidArgument("response has no result".into()))?;
-    crate::envelope::span_in(response_json, raw).ok_or_else(|| {
-        FilterError::InvalidArgument("response result could not be located".into())
-    })
+    crate::envelope::span_in(response_json, raw)
+        .ok_or_else(|| FilterError::InvalidArgument("response result could not be located".into()))
 }
 
 /// A new file at `path`, never an existing one (nor what a symlink there points to).

@@ -209,6 +209,8 @@ pub struct ParsedTrees<'r> {
     text: Vec<(&'r str, crate::snapshot::tree::Tree<'r>)>,
     /// (body, its tree read from `structuredContent.snapshot`, that tree in the light notation)
     structured: Vec<(&'r str, crate::snapshot::tree::Tree<'r>, String)>,
+    /// (a text block, its sections): every step splits the same text.
+    sections: Vec<(&'r str, Vec<sections::Section<'r>>)>,
 }
 
 impl<'r> ParsedTrees<'r> {
@@ -236,7 +238,8 @@ impl<'r> ParsedTrees<'r> {
                         .map(|found| found.body),
                 );
             } else {
-                for section in split_sections(text, is_error) {
+                let sections = split_sections(text, is_error);
+                for section in &sections {
                     if section.kind != SectionKind::Snapshot {
                         continue;
                     }
@@ -244,6 +247,7 @@ impl<'r> ParsedTrees<'r> {
                         bodies.push(&section.text[at + 1..]);
                     }
                 }
+                trees.sections.push((text, sections));
             }
             for body in bodies.into_iter().filter(|b| !b.is_empty()) {
                 let exact = structured
@@ -262,6 +266,13 @@ impl<'r> ParsedTrees<'r> {
             }
         }
         trees
+    }
+
+    fn sections_of(&self, text: &str) -> Option<Vec<sections::Section<'r>>> {
+        self.sections
+            .iter()
+            .find(|(t, _)| *t == text)
+            .map(|(_, sections)| sections.clone())
     }
 
     fn text_tree(&self, body: &str) -> Option<crate::snapshot::tree::Tree<'r>> {
@@ -671,7 +682,10 @@ fn filter_text(
         figures.uids_hidden += hidden;
         return Some(new_text);
     }
-    let sections = split_sections(text, is_error);
+    let sections = capture
+        .trees
+        .and_then(|t| t.sections_of(text))
+        .unwrap_or_else(|| split_sections(text, is_error));
     let mut parts: Vec<std::borrow::Cow<str>> = Vec::with_capacity(sections.len());
     let mut changed = false;
     for section in &sections {

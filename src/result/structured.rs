@@ -41,7 +41,10 @@ pub fn repeated_text_key(result: &Map<String, Value>) -> Option<String> {
 
 /// `repeated_text_key`, read only where `reconcile_structured_content` would use it (a tool whose
 /// `outputSchema` declares one plain string): else it compares the whole text for nothing.
-pub fn repeated_key_if_kept(result: &Map<String, Value>, options: &super::ResultOptions) -> Option<String> {
+pub fn repeated_key_if_kept(
+    result: &Map<String, Value>,
+    options: &super::ResultOptions,
+) -> Option<String> {
     if !options.has_output_schema || options.text_schema_key.is_none() {
         return None;
     }

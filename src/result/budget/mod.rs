@@ -123,7 +123,12 @@ impl Bound {
 /// content bound of a budget of `max_tokens` (0: none, and no character bound) and `max_chars`
 /// (0: none). When it may not, the result comes out unchanged and is not read: parsing it would
 /// cost more than the filter saves.
-pub fn may_exceed(length: usize, tokens_per_unit: f64, max_tokens: usize, max_chars: usize) -> bool {
+pub fn may_exceed(
+    length: usize,
+    tokens_per_unit: f64,
+    max_tokens: usize,
+    max_chars: usize,
+) -> bool {
     let bound = content_bound_of(max_tokens, max_chars);
     max_tokens > 0
         && (length > bound.chars || length as f64 * tokens_per_unit > bound.tokens as f64)
@@ -419,4 +424,43 @@ fn cut(
         cut_text: options.read_id.as_ref().map(|_| joined),
     });
     base
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::level::Level;
+    use crate::session::{Session, SessionOptions};
+
+    /// The proxy's gate (`Session::may_filter_result`, which spares it reading a line) and the
+    /// filter agree: a result of a tool no filter knows is left unread only when the filter
+    /// would forward it unchanged. Under a character bound of 1,000, a text of 600 to 990
+    /// characters is within the whole bound but over what the result's own text may use
+    /// (`content_chars`): the filter cuts it, so the gate must let it in.
+    #[test]
+    fn the_gate_reads_every_result_the_filter_would_change() {
+        let mut options = SessionOptions::for_level(Level::Moderate);
+        options.max_chars = 1_000;
+        let mut changed = 0;
+        for chars in (0..=990).step_by(30) {
+            let mut session = Session::new(options.clone());
+            let text = "word ".repeat(chars / 5);
+            let line = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": {"content": [{"type": "text", "text": text}]},
+            })
+            .to_string();
+            let filtered = session
+                .filter_tool_response("some_tool", &line, None)
+                .expect("a response");
+            if filtered.is_some() {
+                changed += 1;
+                assert!(
+                    session.may_filter_result("some_tool", line.len()),
+                    "{chars} characters: changed by the filter, left unread by the gate"
+                );
+            }
+        }
+        assert!(changed > 0, "no result over the bound");
+    }
 }
