@@ -221,13 +221,6 @@ pub struct SnapshotResult {
     pub markers: u32,
 }
 
-/// The text of a response's `result` member.
-fn result_text(response_json: &str) -> Option<&str> {
-    crate::session::result_span(response_json)
-        .ok()
-        .map(|span| &response_json[span])
-}
-
 fn count(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
@@ -647,7 +640,11 @@ impl FilterSession {
         #[napi(ts_arg_type = "(idJson: string) => ResponseRoute | null | undefined")]
         route: Function<String, Option<ResponseRoute>>,
     ) -> Result<Option<RoutedResponse>> {
-        let Some(envelope) = envelope::peek_response(line) else {
+        // Read as UTF-8 once, and its top level once: the envelope says where the result is.
+        let Ok(text) = std::str::from_utf8(line) else {
+            return Ok(None);
+        };
+        let Some(envelope) = envelope::peek_response_text(text) else {
             return Ok(None);
         };
         let request = route.call(envelope.id_json.clone())?;
@@ -657,20 +654,12 @@ impl FilterSession {
             error: None,
             stats_line: None,
         };
-        let Some(request) = request.filter(|_| envelope.has_result) else {
+        let (Some(request), Some(span)) = (request, envelope.result) else {
             return Ok(Some(routed));
         };
-        // peek_response read it as UTF-8 already.
-        let text = std::str::from_utf8(line).map_err(|e| {
-            to_napi(FilterError::InvalidArgument(format!(
-                "response is not UTF-8: {e}"
-            )))
-        })?;
         // The proxy's own answers speak the era the upstream's results show.
         if Era::learns_from(&request.method) {
-            if let Some(result) = result_text(text) {
-                self.era.learn(&request.method, result);
-            }
+            self.era.learn(&request.method, &text[span.clone()]);
         }
         if !request.rewrite {
             return Ok(Some(routed));
@@ -680,9 +669,12 @@ impl FilterSession {
                 // Snapshot state is the client's the request's _meta names.
                 self.era
                     .use_client(&mut self.inner, request.meta_json.as_deref());
-                let filtered =
-                    self.inner
-                        .filter_tool_response(tool, text, request.arguments_json.as_deref());
+                let filtered = self.inner.filter_tool_response_at(
+                    tool,
+                    text,
+                    Some(span),
+                    request.arguments_json.as_deref(),
+                );
                 if request.cancelled == Some(true) {
                     self.inner.answer_not_delivered();
                 }

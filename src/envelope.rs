@@ -5,6 +5,7 @@
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::HashMap;
+use std::ops::Range;
 
 /// The envelope of a well-formed JSON-RPC response line.
 #[derive(Debug, Clone, PartialEq)]
@@ -12,8 +13,17 @@ pub struct ResponseEnvelope {
     /// The id's JSON text exactly as it is in the line (a string or a number): the proxy keys
     /// requests by it, so 9007199254740993 and 9007199254740992 stay two ids.
     pub id_json: String,
-    /// `result` is present (else `error` is).
-    pub has_result: bool,
+    /// Where the `result` member's value lies in the line (the last one when the key repeats,
+    /// as JSON.parse reads it); `None`: the response has `error` instead.
+    pub result: Option<Range<usize>>,
+}
+
+/// Where `raw`, a value read out of `text` (it borrows from it), lies in `text`.
+pub fn span_in(text: &str, raw: &RawValue) -> Option<Range<usize>> {
+    let raw = raw.get();
+    let start = (raw.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+    let span = start..start.saturating_add(raw.len());
+    (text.get(span.clone()) == Some(raw)).then_some(span)
 }
 
 /// The envelope when `line` is UTF-8 and one JSON object that is a plain JSON-RPC 2.0 response
@@ -21,7 +31,11 @@ pub struct ResponseEnvelope {
 /// bad JSON…), which the caller then handles the way it handles small lines, so only lines both
 /// readers agree on take this path.
 pub fn peek_response(line: &[u8]) -> Option<ResponseEnvelope> {
-    let text = std::str::from_utf8(line).ok()?;
+    peek_response_text(std::str::from_utf8(line).ok()?)
+}
+
+/// `peek_response` on a line read as UTF-8 already.
+pub fn peek_response_text(text: &str) -> Option<ResponseEnvelope> {
     // Every value is checked as JSON but kept as its text; duplicate keys: the last wins, as
     // with JSON.parse.
     let fields: HashMap<String, &RawValue> = serde_json::from_str(text).ok()?;
@@ -32,7 +46,11 @@ pub fn peek_response(line: &[u8]) -> Option<ResponseEnvelope> {
     if jsonrpc.as_str() != Some("2.0") {
         return None;
     }
-    let has_result = fields.contains_key("result");
+    let result = match fields.get("result") {
+        Some(raw) => Some(span_in(text, raw)?),
+        None => None,
+    };
+    let has_result = result.is_some();
     if let Some(error) = fields.get("error") {
         if !error.get().starts_with('{') {
             return None;
@@ -47,7 +65,7 @@ pub fn peek_response(line: &[u8]) -> Option<ResponseEnvelope> {
     }
     Some(ResponseEnvelope {
         id_json: id.to_string(),
-        has_result,
+        result,
     })
 }
 
@@ -61,24 +79,34 @@ mod tests {
 
     #[test]
     fn reads_id_and_kind_of_responses() {
+        let line = r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"x"}]}}"#;
+        let result = r#"{"content":[{"type":"text","text":"x"}]}"#;
+        let at = line.find(result).expect("in the line");
         assert_eq!(
-            peek(r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"x"}]}}"#),
+            peek(line),
             Some(ResponseEnvelope {
                 id_json: "7".into(),
-                has_result: true
+                result: Some(at..at + result.len())
             })
         );
         assert_eq!(
             peek(r#" {"id":"a\"b","error":{"code":-1,"message":"m"},"jsonrpc":"2.0"} "#),
             Some(ResponseEnvelope {
                 id_json: r#""a\"b""#.into(),
-                has_result: false
+                result: None
             })
         );
         assert_eq!(
             peek(r#"{"jsonrpc":"2.0","id":-3,"result":null}"#).map(|e| e.id_json),
             Some("-3".into())
         );
+    }
+
+    #[test]
+    fn the_result_span_is_the_last_result_member_as_it_is_in_the_line() {
+        let line = r#"{"result": {"a":1}, "jsonrpc":"2.0","id":1,"result" : [ "x\"}" ] }"#;
+        let span = peek(line).and_then(|e| e.result).expect("a result");
+        assert_eq!(&line[span], r#"[ "x\"}" ]"#);
     }
 
     #[test]

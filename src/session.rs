@@ -187,6 +187,18 @@ impl Session {
         response_json: &str,
         arguments_json: Option<&str>,
     ) -> FilterResult<Option<String>> {
+        self.filter_tool_response_at(tool_name, response_json, None, arguments_json)
+    }
+
+    /// `filter_tool_response` given where the `result` member's value lies in `response_json`
+    /// (`crate::envelope::peek_response` read it already), or `None` to find it here.
+    pub fn filter_tool_response_at(
+        &mut self,
+        tool_name: &str,
+        response_json: &str,
+        span: Option<std::ops::Range<usize>>,
+        arguments_json: Option<&str>,
+    ) -> FilterResult<Option<String>> {
         let mut result_span = None;
         let filtered = self.filter_with(tool_name, arguments_json, |options, capture| {
             let heavy = result::tools::is_content_heavy(tool_name);
@@ -195,10 +207,10 @@ impl Session {
             {
                 return Ok(None);
             }
-            if !heavy && result::budget::fits_unread(response_json.len(), options) {
+            if !heavy && !result::budget::needs_reading(response_json.len(), options) {
                 return Ok(None);
             }
-            let (span, result) = result_member(response_json)?;
+            let (span, result) = result_member(response_json, span)?;
             result_span = Some(span);
             result::filter_tool_result_object(tool_name, result, options, capture)
         })?;
@@ -549,7 +561,12 @@ impl Session {
         };
         options.drop_structured_content
             || result::tools::is_content_heavy(tool_name)
-            || result::budget::may_exceed(len, max_tokens, options.max_chars)
+            || result::budget::may_exceed(
+                len,
+                crate::tokens::MAX_TOKENS_PER_BYTE,
+                max_tokens,
+                options.max_chars,
+            )
     }
 
     /// Compresses a list result; for `tools/list` it also remembers which tools declare an
@@ -632,9 +649,15 @@ fn budget_note(step: &str, bound: Bound) -> String {
 }
 
 /// Where the `result` member's value lies in a response object's text (the last one when the key
-/// repeats, as JSON.parse reads it), and that value parsed.
-fn result_member(response_json: &str) -> FilterResult<(std::ops::Range<usize>, Value)> {
-    let span = result_span(response_json)?;
+/// repeats, as JSON.parse reads it; `span` when the caller knows), and that value parsed.
+fn result_member(
+    response_json: &str,
+    span: Option<std::ops::Range<usize>>,
+) -> FilterResult<(std::ops::Range<usize>, Value)> {
+    let span = match span {
+        Some(span) => span,
+        None => result_span(response_json)?,
+    };
     let value = serde_json::from_str(&response_json[span.clone()])
         .map_err(|e| FilterError::InvalidArgument(format!("response result: {e}")))?;
     Ok((span, value))
@@ -656,17 +679,9 @@ pub(crate) fn result_span(response_json: &str) -> FilterResult<std::ops::Range<u
         .map_err(|e| FilterError::InvalidArgument(format!("response is not a JSON object: {e}")))?;
     let raw = members
         .get("result")
-        .ok_or_else(|| FilterError::InvalidArgument("response has no result".into()))?
-        .get();
-    // The raw value borrows from the input: its offset is where it starts there.
-    let start = (raw.as_ptr() as usize).wrapping_sub(response_json.as_ptr() as usize);
-    let span = start..start.saturating_add(raw.len());
-    if response_json.get(span.clone()) != Some(raw) {
-        return Err(FilterError::InvalidArgument(
-            "response result could not be located".into(),
-        ));
-    }
-    Ok(span)
+        .ok_or_else(|| FilterError::InvalidArgument("response has no result".into()))?;
+    crate::envelope::span_in(response_json, raw)
+        .ok_or_else(|| FilterError::InvalidArgument("response result could not be located".into()))
 }
 
 /// A new file at `path`, never an existing one (nor what a symlink there points to).

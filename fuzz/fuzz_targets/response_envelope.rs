@@ -1,7 +1,8 @@
 //! The proxy's envelope readers on arbitrary bytes: `envelope::peek_response` (no panic; when
-//! it reads an envelope, the line is a JSON object without `method` and the id's text is that
-//! object's id, a JSON string or number) and `Session::filter_tool_response` (no panic; any
-//! output keeps the text before and after the result byte for byte).
+//! it reads an envelope, the line is a JSON object without `method`, the id's text is that
+//! object's id, a JSON string or number, and the result's span holds its `result` member's
+//! text) and `Session::filter_tool_response` (no panic; any output keeps the text before and
+//! after the result byte for byte).
 #![no_main]
 
 use std::collections::HashMap;
@@ -23,6 +24,11 @@ fuzz_target!(|data: &[u8]| {
         let id = envelope.id_json.as_bytes();
         assert!(id[0] == b'"' || id[0] == b'-' || id[0].is_ascii_digit());
         assert!(!fields.contains_key("method"));
+        // The result's span is the `result` member's text, where routeResponse cuts it out.
+        assert_eq!(
+            envelope.result.map(|span| &data[span]),
+            fields.get("result").map(|r| r.get().as_bytes())
+        );
     }
     let Ok(result) = std::str::from_utf8(data) else {
         return;

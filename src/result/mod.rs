@@ -209,6 +209,8 @@ pub struct ParsedTrees<'r> {
     text: Vec<(&'r str, crate::snapshot::tree::Tree<'r>)>,
     /// (body, its tree read from `structuredContent.snapshot`, that tree in the light notation)
     structured: Vec<(&'r str, crate::snapshot::tree::Tree<'r>, String)>,
+    /// (a text block, its sections): every step splits the same text.
+    sections: Vec<(&'r str, Vec<sections::Section<'r>>)>,
 }
 
 impl<'r> ParsedTrees<'r> {
@@ -236,7 +238,8 @@ impl<'r> ParsedTrees<'r> {
                         .map(|found| found.body),
                 );
             } else {
-                for section in split_sections(text, is_error) {
+                let sections = split_sections(text, is_error);
+                for section in &sections {
                     if section.kind != SectionKind::Snapshot {
                         continue;
                     }
@@ -244,6 +247,7 @@ impl<'r> ParsedTrees<'r> {
                         bodies.push(&section.text[at + 1..]);
                     }
                 }
+                trees.sections.push((text, sections));
             }
             for body in bodies.into_iter().filter(|b| !b.is_empty()) {
                 let exact = structured
@@ -262,6 +266,13 @@ impl<'r> ParsedTrees<'r> {
             }
         }
         trees
+    }
+
+    fn sections_of(&self, text: &str) -> Option<Vec<sections::Section<'r>>> {
+        self.sections
+            .iter()
+            .find(|(t, _)| *t == text)
+            .map(|(_, sections)| sections.clone())
     }
 
     fn text_tree(&self, body: &str) -> Option<crate::snapshot::tree::Tree<'r>> {
@@ -497,7 +508,7 @@ pub fn filter_tool_result_capturing(
     {
         return Ok(None);
     }
-    if !tools::is_content_heavy(tool_name) && budget::fits_unread(result_json.len(), options) {
+    if !tools::is_content_heavy(tool_name) && !budget::needs_reading(result_json.len(), options) {
         return Ok(None);
     }
     let value: Value = serde_json::from_str(result_json)
@@ -523,27 +534,37 @@ pub fn filter_tool_result_object(
             "result is not a JSON object".to_string(),
         ));
     };
-    if !options.budgeted() || budget::content_bound(options).holds_result(&result) {
+    if !options.budgeted() {
         if !heavy {
             return Ok(drop_asked_structured_content(result, options));
         }
-        return filter_result_map(tool_name, result, options, capture);
+        return filter_result_map(tool_name, result, options, capture, None);
     }
-    budget::fit(tool_name, result, options, capture)
+    // The original's text estimated once: the budget's check, the figures of every step.
+    let raw_tokens = budget::block_tokens(&result);
+    if budget::content_bound(options).holds_texts(&result, raw_tokens.iter().sum()) {
+        if !heavy {
+            return Ok(drop_asked_structured_content(result, options));
+        }
+        return filter_result_map(tool_name, result, options, capture, Some(&raw_tokens));
+    }
+    budget::fit(tool_name, result, options, capture, &raw_tokens)
 }
 
-/// The level's section filters over a result's text blocks, once.
+/// The level's section filters over a result's text blocks, once. `raw_tokens`: the estimate of
+/// each text block of `result`, in order, when the caller has it (else each is estimated here).
 pub(crate) fn filter_result_map(
     tool_name: &str,
     mut result: Map<String, Value>,
     options: &ResultOptions,
     capture: &mut SnapshotCapture<'_>,
+    raw_tokens: Option<&[usize]>,
 ) -> FilterResult<Option<FilteredValue>> {
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     // Serializes the whole structuredContent: only for the check below, never in release.
     #[cfg(debug_assertions)]
     let structured_bytes = structured::structured_content_bytes(&result);
-    let repeated = structured::repeated_text_key(&result);
+    let repeated = structured::repeated_key_if_kept(&result, options);
     // The exact tree of the snapshot, when upstream gives it (taken out in place, put back
     // below): the snapshot is read from it rather than from its ambiguous text.
     let structured_snapshot = result
@@ -556,6 +577,7 @@ pub(crate) fn filter_result_map(
     };
     let mut figures = FilterFigures::default();
     let mut changed_block = None;
+    let mut known_tokens = raw_tokens.unwrap_or_default().iter();
     for (index, block) in content.iter_mut().enumerate() {
         if block.get("type").and_then(Value::as_str) != Some("text") {
             continue;
@@ -564,7 +586,10 @@ pub(crate) fn filter_result_map(
             continue;
         };
         figures.text_bytes_in += text.len();
-        let tokens_in = tokens::estimate_tokens(text);
+        let tokens_in = known_tokens
+            .next()
+            .copied()
+            .unwrap_or_else(|| tokens::estimate_tokens(text));
         figures.text_tokens_in += tokens_in;
         if let Some(new_text) = filter_text(
             tool_name,
@@ -657,7 +682,10 @@ fn filter_text(
         figures.uids_hidden += hidden;
         return Some(new_text);
     }
-    let sections = split_sections(text, is_error);
+    let sections = capture
+        .trees
+        .and_then(|t| t.sections_of(text))
+        .unwrap_or_else(|| split_sections(text, is_error));
     let mut parts: Vec<std::borrow::Cow<str>> = Vec::with_capacity(sections.len());
     let mut changed = false;
     for section in &sections {

@@ -39,6 +39,18 @@ pub fn repeated_text_key(result: &Map<String, Value>) -> Option<String> {
     same.then(|| key.clone())
 }
 
+/// `repeated_text_key`, read only where `reconcile_structured_content` would use it (a tool whose
+/// `outputSchema` declares one plain string): else it compares the whole text for nothing.
+pub fn repeated_key_if_kept(
+    result: &Map<String, Value>,
+    options: &super::ResultOptions,
+) -> Option<String> {
+    if !options.has_output_schema || options.text_schema_key.is_none() {
+        return None;
+    }
+    repeated_text_key(result)
+}
+
 /// What became of `structuredContent` beside the filtered text, for the stats.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Removed {

@@ -8,7 +8,8 @@
 //! each; tighter list and script limits); last a cut at a line boundary with a marker (`cut`).
 //! Each step is the whole filter run again on the original result with that step's options, so
 //! every step marks what it hid exactly as a level does; the result's snapshots are parsed once
-//! for all the steps (`ParsedTrees`), each filtering a clone of the tree.
+//! for all the steps, the level's own included (`ParsedTrees`), each filtering a clone of the
+//! tree, and its text is estimated once (`block_tokens`).
 
 #[cfg(test)]
 mod corpus_tests;
@@ -51,9 +52,14 @@ pub fn content_chars(max_chars: usize) -> usize {
 
 /// What a result's own text may cost (the reserve left for the session's lines).
 pub fn content_bound(options: &ResultOptions) -> Bound {
-    let whole = whole_bound(options.max_tokens, options.max_chars);
+    content_bound_of(options.max_tokens, options.max_chars)
+}
+
+/// `content_bound` of a budget of `max_tokens` (0: none) and `max_chars` (0: none).
+pub fn content_bound_of(max_tokens: usize, max_chars: usize) -> Bound {
+    let whole = whole_bound(max_tokens, max_chars);
     Bound {
-        tokens: content_budget(options.max_tokens),
+        tokens: content_budget(max_tokens),
         chars: if whole.chars == usize::MAX {
             usize::MAX
         } else {
@@ -86,7 +92,20 @@ impl Bound {
     /// The result's text blocks together within this bound.
     pub fn holds_result(&self, result: &Map<String, Value>) -> bool {
         (self.tokens == usize::MAX || text_tokens(result) <= self.tokens)
-            && (self.chars == usize::MAX || text_chars(result) <= self.chars)
+            && self.holds_chars(result)
+    }
+
+    /// `holds_result` of a result whose text blocks are estimated at `tokens` already.
+    pub fn holds_texts(&self, result: &Map<String, Value>, tokens: usize) -> bool {
+        tokens <= self.tokens && self.holds_chars(result)
+    }
+
+    /// The result's text blocks within the character bound; counted in UTF-16 units only when
+    /// the bytes do not tell (a unit is a byte or more).
+    fn holds_chars(&self, result: &Map<String, Value>) -> bool {
+        self.chars == usize::MAX
+            || text_blocks(result).map(str::len).sum::<usize>() <= self.chars
+            || text_chars(result) <= self.chars
     }
 
     /// A filtered result within this bound (its figures hold the tokens and bytes out).
@@ -97,27 +116,35 @@ impl Bound {
     }
 }
 
-/// True when text of `length` UTF-16 units (or bytes, which are never fewer) may be over a
-/// budget of `max_tokens` (0: no budget, and no character bound either) by the estimate, or
-/// over its character bound `max_chars` (0: none). A result of a tool no filter knows is read
-/// only when it may.
-pub fn may_exceed(length: usize, max_tokens: usize, max_chars: usize) -> bool {
+/// The one rule for whether the budget may act on a result of a tool no filter knows, from its
+/// length alone: text at most `length` long, each unit of which (a UTF-8 byte of its JSON, or
+/// a UTF-16 unit) costs at most `tokens_per_unit` estimated tokens (`MAX_TOKENS_PER_BYTE`,
+/// `crate::tokens::MAX_TOKENS_PER_UTF16_UNIT`) and a character at most, may be over the
+/// content bound of a budget of `max_tokens` (0: none, and no character bound) and `max_chars`
+/// (0: none). When it may not, the result comes out unchanged and is not read: parsing it would
+/// cost more than the filter saves.
+pub fn may_exceed(
+    length: usize,
+    tokens_per_unit: f64,
+    max_tokens: usize,
+    max_chars: usize,
+) -> bool {
+    let bound = content_bound_of(max_tokens, max_chars);
     max_tokens > 0
-        && (length as f64 * crate::tokens::MAX_TOKENS_PER_UTF16_UNIT > max_tokens as f64
-            || (max_chars > 0 && length > max_chars))
+        && (length > bound.chars || length as f64 * tokens_per_unit > bound.tokens as f64)
 }
 
-/// True when a result of a tool no filter knows, `json_bytes` of JSON long, comes out unchanged
-/// without being read: no budget can act on it (its text blocks cost at most
-/// `MAX_TOKENS_PER_BYTE` a byte of its JSON and hold at most a character a byte, escapes only
-/// lengthen them) and no `structuredContent` is to be dropped. Parsing it would cost more than
-/// the filter saves.
-pub fn fits_unread(json_bytes: usize, options: &ResultOptions) -> bool {
-    let bound = content_bound(options);
-    !options.drop_structured_content
-        && json_bytes <= bound.chars
-        && (options.max_tokens == 0
-            || json_bytes as f64 * MAX_TOKENS_PER_BYTE <= bound.tokens as f64)
+/// True when a result of a tool no filter knows, `json_bytes` of JSON long, must be read: the
+/// budget may act on it (`may_exceed`; escapes in the JSON only lengthen its text) or its
+/// `structuredContent` is to be dropped.
+pub fn needs_reading(json_bytes: usize, options: &ResultOptions) -> bool {
+    options.drop_structured_content
+        || may_exceed(
+            json_bytes,
+            MAX_TOKENS_PER_BYTE,
+            options.max_tokens,
+            options.max_chars,
+        )
 }
 
 /// Estimated tokens and characters of a cut marker (a text block after the cut becomes one), at
@@ -134,6 +161,11 @@ pub struct BudgetNote {
     /// For a cut: the text blocks as they were before it, joined by newlines; the cut
     /// markers' offsets point into it.
     pub cut_text: Option<String>,
+}
+
+/// The estimate of each of a result's text blocks, in order.
+pub fn block_tokens(result: &Map<String, Value>) -> Vec<usize> {
+    text_blocks(result).map(estimate_tokens).collect()
 }
 
 /// Estimated tokens of a result's text blocks.
@@ -205,35 +237,28 @@ fn tighter(caller: &SnapshotLimits, step: &SnapshotLimits) -> SnapshotLimits {
     }
 }
 
-/// A result over the budget, made to fit (see the module doc). `result` is the original.
+/// A result over the budget, made to fit (see the module doc). `result` is the original, its
+/// text blocks estimated at `raw_tokens`.
 pub fn fit(
     tool_name: &str,
     result: Map<String, Value>,
     options: &ResultOptions,
     capture: &mut SnapshotCapture<'_>,
+    raw_tokens: &[usize],
 ) -> FilterResult<Option<FilteredValue>> {
     let bound = content_bound(options);
     let heavy = tools::is_content_heavy(tool_name);
     let mut last = None;
     if heavy {
-        let first = filter_result_map(tool_name, result.clone(), options, capture)?;
-        match first {
-            Some(f) if bound.holds_filtered(&f) => return Ok(Some(f)),
-            // Unchanged and within the budget without a stats line: forwarded as it is.
-            None if whole_bound(options.max_tokens, options.max_chars).holds_result(&result) => {
-                return Ok(None)
-            }
-            other => last = other,
-        }
-        // The result's snapshots parsed once more, for all the steps: each filters a clone of
-        // the tree (most results fit at the level's own pass, which parses them as usual).
+        // The result's snapshots parsed once, for the level's own pass and every step after
+        // it: each filters a clone of the tree.
         let slots = 1 + result
             .get("content")
             .and_then(Value::as_array)
             .map_or(0, Vec::len);
         let mut implied = vec![Vec::new(); slots];
         let trees = ParsedTrees::of(tool_name, &result, &mut implied);
-        for (step, step_options) in ladder(options) {
+        let mut run = |step_options: &ResultOptions| {
             // A coarser step is a delta too, against what the agent holds: after a page was
             // sent at this step, its next snapshot fails the level's own delta (the shown trees
             // differ) and gets here, where it is compared with what was sent.
@@ -242,13 +267,35 @@ pub fn fit(
                 trees: Some(&trees),
                 ..SnapshotCapture::default()
             };
-            let out =
-                filter_result_map(tool_name, result.clone(), &step_options, &mut step_capture)?;
+            let out = filter_result_map(
+                tool_name,
+                result.clone(),
+                step_options,
+                &mut step_capture,
+                Some(raw_tokens),
+            );
+            // Every step reads the same raw snapshot.
+            if capture.raw.is_none() {
+                capture.raw = step_capture.raw;
+            }
             capture.holds = step_capture.holds;
             capture.sent = step_capture.sent;
             capture.full_bytes = step_capture.full_bytes;
             capture.sent_bytes = step_capture.sent_bytes;
-            if let Some(mut f) = out {
+            out
+        };
+        match run(options)? {
+            Some(f) if bound.holds_filtered(&f) => return Ok(Some(f)),
+            // Unchanged and within the budget without a stats line: forwarded as it is.
+            None if whole_bound(options.max_tokens, options.max_chars)
+                .holds_texts(&result, raw_tokens.iter().sum()) =>
+            {
+                return Ok(None)
+            }
+            other => last = other,
+        }
+        for (step, step_options) in ladder(options) {
+            if let Some(mut f) = run(&step_options)? {
                 if bound.holds_filtered(&f) {
                     f.budget = Some(BudgetNote {
                         step,
@@ -262,20 +309,19 @@ pub fn fit(
     }
     let (base, filtered) = match last {
         Some(f) => (f, true),
-        None => (unchanged(result), false),
+        None => (unchanged(result, raw_tokens), false),
     };
     // The agent gets part of the page only: no fingerprint holds for it, the next one is full.
     capture.holds = None;
     Ok(Some(cut(base, filtered, options, capture.raw.is_some())))
 }
 
-/// A result no filter changed, as a `FilteredValue` (figures of the original).
-fn unchanged(result: Map<String, Value>) -> FilteredValue {
+/// A result no filter changed, as a `FilteredValue` (figures of the original, whose text
+/// blocks are estimated at `raw_tokens`).
+fn unchanged(result: Map<String, Value>, raw_tokens: &[usize]) -> FilteredValue {
     let mut figures = FilterFigures::default();
-    for text in text_blocks(&result) {
-        figures.text_bytes_in += text.len();
-        figures.text_tokens_in += estimate_tokens(text);
-    }
+    figures.text_bytes_in = text_blocks(&result).map(str::len).sum();
+    figures.text_tokens_in = raw_tokens.iter().sum();
     figures.text_bytes_out = figures.text_bytes_in;
     figures.text_tokens_out = figures.text_tokens_in;
     FilteredValue {
@@ -297,7 +343,7 @@ fn cut(
 ) -> FilteredValue {
     let bound = content_bound(options);
     let whole = whole_bound(options.max_tokens, options.max_chars);
-    let repeated = structured::repeated_text_key(&base.result);
+    let repeated = structured::repeated_key_if_kept(&base.result, options);
     let texts: Vec<String> = text_blocks(&base.result).map(str::to_string).collect();
     let joined = texts.join("\n");
     let read_on = |offset: usize| {
@@ -378,4 +424,43 @@ fn cut(
         cut_text: options.read_id.as_ref().map(|_| joined),
     });
     base
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::level::Level;
+    use crate::session::{Session, SessionOptions};
+
+    /// The proxy's gate (`Session::may_filter_result`, which spares it reading a line) and the
+    /// filter agree: a result of a tool no filter knows is left unread only when the filter
+    /// would forward it unchanged. Under a character bound of 1,000, a text of 600 to 990
+    /// characters is within the whole bound but over what the result's own text may use
+    /// (`content_chars`): the filter cuts it, so the gate must let it in.
+    #[test]
+    fn the_gate_reads_every_result_the_filter_would_change() {
+        let mut options = SessionOptions::for_level(Level::Moderate);
+        options.max_chars = 1_000;
+        let mut changed = 0;
+        for chars in (0..=990).step_by(30) {
+            let mut session = Session::new(options.clone());
+            let text = "word ".repeat(chars / 5);
+            let line = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": {"content": [{"type": "text", "text": text}]},
+            })
+            .to_string();
+            let filtered = session
+                .filter_tool_response("some_tool", &line, None)
+                .expect("a response");
+            if filtered.is_some() {
+                changed += 1;
+                assert!(
+                    session.may_filter_result("some_tool", line.len()),
+                    "{chars} characters: changed by the filter, left unread by the gate"
+                );
+            }
+        }
+        assert!(changed > 0, "no result over the bound");
+    }
 }
