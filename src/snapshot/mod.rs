@@ -110,6 +110,7 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
     let aggressive = options.level >= Level::Aggressive;
     let facts = prune::Facts::new(tree);
     prune::drop_decorative(tree);
+    prune::drop_repeated_labels(tree);
     for node in tree.nodes.iter_mut() {
         node.drop_url = roles::url_is_droppable(node);
     }

@@ -72,6 +72,37 @@ pub fn drop_decorative(tree: &mut Tree<'_>) {
     }
 }
 
+/// A text right before a control whose name says the same (`"Time zone "` then `combobox "Time
+/// zone"`): the control's line shows it, so the text is dropped like a layout node (named by its
+/// document's marker). Only a leaf, only the next shown sibling, only an exact match (trimmed,
+/// spaces and case folded): a text saying more than the name stays.
+pub fn drop_repeated_labels(tree: &mut Tree<'_>) {
+    let mut repeated = Vec::new();
+    for node in &tree.nodes {
+        let mut kids = node
+            .children
+            .iter()
+            .copied()
+            .filter(|&c| tree.nodes.get(c).is_some_and(|n| !n.dropped))
+            .peekable();
+        while let Some(id) = kids.next() {
+            if let (Some(text), Some(next)) = (
+                tree.nodes.get(id),
+                kids.peek().and_then(|&n| tree.nodes.get(n)),
+            ) {
+                if roles::is_repeated_label(text, next) {
+                    repeated.push(id);
+                }
+            }
+        }
+    }
+    for id in repeated {
+        if let Some(node) = tree.nodes.get_mut(id) {
+            node.dropped = true;
+        }
+    }
+}
+
 /// Navigation, banner, footer and sidebars outside `main`: their content hides behind one
 /// marker each, except (unless `strict`) the form controls, which stay where they are.
 pub fn summarise_landmarks(tree: &mut Tree<'_>, facts: &Facts, strict: bool) {

@@ -106,6 +106,28 @@ pub fn is_decorative(node: &Node<'_>) -> bool {
     false
 }
 
+/// `text` a label that `control`, its next sibling, repeats as its name (see
+/// `prune::drop_repeated_labels`).
+pub fn is_repeated_label(text: &Node<'_>, control: &Node<'_>) -> bool {
+    let same = |a: &str, b: &str| {
+        let mut a = a.split_whitespace();
+        let mut b = b.split_whitespace();
+        loop {
+            match (a.next(), b.next()) {
+                (None, None) => return true,
+                (Some(x), Some(y)) if x.to_lowercase() == y.to_lowercase() => {}
+                _ => return false,
+            }
+        }
+    };
+    text.is_text()
+        && text.children.is_empty()
+        && !text.uid.is_empty()
+        && is_labelled_control(control)
+        && !text.name_str().trim().is_empty()
+        && same(text.name_str(), control.name_str())
+}
+
 pub fn is_peripheral_landmark(node: &Node<'_>) -> bool {
     PERIPHERAL_LANDMARKS.contains(&node.role)
 }
