@@ -381,7 +381,7 @@ pub fn write_dropped(
     summary.uids.len()
 }
 
-/// Whether `id` was dropped as a label its next shown sibling repeats.
+/// Whether `id` was dropped as a label the control next to it repeats.
 fn is_dropped_label(tree: &Tree<'_>, id: usize) -> bool {
     let Some(node) = tree.nodes.get(id) else {
         return false;
@@ -390,13 +390,14 @@ fn is_dropped_label(tree: &Tree<'_>, id: usize) -> bool {
         Some(p) => p.children.as_slice(),
         None => tree.roots.as_slice(),
     };
-    let next = siblings
-        .iter()
-        .skip_while(|&&s| s != id)
-        .skip(1)
-        .filter_map(|&s| tree.nodes.get(s))
-        .find(|n| !n.dropped);
-    next.is_some_and(|n| super::roles::is_repeated_label(node, n))
+    let Some(at) = siblings.iter().position(|&s| s == id) else {
+        return false;
+    };
+    let shown = |s: &usize| tree.nodes.get(*s).filter(|n| !n.dropped);
+    let next = siblings.iter().skip(at + 1).find_map(shown);
+    let prev = siblings.iter().take(at).rev().find_map(shown);
+    next.is_some_and(|n| super::roles::is_repeated_label(node, n, true))
+        || prev.is_some_and(|n| super::roles::is_repeated_label(node, n, false))
 }
 
 /// What a marker line names: the uids it lists (a `first…last` range gives both ends) and

@@ -72,27 +72,33 @@ pub fn drop_decorative(tree: &mut Tree<'_>) {
     }
 }
 
-/// A text right before a control whose name says the same (`"Time zone "` then `combobox "Time
-/// zone"`): the control's line shows it, so the text is dropped like a layout node (named by its
-/// document's marker). Only a leaf, only the next shown sibling, only an exact match (trimmed,
-/// spaces and case folded): a text saying more than the name stays.
+/// A text right before a control whose name starts with its words (`"Time zone "` then
+/// `combobox "Time zone"`), or right after one whose name ends with them (`switch "Mentions by
+/// email"` then `" Email"`): the control's line shows it, so the text is dropped like a layout
+/// node (named by its document's marker). Only a leaf next to the control among the siblings
+/// still shown; a text saying more than the name stays.
 pub fn drop_repeated_labels(tree: &mut Tree<'_>) {
     let mut repeated = Vec::new();
+    let mut kids = Vec::new();
     for node in &tree.nodes {
-        let mut kids = node
-            .children
-            .iter()
-            .copied()
-            .filter(|&c| tree.nodes.get(c).is_some_and(|n| !n.dropped))
-            .peekable();
-        while let Some(id) = kids.next() {
-            if let (Some(text), Some(next)) = (
-                tree.nodes.get(id),
-                kids.peek().and_then(|&n| tree.nodes.get(n)),
-            ) {
-                if roles::is_repeated_label(text, next) {
-                    repeated.push(id);
-                }
+        kids.clear();
+        kids.extend(
+            node.children
+                .iter()
+                .copied()
+                .filter(|&c| tree.nodes.get(c).is_some_and(|n| !n.dropped)),
+        );
+        for pair in kids.windows(2) {
+            let (Some(&a), Some(&b)) = (pair.first(), pair.get(1)) else {
+                continue;
+            };
+            let (Some(first), Some(second)) = (tree.nodes.get(a), tree.nodes.get(b)) else {
+                continue;
+            };
+            if roles::is_repeated_label(first, second, true) {
+                repeated.push(a);
+            } else if roles::is_repeated_label(second, first, false) {
+                repeated.push(b);
             }
         }
     }

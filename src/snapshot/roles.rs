@@ -106,26 +106,33 @@ pub fn is_decorative(node: &Node<'_>) -> bool {
     false
 }
 
-/// `text` a label that `control`, its next sibling, repeats as its name (see
-/// `prune::drop_repeated_labels`).
-pub fn is_repeated_label(text: &Node<'_>, control: &Node<'_>) -> bool {
-    let same = |a: &str, b: &str| {
-        let mut a = a.split_whitespace();
-        let mut b = b.split_whitespace();
-        loop {
-            match (a.next(), b.next()) {
-                (None, None) => return true,
-                (Some(x), Some(y)) if x.to_lowercase() == y.to_lowercase() => {}
-                _ => return false,
-            }
+/// `text` a label that `control`, its sibling right after it (`before`) or right before it,
+/// repeats in its name: the name starts (the text before) or ends (the text after) with the
+/// text's words, case folded (see `prune::drop_repeated_labels`).
+pub fn is_repeated_label(text: &Node<'_>, control: &Node<'_>, before: bool) -> bool {
+    if !text.is_text()
+        || !text.children.is_empty()
+        || text.uid.is_empty()
+        || !is_labelled_control(control)
+    {
+        return false;
+    }
+    let words: Vec<String> = text
+        .name_str()
+        .split_whitespace()
+        .map(str::to_lowercase)
+        .collect();
+    let name: Vec<String> = control
+        .name_str()
+        .split_whitespace()
+        .map(str::to_lowercase)
+        .collect();
+    !words.is_empty()
+        && if before {
+            name.starts_with(&words)
+        } else {
+            name.ends_with(&words)
         }
-    };
-    text.is_text()
-        && text.children.is_empty()
-        && !text.uid.is_empty()
-        && is_labelled_control(control)
-        && !text.name_str().trim().is_empty()
-        && same(text.name_str(), control.name_str())
 }
 
 pub fn is_peripheral_landmark(node: &Node<'_>) -> bool {

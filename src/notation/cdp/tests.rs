@@ -1128,3 +1128,43 @@ fn a_kept_landmark_control_keeps_its_label() {
         "the navigation is summarised: {out}"
     );
 }
+
+/// A label its control's name repeats (before it: the name starts with it; after it: the name
+/// ends with it) is dropped at moderate, named by the page's marker and given back by it; a text
+/// saying more than the name stays, and light keeps every label.
+#[test]
+fn labels_their_control_repeats_are_dropped_and_named() {
+    let body = "uid=1_0 RootWebArea \"Settings\" url=\"http://127.0.0.1/s\"\n  uid=1_1 main\n    uid=1_2 \"Time zone \"\n    uid=1_3 combobox \"Time zone\" value=\"UTC\"\n    uid=1_4 \"Mentions\"\n    uid=1_5 switch \"Mentions by email\"\n    uid=1_6 \" Email\"\n    uid=1_7 \"Theme for every project\"\n    uid=1_8 combobox \"Theme\" value=\"Dark\"\n";
+    // A long paragraph the level cuts: the output is shorter than the input, so it is used.
+    let body = format!(
+        "{body}    uid=1_9 \"{}\"\n",
+        "Every setting applies at once. ".repeat(40)
+    );
+    let body = body.as_str();
+    let light = filter_snapshot(body, &SnapshotOptions::for_level(Level::Light)).text;
+    for uid in ["1_2", "1_4", "1_6"] {
+        assert!(shown_uids(&parse(&light)).contains(&uid), "{light}");
+    }
+    let out = filter_snapshot(body, &SnapshotOptions::for_level(Level::Moderate)).text;
+    let tree = parse(&out);
+    let shown = shown_uids(&tree);
+    for uid in ["1_2", "1_4", "1_6"] {
+        assert!(!shown.contains(&uid), "{uid} shown: {out}");
+    }
+    for uid in ["1_3", "1_5", "1_7", "1_8"] {
+        assert!(shown.contains(&uid), "{uid} not shown: {out}");
+    }
+    let marker = tree
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Marker)
+        .map(|n| n.name_str())
+        .find(|t| t.contains("labels their control's name repeats"))
+        .unwrap_or_else(|| panic!("no marker names the labels: {out}"));
+    let m = read_marker(marker);
+    assert_eq!(m.range, Some(("1_2", "1_6")), "{marker}");
+    let back = expand_subtree(body, m.expand_uid.expect("an expand call"), None).expect("expands");
+    for uid in ["1_2", "1_4", "1_6"] {
+        assert!(back.contains(&format!("{uid} ")), "{back}");
+    }
+}
