@@ -393,7 +393,7 @@ fn is_dropped_label(tree: &Tree<'_>, id: usize) -> bool {
     let Some(at) = siblings.iter().position(|&s| s == id) else {
         return false;
     };
-    let shown = |s: &usize| tree.nodes.get(*s).filter(|n| !n.dropped);
+    let shown = |s: &usize| tree.nodes.get(*s).filter(|n| !n.dropped && !n.hidden);
     let next = siblings.iter().skip(at + 1).find_map(shown);
     let prev = siblings.iter().take(at).rev().find_map(shown);
     next.is_some_and(|n| super::roles::is_repeated_label(node, n, true))

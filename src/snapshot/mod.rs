@@ -110,7 +110,6 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
     let aggressive = options.level >= Level::Aggressive;
     let facts = prune::Facts::new(tree);
     prune::drop_decorative(tree);
-    prune::drop_repeated_labels(tree);
     for node in tree.nodes.iter_mut() {
         node.drop_url = roles::url_is_droppable(node);
     }
@@ -125,6 +124,8 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
         limits.max_condensed_records,
         limits.max_table_text,
     );
+    // After the records: a record's cells (its name among them) stay as the tables need them.
+    prune::drop_repeated_labels(tree);
     records::summarise_options(tree, limits.max_options);
     collapse::cut_long_names(tree, limits.max_text_length);
     collapse::budget_text(tree, limits.max_text_per_container);

@@ -76,18 +76,23 @@ pub fn drop_decorative(tree: &mut Tree<'_>) {
 /// `combobox "Time zone"`), or right after one whose name ends with them (`switch "Mentions by
 /// email"` then `" Email"`): the control's line shows it, so the text is dropped like a layout
 /// node (named by its document's marker). Only a leaf next to the control among the siblings
-/// still shown; a text saying more than the name stays.
+/// still shown, outside records (a table's cells, a record's name among them, stay); a text
+/// saying more than the name stays.
 pub fn drop_repeated_labels(tree: &mut Tree<'_>) {
+    let in_records: std::collections::HashSet<usize> = tree
+        .tables
+        .values()
+        .flat_map(|t| t.items.iter().copied())
+        .collect();
     let mut repeated = Vec::new();
     let mut kids = Vec::new();
     for node in &tree.nodes {
         kids.clear();
-        kids.extend(
-            node.children
-                .iter()
-                .copied()
-                .filter(|&c| tree.nodes.get(c).is_some_and(|n| !n.dropped)),
-        );
+        kids.extend(node.children.iter().copied().filter(|&c| {
+            tree.nodes.get(c).is_some_and(|n| !n.dropped && !n.hidden)
+                && !in_records.contains(&c)
+                && !tree.is_condensed_cell(c)
+        }));
         for pair in kids.windows(2) {
             let (Some(&a), Some(&b)) = (pair.first(), pair.get(1)) else {
                 continue;
