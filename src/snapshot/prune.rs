@@ -76,10 +76,10 @@ pub fn drop_decorative(tree: &mut Tree<'_>) {
 /// `combobox "Time zone"`), or right after one whose name ends with them (`switch "Mentions by
 /// email"` then `" Email"`): the control's line shows it, so the text is dropped like a layout
 /// node (named by its document's marker). Only a leaf next to the control among the siblings
-/// still shown, outside records (a table's cells, a record's name among them, stay); a text
-/// saying more than the name stays.
+/// still shown and no record's (later passes leave a record whole: a table's cells, a record's
+/// name among them); a text saying more than the name stays.
 pub fn drop_repeated_labels(tree: &mut Tree<'_>) {
-    let in_records: std::collections::HashSet<usize> = tree
+    let in_table: std::collections::HashSet<usize> = tree
         .tables
         .values()
         .flat_map(|t| t.items.iter().copied())
@@ -88,15 +88,20 @@ pub fn drop_repeated_labels(tree: &mut Tree<'_>) {
     let mut kids = Vec::new();
     for node in &tree.nodes {
         kids.clear();
-        kids.extend(node.children.iter().copied().filter(|&c| {
-            tree.nodes.get(c).is_some_and(|n| !n.dropped && !n.hidden)
-                && !in_records.contains(&c)
-                && !tree.is_condensed_cell(c)
-        }));
+        kids.extend(
+            node.children
+                .iter()
+                .copied()
+                .filter(|&c| tree.nodes.get(c).is_some_and(|n| !n.dropped && !n.hidden)),
+        );
+        let in_record = |c: &usize| tree.record_members.contains(c) || in_table.contains(c);
         for pair in kids.windows(2) {
             let (Some(&a), Some(&b)) = (pair.first(), pair.get(1)) else {
                 continue;
             };
+            if in_record(&a) || in_record(&b) {
+                continue;
+            }
             let (Some(first), Some(second)) = (tree.nodes.get(a), tree.nodes.get(b)) else {
                 continue;
             };
