@@ -369,35 +369,15 @@ pub fn write_dropped(
     let mut summary = Summary::new();
     let mut ids = dropped.to_vec();
     ids.sort_unstable();
-    for &id in &ids {
+    for id in ids {
         summary.add(tree, id);
     }
-    let verb = if ids.iter().any(|&id| is_dropped_label(tree, id)) {
-        "layout nodes dropped, with labels their control's name repeats"
-    } else {
-        "layout nodes dropped"
-    };
-    summary.write(out, verb, ExpandTarget::subtree(expand_uid));
+    summary.write(
+        out,
+        "layout nodes dropped",
+        ExpandTarget::subtree(expand_uid),
+    );
     summary.uids.len()
-}
-
-/// Whether `id` was dropped as a label the control next to it repeats.
-fn is_dropped_label(tree: &Tree<'_>, id: usize) -> bool {
-    let Some(node) = tree.nodes.get(id) else {
-        return false;
-    };
-    let siblings = match node.parent.and_then(|p| tree.nodes.get(p)) {
-        Some(p) => p.children.as_slice(),
-        None => tree.roots.as_slice(),
-    };
-    let Some(at) = siblings.iter().position(|&s| s == id) else {
-        return false;
-    };
-    let shown = |s: &usize| tree.nodes.get(*s).filter(|n| !n.dropped && !n.hidden);
-    let next = siblings.iter().skip(at + 1).find_map(shown);
-    let prev = siblings.iter().take(at).rev().find_map(shown);
-    next.is_some_and(|n| super::roles::is_repeated_label(node, n, true))
-        || prev.is_some_and(|n| super::roles::is_repeated_label(node, n, false))
 }
 
 /// What a marker line names: the uids it lists (a `first…last` range gives both ends) and

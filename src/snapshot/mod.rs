@@ -124,8 +124,6 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
         limits.max_condensed_records,
         limits.max_table_text,
     );
-    // After the records: a record's cells (its name among them) stay as the tables need them.
-    prune::drop_repeated_labels(tree);
     records::summarise_options(tree, limits.max_options);
     collapse::cut_long_names(tree, limits.max_text_length);
     collapse::budget_text(tree, limits.max_text_per_container);

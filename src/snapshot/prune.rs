@@ -72,53 +72,6 @@ pub fn drop_decorative(tree: &mut Tree<'_>) {
     }
 }
 
-/// A text right before a control whose name starts with its words (`"Time zone "` then
-/// `combobox "Time zone"`), or right after one whose name ends with them (`switch "Mentions by
-/// email"` then `" Email"`): the control's line shows it, so the text is dropped like a layout
-/// node (named by its document's marker). Only a leaf next to the control among the siblings
-/// still shown and no record's (later passes leave a record whole: a table's cells, a record's
-/// name among them); a text saying more than the name stays.
-pub fn drop_repeated_labels(tree: &mut Tree<'_>) {
-    let in_table: std::collections::HashSet<usize> = tree
-        .tables
-        .values()
-        .flat_map(|t| t.items.iter().copied())
-        .collect();
-    let mut repeated = Vec::new();
-    let mut kids = Vec::new();
-    for node in &tree.nodes {
-        kids.clear();
-        kids.extend(
-            node.children
-                .iter()
-                .copied()
-                .filter(|&c| tree.nodes.get(c).is_some_and(|n| !n.dropped && !n.hidden)),
-        );
-        let in_record = |c: &usize| tree.record_members.contains(c) || in_table.contains(c);
-        for pair in kids.windows(2) {
-            let (Some(&a), Some(&b)) = (pair.first(), pair.get(1)) else {
-                continue;
-            };
-            if in_record(&a) || in_record(&b) {
-                continue;
-            }
-            let (Some(first), Some(second)) = (tree.nodes.get(a), tree.nodes.get(b)) else {
-                continue;
-            };
-            if roles::is_repeated_label(first, second, true) {
-                repeated.push(a);
-            } else if roles::is_repeated_label(second, first, false) {
-                repeated.push(b);
-            }
-        }
-    }
-    for id in repeated {
-        if let Some(node) = tree.nodes.get_mut(id) {
-            node.dropped = true;
-        }
-    }
-}
-
 /// Navigation, banner, footer and sidebars outside `main`: their content hides behind one
 /// marker each, except (unless `strict`) the form controls, which stay where they are.
 pub fn summarise_landmarks(tree: &mut Tree<'_>, facts: &Facts, strict: bool) {

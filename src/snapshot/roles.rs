@@ -106,35 +106,6 @@ pub fn is_decorative(node: &Node<'_>) -> bool {
     false
 }
 
-/// `text` a label that `control`, its sibling right after it (`before`) or right before it,
-/// repeats in its name: the name starts (the text before) or ends (the text after) with the
-/// text's words, case folded (see `prune::drop_repeated_labels`).
-pub fn is_repeated_label(text: &Node<'_>, control: &Node<'_>, before: bool) -> bool {
-    if !text.is_text()
-        || !text.children.is_empty()
-        || text.uid.is_empty()
-        || !is_labelled_control(control)
-    {
-        return false;
-    }
-    let words: Vec<String> = text
-        .name_str()
-        .split_whitespace()
-        .map(str::to_lowercase)
-        .collect();
-    let name: Vec<String> = control
-        .name_str()
-        .split_whitespace()
-        .map(str::to_lowercase)
-        .collect();
-    !words.is_empty()
-        && if before {
-            name.starts_with(&words)
-        } else {
-            name.ends_with(&words)
-        }
-}
-
 pub fn is_peripheral_landmark(node: &Node<'_>) -> bool {
     PERIPHERAL_LANDMARKS.contains(&node.role)
 }
