@@ -63,6 +63,21 @@ function sessionBodies(dirOrFile) {
   return out
 }
 
+// The index of the end of the quoted name or `[link text](url)` opening at `t[i]` (its closing
+// quote or parenthesis; backslashes escape).
+function skipQuoted(t, i) {
+  const close = t[i] === '"' ? '"' : ']'
+  for (i++; i < t.length && t[i] !== close; i++) if (t[i] === '\\') i++
+  if (close === ']' && t[i + 1] === '(') {
+    let open = 0
+    for (i++; i < t.length; i++) {
+      if (t[i] === '(') open++
+      else if (t[i] === ')' && --open === 0) break
+    }
+  }
+  return i
+}
+
 // Uids written as nodes in our notation: tokens (split at spaces and at the sibling separator
 // `|`) outside quoted names, link texts `[…]` and link urls `(…)`, that look like uids.
 function shownUids(text) {
@@ -75,15 +90,7 @@ function shownUids(text) {
     for (let i = 0; i <= t.length; i++) {
       const c = t[i]
       if (c === '"' || c === '[') {
-        const close = c === '"' ? '"' : ']'
-        for (i++; i < t.length && t[i] !== close; i++) if (t[i] === '\\') i++
-        if (close === ']' && t[i + 1] === '(') {
-          let open = 0
-          for (i++; i < t.length; i++) {
-            if (t[i] === '(') open++
-            else if (t[i] === ')' && --open === 0) break
-          }
-        }
+        i = skipQuoted(t, i)
         token = ''
         continue
       }
@@ -194,15 +201,7 @@ function uidSegments(text) {
     for (let i = 0; i < t.length; i++) {
       const c = t[i]
       if (c === '"' || c === '[') {
-        const close = c === '"' ? '"' : ']'
-        for (i++; i < t.length && t[i] !== close; i++) if (t[i] === '\\') i++
-        if (close === ']' && t[i + 1] === '(') {
-          let open = 0
-          for (i++; i < t.length; i++) {
-            if (t[i] === '(') open++
-            else if (t[i] === ')' && --open === 0) break
-          }
-        }
+        i = skipQuoted(t, i)
       } else if (c === '|' || (c === '>' && t[i - 1] === ' ' && t[i + 1] === ' ')) {
         parts.push(t.slice(start, i))
         start = i + 1
