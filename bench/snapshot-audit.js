@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The cases behind snapshot-levels.js' per-page-set figures: for each snapshot of each page set,
 // the saving, the interactive uids inside `main` not kept in place (by role), and every control
-// shown whose label (the text right before it in the raw snapshot) is not shown, with both raw
-// lines and the marker line that hides the label.
+// shown that is not labelled (snapshot-measures.js' labelShown: a name of its own shown uncut,
+// else the text right before it in the raw snapshot shown as a node, held by its uncut name or
+// written in its table row), with both raw lines and the marker line that hides the label.
 //
 //   node bench/snapshot-audit.js [--level moderate|aggressive] [--set SUBSTRING] [--all] [--condensed]
 //   (needs `npx napi build --platform` first; MCP_CORPUS_DIR, MCP_CAPTURED_DIR as for snapshot-levels.js)
@@ -12,7 +13,7 @@
 const path = require('node:path')
 const { filterSnapshot } = require('../index.js')
 const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
-const { shownUids, interactiveInMain, labelledControls, pageSets } = require('./snapshot-measures.js')
+const { shownUids, tableOptionUids, interactiveInMain, labelledControls, uidSegments, rawNames, labelShown, sharedControlNames, pageSets } = require('./snapshot-measures.js')
 
 const args = process.argv.slice(2)
 const opt = (name, fallback) => {
@@ -59,7 +60,10 @@ for (const [setName, bodies] of pageSets(corpusDir, path.join(__dirname, '..')))
   for (const { name, body } of bodies) {
     const r = filterSnapshot(body, options)
     const saved = 1 - encode(r.text).length / encode(body).length
-    const shown = new Set(shownUids(r.text))
+    const shown = new Set([...shownUids(r.text), ...tableOptionUids(r.text)])
+    const seg = uidSegments(r.text)
+    const names = rawNames(body)
+    const sharedNames = sharedControlNames(body)
     const { byUid, roleOf } = rawLines(body)
     const order = new Map([...byUid.keys()].map((u, i) => [u, i]))
     const inMain = interactiveInMain(body)
@@ -70,18 +74,18 @@ for (const [setName, bodies] of pageSets(corpusDir, path.join(__dirname, '..')))
     for (const [control, label] of labelledControls(body)) {
       if (!shown.has(control)) continue
       labelled++
-      if (!shown.has(label)) unlabelled.push([control, label])
+      if (!labelShown(control, label, shown, seg, names, sharedNames)) unlabelled.push([control, label])
     }
     missingLabels += unlabelled.length
     if (!all && !lost.length && !unlabelled.length) continue
     const main = inMain.length ? `${inMain.length - lost.length}/${inMain.length} main controls in place` : 'no main'
     const roles = Object.entries(lostRoles).map(([k, v]) => `${k} ${v}`).join(', ')
-    console.log(`- ${name}: saved ${(100 * saved).toFixed(1)}%, ${main}${roles ? ` (hidden: ${roles})` : ''}, ${unlabelled.length} label(s) hidden`)
+    console.log(`- ${name}: saved ${(100 * saved).toFixed(1)}%, ${main}${roles ? ` (hidden: ${roles})` : ''}, ${unlabelled.length} control(s) not labelled`)
     for (const [control, label] of unlabelled) {
       console.log(`    control ${byUid.get(control)}`)
       console.log(`    label   ${byUid.get(label)}`)
       console.log(`    hidden by ${markerFor(r.text, label, order)}`)
     }
   }
-  console.log(`\n${labelled - missingLabels}/${labelled} controls shown have their label shown`)
+  console.log(`\n${labelled - missingLabels}/${labelled} controls shown are labelled`)
 }

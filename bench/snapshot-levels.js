@@ -9,7 +9,7 @@
 const path = require('node:path')
 const { filterSnapshot } = require('../index.js')
 const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
-const { UID, snapshotBodies, shownUids, interactiveInMain, labelledControls, tableRowUids, tableOptionUids, namedIn, pageSets, median } = require('./snapshot-measures.js')
+const { UID, snapshotBodies, shownUids, interactiveInMain, labelledControls, tableRowUids, tableOptionUids, namedIn, uidSegments, rawNames, labelShown, sharedControlNames, pageSets, median } = require('./snapshot-measures.js')
 
 const corpusDir =
   process.argv[2] || process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus')
@@ -126,8 +126,8 @@ for (const l of LEVELS) {
 // What a lossy level keeps where it must choose, per page set: interactive uids inside main kept
 // in place, controls shown whose label is shown too, savings (o200k).
 const PAGE_SETS = pageSets(corpusDir, path.join(__dirname, '..'))
-console.log('\n| page set | snapshots | level | tokens saved (median) | main controls kept in place (median) | controls shown with their label shown | same, a named control in a table row counted labelled by its name |')
-console.log('|---|---:|---|---:|---:|---:|---:|')
+console.log('\n| page set | snapshots | level | tokens saved (median) | main controls kept in place (median) | controls shown with their label node shown | controls labelled (a name of its own shown uncut; else the label node, the name holding its words, or its table row writing them) | former count (a named control in a table row counted labelled) |')
+console.log('|---|---:|---|---:|---:|---:|---:|---:|')
 for (const [setName, bodies] of PAGE_SETS) {
   if (!bodies.length) continue
   // The last row: moderate with every record inside main condensed (its controls and labels
@@ -143,6 +143,7 @@ for (const [setName, bodies] of PAGE_SETS) {
     let labelled = 0
     let withLabel = 0
     let byName = 0
+    let readable = 0
     for (const { body } of bodies) {
       const r = filterSnapshot(body, options)
       savedSet.push(1 - encode(r.text).length / encode(body).length)
@@ -150,15 +151,19 @@ for (const [setName, bodies] of PAGE_SETS) {
       const inMain = interactiveInMain(body)
       if (inMain.length) keptSet.push(inMain.filter((u) => shown.has(u)).length / inMain.length)
       const inTables = tableRowUids(r.text)
+      const seg = uidSegments(r.text)
+      const names = rawNames(body)
+      const sharedNames = sharedControlNames(body)
       for (const [control, label] of labelledControls(body)) {
         if (!shown.has(control)) continue
         labelled++
+        if (labelShown(control, label, shown, seg, names, sharedNames)) readable++
         if (shown.has(label)) withLabel++
         else if (inTables.has(control) && namedIn(body, control)) byName++
       }
     }
     const share = (n) => (labelled ? `${pct(n / labelled)} (${n}/${labelled})` : '–')
-    console.log(`| ${setName} | ${bodies.length} | ${level} | ${pct(median(savedSet))} | ${keptSet.length ? pct(median(keptSet)) : '–'} | ${share(withLabel)} | ${share(withLabel + byName)} |`)
+    console.log(`| ${setName} | ${bodies.length} | ${level} | ${pct(median(savedSet))} | ${keptSet.length ? pct(median(keptSet)) : '–'} | ${share(withLabel)} | ${share(readable)} | ${share(withLabel + byName)} |`)
   }
 }
 

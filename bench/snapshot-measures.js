@@ -63,6 +63,21 @@ function sessionBodies(dirOrFile) {
   return out
 }
 
+// The index of the end of the quoted name or `[link text](url)` opening at `t[i]` (its closing
+// quote or parenthesis; backslashes escape).
+function skipQuoted(t, i) {
+  const close = t[i] === '"' ? '"' : ']'
+  for (i++; i < t.length && t[i] !== close; i++) if (t[i] === '\\') i++
+  if (close === ']' && t[i + 1] === '(') {
+    let open = 0
+    for (i++; i < t.length; i++) {
+      if (t[i] === '(') open++
+      else if (t[i] === ')' && --open === 0) break
+    }
+  }
+  return i
+}
+
 // Uids written as nodes in our notation: tokens (split at spaces and at the sibling separator
 // `|`) outside quoted names, link texts `[…]` and link urls `(…)`, that look like uids.
 function shownUids(text) {
@@ -75,15 +90,7 @@ function shownUids(text) {
     for (let i = 0; i <= t.length; i++) {
       const c = t[i]
       if (c === '"' || c === '[') {
-        const close = c === '"' ? '"' : ']'
-        for (i++; i < t.length && t[i] !== close; i++) if (t[i] === '\\') i++
-        if (close === ']' && t[i + 1] === '(') {
-          let open = 0
-          for (i++; i < t.length; i++) {
-            if (t[i] === '(') open++
-            else if (t[i] === ')' && --open === 0) break
-          }
-        }
+        i = skipQuoted(t, i)
         token = ''
         continue
       }
@@ -174,6 +181,86 @@ function tableOptionUids(text) {
   return out
 }
 
+// The text of each uid's own segment in a filtered text (a node between `|`, `>` and the line's
+// ends, outside quotes and brackets; a table row's cell), and the row line of each uid written
+// in a table row.
+function uidSegments(text) {
+  const segments = new Map()
+  const rows = new Map()
+  const lines = text.split('\n')
+  let tableRows = 0
+  for (const line of lines) {
+    const t = line.trimStart()
+    const header = /^… table of (\d+) records, /.exec(t)
+    if (header) { tableRows = Number(header[1]); continue }
+    const inRow = tableRows > 0
+    if (inRow) tableRows--
+    if (t.startsWith('…') || t.startsWith('#snapshot-filter') || t.startsWith('\\')) continue
+    const parts = []
+    let start = 0
+    for (let i = 0; i < t.length; i++) {
+      const c = t[i]
+      if (c === '"' || c === '[') {
+        i = skipQuoted(t, i)
+      } else if (c === '|' || (c === '>' && t[i - 1] === ' ' && t[i + 1] === ' ')) {
+        parts.push(t.slice(start, i))
+        start = i + 1
+      }
+    }
+    parts.push(t.slice(start))
+    for (const part of parts) {
+      const uid = part.trim().split(' ')[0]
+      if (!UID.test(uid)) continue
+      segments.set(uid, part.trim())
+      if (inRow) rows.set(uid, t)
+    }
+  }
+  return { segments, rows }
+}
+
+// The raw name of every uid of a snapshot body.
+function rawNames(body) {
+  const names = new Map()
+  for (const line of body.split('\n')) {
+    const m = /^ *uid=(\S+)(?: [A-Za-z][\w-]*)? "((?:[^"\\]|\\.)*)"/.exec(line)
+    if (m) names.set(m[1], m[2])
+  }
+  return names
+}
+
+const fold = (s) => s.replace(/\s+/g, ' ').trim().toLowerCase()
+
+// Whether a shown control is labelled in the filtered text, `label` being the text before it in
+// the raw snapshot. A control whose name is its own (no other control of the page has it) names
+// itself: labelled when that name is shown uncut (in its line, or by its table's header). A
+// control without a name, or with one many share (`button "Edit"`, `checkbox "Select"`), needs
+// its label: shown as a node, held by its uncut name, or written in its table row (a checkbox
+// named only by its row counts only when its row writes the words that name it).
+function labelShown(control, label, shown, seg, names, sharedNames) {
+  if (shown.has(label)) return true
+  if (!shown.has(control)) return false
+  const words = fold(names.get(label) ?? '')
+  const name = fold(names.get(control) ?? '')
+  const own = seg.segments.get(control) ?? ''
+  if (name && !/ cut=\d/.test(own) && (!sharedNames.has(name) || (words && name.includes(words)))) return true
+  const row = seg.rows.get(control)
+  return Boolean(words) && row !== undefined && fold(row).includes(words)
+}
+
+// The names (folded) that several interactive nodes of a snapshot body share.
+function sharedControlNames(body) {
+  const seen = new Set()
+  const shared = new Set()
+  for (const line of body.split('\n')) {
+    const m = /^ *uid=\S+ ([A-Za-z][\w-]*) "((?:[^"\\]|\\.)*)"/.exec(line)
+    if (!m || !(INTERACTIVE.has(m[1]) || /\b(focusable|expandable)\b/.test(line))) continue
+    const name = fold(m[2])
+    if (seen.has(name)) shared.add(name)
+    seen.add(name)
+  }
+  return shared
+}
+
 // Whether the raw line of `uid` gives the node a non-empty name.
 function namedIn(body, uid) {
   const line = body.split('\n').find((l) => l.trimStart().startsWith(`uid=${uid} `))
@@ -197,4 +284,4 @@ const median = (xs) => {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2
 }
 
-module.exports = { HEADER, INTERACTIVE, UID, snapshotBodies, sessionBodies, shownUids, interactiveInMain, labelledControls, tableRowUids, tableOptionUids, namedIn, pageSets, median }
+module.exports = { HEADER, INTERACTIVE, UID, snapshotBodies, sessionBodies, shownUids, interactiveInMain, labelledControls, tableRowUids, tableOptionUids, namedIn, uidSegments, rawNames, labelShown, sharedControlNames, pageSets, median }

@@ -2,7 +2,9 @@
 //! hid something, one line says what (roles and counts), which uids (a list, or the first…last range in document order, a uid counting where it first occurs, as a reader finds it) and how to get them back:
 //!
 //! `… 37 hidden (link 30, text 7; uid 7_120…7_410): expand_snapshot uid=7_120 until=7_400`
-//! `… 3 text hidden (uid 7_120…7_122): expand_snapshot uid=7_120 until=7_122` (one role)
+//! `… 3 text hidden (uid 7_120…7_140): expand_snapshot uid=7_100` (one role)
+//! `… 3 text hidden: expand_snapshot uid=7_120 until=7_122` (the call names the same uids as
+//! their range would: written once)
 //! `… 35 more records hidden (12 nodes each: checkbox, text, link, text, …; uid 72_120…72_410):
 //! expand_snapshot uid=72_120 until=72_400` (repeated records, one line)
 //!
@@ -160,6 +162,22 @@ impl<'a> Summary<'a> {
         }
     }
 
+    /// Whether the expand call names exactly these uids (the one subtree root hidden alone, or
+    /// a run whose first and last uids are its `uid` and `until`): the call says the range, and
+    /// the marker does not write it twice.
+    fn said_by(&self, expand: ExpandTarget<'_>) -> bool {
+        let ends = match self.uids.as_slice() {
+            [] => return false,
+            [one] => (*one, None),
+            [a, b] => (*a, Some(*b)),
+            _ => match (self.first, self.last) {
+                (Some((_, a)), Some((_, b))) => (a, Some(b)),
+                _ => return false,
+            },
+        };
+        !expand.uid.is_empty() && ends == (expand.uid, expand.until)
+    }
+
     fn write_uids(&self, out: &mut String) {
         if !self.uids.is_empty() {
             out.push_str("uid ");
@@ -179,11 +197,14 @@ impl<'a> Summary<'a> {
         self.write_counted(out, verb, expand);
     }
 
-    /// `N role verb (uid …)`, or `N verb (role a, role b; uid …)`, then the expand call.
+    /// `N role verb (uid …)`, or `N verb (role a, role b; uid …)`, then the expand call; without
+    /// the `uid …` part when the call names the same uids (`… 3 text hidden: expand_snapshot
+    /// uid=7_120 until=7_122`).
     fn write_counted(&self, out: &mut String, verb: &str, expand: ExpandTarget<'_>) {
         let mut roles: Vec<(&str, usize)> = self.by_role.iter().map(|(r, c)| (*r, *c)).collect();
         // Most frequent first; ties by name so the output is deterministic.
         roles.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let said = self.said_by(expand);
         out.push_str(&self.total.to_string());
         out.push(' ');
         if let [(role, _)] = roles.as_slice() {
@@ -191,6 +212,10 @@ impl<'a> Summary<'a> {
             out.push_str(role);
             out.push(' ');
             out.push_str(verb);
+            if said {
+                expand.write(out);
+                return;
+            }
             out.push_str(" (");
         } else {
             out.push_str(verb);
@@ -205,6 +230,11 @@ impl<'a> Summary<'a> {
             }
             if roles.len() > MAX_ROLES_NAMED {
                 out.push_str(", …");
+            }
+            if said {
+                out.push(')');
+                expand.write(out);
+                return;
             }
             out.push_str("; ");
         }
@@ -239,8 +269,12 @@ pub fn write_records(
     if records.shape.len() > MAX_SHAPE_ROLES {
         out.push_str(", …");
     }
-    out.push_str("; ");
-    summary.write_uids(out);
+    if summary.said_by(expand) {
+        out.push(')');
+    } else {
+        out.push_str("; ");
+        summary.write_uids(out);
+    }
     expand.write(out);
     summary.uids.len()
 }
@@ -376,6 +410,55 @@ pub fn read_marker(line: &str) -> MarkerRef<'_> {
         } else {
             r.listed = list.split(", ").filter(|s| !s.is_empty()).collect();
         }
+    } else if let Some(uid) = r.expand_uid {
+        // No `uid …` part: the call names the uids (`Summary::said_by`), unless the marker
+        // hides no uid at all (its list then is empty: `()` or `; )`).
+        let head = text.split(": expand_snapshot").next().unwrap_or("");
+        if !head.ends_with("()") && !head.ends_with("; )") {
+            match r.until {
+                Some(until) => r.range = Some((uid, until)),
+                None => r.listed = vec![uid],
+            }
+        }
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::cdp::parse::parse;
+
+    const PAGE: &str = "uid=1_0 RootWebArea \"p\"\n  uid=1_1 \"a\"\n  uid=1_2 \"b\"\n  uid=1_3 \"c\"\n  uid=1_4 generic\n    uid=1_5 \"d\"\n";
+
+    fn marker_of(uids: &[&str]) -> String {
+        let tree = parse(PAGE);
+        let run: Vec<usize> = uids.iter().filter_map(|u| tree.find_uid(u)).collect();
+        let mut out = String::new();
+        write_run(&mut out, &tree, &run, "1_0");
+        out
+    }
+
+    #[test]
+    fn a_range_the_expand_call_names_is_written_once() {
+        assert_eq!(
+            marker_of(&["1_1", "1_2", "1_3"]),
+            "… 3 text hidden: expand_snapshot uid=1_1 until=1_3"
+        );
+        assert_eq!(
+            marker_of(&["1_2"]),
+            "… 1 text hidden: expand_snapshot uid=1_2"
+        );
+        // The last sibling's subtree goes past `until`: the range says where the uids end.
+        assert_eq!(
+            marker_of(&["1_3", "1_4"]),
+            "… 3 hidden (text 2, generic 1; uid 1_3…1_5): expand_snapshot uid=1_3 until=1_4"
+        );
+        let m = marker_of(&["1_1", "1_2", "1_3"]);
+        // Read back, it names the same range.
+        let r = read_marker(&m);
+        assert_eq!((r.expand_uid, r.until), (Some("1_1"), Some("1_3")));
+        assert_eq!(r.range, Some(("1_1", "1_3")));
+        assert_eq!(read_marker(&marker_of(&["1_2"])).listed, vec!["1_2"]);
+    }
 }
