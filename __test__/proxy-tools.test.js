@@ -139,6 +139,32 @@ test('the snapshot cache respects its byte cap, oldest page evicted first', asyn
   }
 })
 
+test('a snapshot larger than the whole cache is named, never answered from an older page', async () => {
+  const gridBytes = Buffer.byteLength(GRID_RAW)
+  const megaBytes = Buffer.byteLength(snapshotBody('megamenu'))
+  const cap = Math.floor(megaBytes * 1.5)
+  assert.ok(megaBytes < cap && cap < gridBytes)
+  const p = start([`--snapshot-cache-bytes=${cap}`])
+  try {
+    await p.listTools()
+    await p.call('take_snapshot', { pageId: 1, fixture: 'megamenu' })
+    assert.ok(!(await p.call('search_snapshot', { query: 'a' })).isError)
+    await p.call('take_snapshot', { pageId: 2, fixture: 'grid' })
+    for (const args of [{ query: 'a' }, { query: 'a', pageId: 2 }]) {
+      const res = await p.call('search_snapshot', args)
+      assert.equal(res.isError, true, `${JSON.stringify(args)}: ${text(res)}`)
+      assert.match(text(res), new RegExp(`page 2 \\(\\d+ bytes\\) is larger than the proxy's whole snapshot cache \\(${cap} bytes\\)`))
+      assert.match(text(res), /--snapshot-cache-bytes=\d+M/)
+    }
+    const expand = await p.call('expand_snapshot', {})
+    assert.equal(expand.isError, true, text(expand))
+    // The page that fits is still read when named.
+    assert.ok(!(await p.call('search_snapshot', { query: 'a', pageId: 1 })).isError)
+  } finally {
+    await p.stop()
+  }
+})
+
 test('--no-proxy-tools and level light without a budget leave tools/list and calls to the upstream', async () => {
   for (const args of [['--no-proxy-tools'], ['--filter-level=light', '--max-tokens=0']]) {
     const p = start(args)

@@ -7,7 +7,10 @@
 //! whole. Deltas, the budget and the proxy's tools ask it through its methods. Every byte it
 //! keeps is counted in one place, [`Store::put`]: raw snapshots (with their fingerprints) and
 //! cut texts each within the cache bound, oldest evicted first; an evicted page is forgotten
-//! with what was sent of it, so its next snapshot is sent whole.
+//! with what was sent of it, so its next snapshot is sent whole. A snapshot larger than the
+//! whole bound is not kept, and its page's older one is dropped with what was sent of it: the
+//! page is then remembered as too large (and as the latest, when it was snapshotted last), so
+//! the proxy's tools say so rather than read an older page.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -43,6 +46,10 @@ pub struct Held {
     /// The page of the last snapshot kept and what the agent held of it before: put back when
     /// that answer is not delivered.
     before_last: Option<(String, Option<SentPage>)>,
+    /// Pages whose latest snapshot was larger than the whole bound, with its size in bytes.
+    too_large: HashMap<String, usize>,
+    /// The page snapshotted last, kept or not.
+    latest: Option<String>,
 }
 
 #[derive(Debug)]
@@ -61,6 +68,8 @@ impl Held {
             numbers: HashMap::new(),
             last_sent: None,
             before_last: None,
+            too_large: HashMap::new(),
+            latest: None,
         }
     }
 
@@ -79,6 +88,7 @@ impl Held {
         self.pages.entries.is_empty()
             && self.cut_texts.entries.is_empty()
             && self.numbers.is_empty()
+            && self.too_large.is_empty()
     }
 
     /// The number the next snapshot of `page` gets (1 for its first).
@@ -118,8 +128,9 @@ impl Held {
     /// Keeps the latest raw snapshot of `page` and what the agent holds once it is sent
     /// (`holds`), remembering what it held before (see `answer_not_delivered`). A fingerprint
     /// that does not fit is dropped (the page's next snapshot is then sent whole) while the raw
-    /// text, which the proxy's tools need, still fits; a raw text larger than the bound is not
-    /// kept.
+    /// text, which the proxy's tools need, still fits. A raw text larger than the bound is not
+    /// kept: the page's older one is dropped with what was sent of it (its next snapshot is sent
+    /// whole), and the page is remembered as too large, for `snapshot`.
     pub fn keep_snapshot(
         &mut self,
         page: &str,
@@ -128,17 +139,21 @@ impl Held {
     ) -> Result<(), CacheMiss> {
         let before = self.take_sent(page);
         self.before_last = Some((page.to_string(), before));
+        self.latest = Some(page.to_string());
         let mut entry = Page { raw, sent: holds };
-        if entry.weight() > self.pages.cap && entry.raw.len() <= self.pages.cap {
+        if entry.weight() > self.pages.cap {
             entry.sent = None;
         }
-        self.pages
-            .put(page, entry)
-            .map_err(|bytes| CacheMiss::TooLarge {
-                page: page.to_string(),
-                bytes,
-                cap: self.pages.cap,
-            })
+        match self.pages.put(page, entry) {
+            Ok(()) => {
+                self.too_large.remove(page);
+                Ok(())
+            }
+            Err(bytes) => {
+                self.too_large.insert(page.to_string(), bytes);
+                Err(self.too_large_miss(page, bytes))
+            }
+        }
     }
 
     /// The answer last filtered never reaches the agent (the client cancelled the request, or
@@ -166,7 +181,7 @@ impl Held {
     /// The agent now holds `page` whole (`expand_snapshot` without uid; the page snapshotted
     /// last when `None`): the count of deltas in a row starts again.
     pub fn whole_page_sent(&mut self, page: Option<&str>) {
-        let Some(page) = page.or_else(|| self.pages.latest_key()).map(str::to_string) else {
+        let Some(page) = page.or(self.latest.as_deref()).map(str::to_string) else {
             return;
         };
         self.pages.update(&page, |p| {
@@ -176,14 +191,28 @@ impl Held {
         });
     }
 
-    /// The raw snapshot of `page`, or of the page snapshotted last when `page` is `None`.
+    /// The raw snapshot of `page`, or of the page snapshotted last when `page` is `None`; a
+    /// page whose latest snapshot was larger than the whole bound is `TooLarge` (never an
+    /// older snapshot, nor another page's).
     pub fn snapshot(&self, page: Option<&str>) -> Result<&str, CacheMiss> {
+        let key = page.or(self.latest.as_deref());
+        if let Some((key, &bytes)) = key.and_then(|k| self.too_large.get_key_value(k)) {
+            return Err(self.too_large_miss(key, bytes));
+        }
         self.pages
-            .get(page)
+            .get(key)
             .map(|p| p.raw.as_str())
             .ok_or_else(|| CacheMiss::NoSnapshot {
                 page: page.map(str::to_string),
             })
+    }
+
+    fn too_large_miss(&self, page: &str, bytes: usize) -> CacheMiss {
+        CacheMiss::TooLarge {
+            page: page.to_string(),
+            bytes,
+            cap: self.pages.cap,
+        }
     }
 
     /// Keeps a text a budget cut left out under `id`, for `read_result`; one larger than the
@@ -250,7 +279,8 @@ impl<V: Weigh> Store<V> {
     }
 
     /// Stores `value` under `key` in place of the one before, evicting the oldest until the
-    /// bound holds; a value heavier than the whole bound is not stored (`Err` holds its weight).
+    /// bound holds; a value heavier than the whole bound is not stored (`Err` holds its weight),
+    /// and the one before is dropped even so.
     fn put(&mut self, key: &str, value: V) -> Result<(), usize> {
         if let Some(at) = self.entries.iter().position(|e| e.key == key) {
             if let Some(old) = self.entries.remove(at) {
@@ -283,10 +313,6 @@ impl<V: Weigh> Store<V> {
             None => self.entries.back(),
         }
         .map(|e| &e.value)
-    }
-
-    fn latest_key(&self) -> Option<&str> {
-        self.entries.back().map(|e| e.key.as_str())
     }
 
     /// Changes the value of `key` in place and counts its new weight; the caller checks the
@@ -423,6 +449,53 @@ mod tests {
         assert_eq!(held.next_number("7"), 1);
         held.count_snapshot("7", 4);
         assert_eq!(held.next_number("7"), 5);
+    }
+
+    /// A snapshot larger than the whole bound is not kept, and never answered by an older one:
+    /// the page (and the latest, when it was snapshotted last) is `TooLarge`, and its older
+    /// snapshot is dropped with what was sent of it, so the next one is sent whole.
+    #[test]
+    fn a_snapshot_larger_than_the_bound_is_too_large_not_an_older_one() {
+        let (raw1, sent1) = page_of(5, 1);
+        let (raw2, sent2) = page_of(6, 1);
+        let (big, big_sent) = page_of(400, 2);
+        let cap = raw1.len() + raw2.len() + sent1.approx_bytes() + sent2.approx_bytes();
+        assert!(big.len() > cap);
+        let mut held = Held::new(cap);
+        held.keep_snapshot("1", raw1.clone(), Some(sent1)).unwrap();
+        held.keep_snapshot("2", raw2, Some(sent2)).unwrap();
+        held.start_answer();
+        let too_large = CacheMiss::TooLarge {
+            page: "2".into(),
+            bytes: big.len(),
+            cap,
+        };
+        assert_eq!(
+            held.keep_snapshot("2", big.clone(), Some(big_sent)),
+            Err(too_large.clone())
+        );
+        assert_eq!(held.snapshot(None), Err(too_large.clone()));
+        assert_eq!(held.snapshot(Some("2")), Err(too_large.clone()));
+        assert!(held.delta_input("2").sent.is_none());
+        assert_eq!(held.snapshot(Some("1")), Ok(raw1.as_str()));
+        assert_eq!(
+            held.snapshot_bytes(),
+            raw1.len() + page_of(5, 1).1.approx_bytes()
+        );
+        // Not delivered: the older snapshot is gone, so nothing comes back.
+        held.answer_not_delivered();
+        assert!(held.delta_input("2").sent.is_none());
+        assert_eq!(held.snapshot(None), Err(too_large.clone()));
+        // Another page snapshotted since is the latest; page 2 stays too large.
+        held.keep_snapshot("1", raw1.clone(), None).unwrap();
+        assert_eq!(held.snapshot(None), Ok(raw1.as_str()));
+        assert_eq!(held.snapshot(Some("2")), Err(too_large));
+        // Page 2 small again: held as before.
+        let (raw3, sent3) = page_of(4, 3);
+        held.keep_snapshot("2", raw3.clone(), Some(sent3)).unwrap();
+        assert_eq!(held.snapshot(None), Ok(raw3.as_str()));
+        assert_eq!(held.snapshot(Some("2")), Ok(raw3.as_str()));
+        assert_eq!(held.delta_input("2").sent.map(|s| s.number), Some(3));
     }
 
     #[test]

@@ -393,9 +393,18 @@ fn miss_message(miss: &CacheMiss) -> String {
         CacheMiss::NoSnapshot { page: Some(p) } => format!(
             "No snapshot of page {p} is cached (it was never taken or was evicted): call take_snapshot for that page first."
         ),
-        CacheMiss::TooLarge { page, bytes, cap } => format!(
-            "The snapshot of page {page} ({bytes} bytes) is larger than the proxy's snapshot cache ({cap} bytes): restart the proxy with a larger --snapshot-cache-bytes."
-        ),
+        CacheMiss::TooLarge { page, bytes, cap } => {
+            let which = if page.is_empty() {
+                String::new()
+            } else {
+                format!(" of page {page}")
+            };
+            // Room for the snapshot and what deltas keep of it, in the option's own unit.
+            let suggested = bytes.saturating_mul(2).div_ceil(1 << 20);
+            format!(
+                "The latest snapshot{which} ({bytes} bytes) is larger than the proxy's whole snapshot cache ({cap} bytes), so it is not kept and these tools cannot read it (nor an older one): restart the proxy with a larger --snapshot-cache-bytes (or MCP_SNAPSHOT_FILTER_SNAPSHOT_CACHE_BYTES), e.g. --snapshot-cache-bytes={suggested}M."
+            )
+        }
     }
 }
 
@@ -465,6 +474,54 @@ mod tests {
             .as_str()
             .unwrap_or_default()
             .contains("page 9"));
+    }
+
+    /// A snapshot larger than the whole cache: the tools say so, naming its size, the cap and
+    /// the option, and never answer from an older snapshot (of that page or another).
+    #[test]
+    fn a_snapshot_larger_than_the_cache_is_named_not_answered_from_an_older_one() {
+        let small = "uid=1_0 RootWebArea \"old\"\n  uid=1_1 link \"Customers\"\n";
+        let big: String = std::iter::once("uid=2_0 RootWebArea \"new\"\n".to_string())
+            .chain((0..40).map(|i| format!("  uid=2_{} link \"Customers {i}\"\n", i + 1)))
+            .collect();
+        let mut held = Held::new(big.len() - 1);
+        held.keep_snapshot("1", small.to_string(), None)
+            .unwrap_or_default();
+        held.keep_snapshot("2", small.to_string(), None)
+            .unwrap_or_default();
+        assert!(held.keep_snapshot("2", big.clone(), None).is_err());
+        for (name, args) in [
+            (SEARCH_SNAPSHOT, json!({"query": "Customers"})),
+            (SEARCH_SNAPSHOT, json!({"query": "Customers", "pageId": 2})),
+            (EXPAND_SNAPSHOT, json!({"uid": "1_1"})),
+            (EXPAND_SNAPSHOT, json!({})),
+        ] {
+            let text = error_text(&call(name, &args, &held, &whole()));
+            assert!(
+                text.contains(&format!("page 2 ({} bytes)", big.len()))
+                    && text.contains(&format!("({} bytes)", big.len() - 1))
+                    && text.contains("--snapshot-cache-bytes="),
+                "{args}: {text}"
+            );
+        }
+        // Page 1 is still read when named.
+        let res = call(
+            SEARCH_SNAPSHOT,
+            &json!({"query": "Customers", "pageId": 1}),
+            &held,
+            &whole(),
+        );
+        assert!(res["isError"].is_null(), "{res}");
+        // Without a pageId the message names no page.
+        held.keep_snapshot("", big.clone(), None)
+            .unwrap_or_default();
+        let text = error_text(&call(
+            SEARCH_SNAPSHOT,
+            &json!({"query": "a"}),
+            &held,
+            &whole(),
+        ));
+        assert!(text.starts_with("The latest snapshot ("), "{text}");
     }
 
     fn whole() -> SnapshotOptions {
