@@ -53,7 +53,15 @@ pub fn budget_and_collapse(
     let mut scratch = Scratch::default();
     while let Some((_, items)) = containers.next(tree) {
         budget_items(tree, items, budget, &mut scratch);
-        collapse_items(tree, items, facts, keep, keep_main_controls, &rows, &mut scratch);
+        collapse_items(
+            tree,
+            items,
+            facts,
+            keep,
+            keep_main_controls,
+            &rows,
+            &mut scratch,
+        );
     }
 }
 
