@@ -112,6 +112,17 @@ impl UidLine {
 thread_local! {
     /// Lines whose completeness the scan read (a test counts them).
     pub(super) static COMPLETE_ASKED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Bytes the parser's searches looked at (a test counts them: reading stays linear).
+    pub(super) static SCANNED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `bytes` looked at by a search, in tests (`SCANNED`); nothing otherwise.
+#[inline]
+fn scanned(bytes: usize) {
+    #[cfg(test)]
+    SCANNED.with(|n| n.set(n.get() + bytes));
+    #[cfg(not(test))]
+    let _ = bytes;
 }
 
 impl UidLines {
@@ -415,6 +426,7 @@ impl<'a> LineIndex<'a> {
         // a time: a branch-free test of a block vectorises, most blocks hold at most one line end.
         const BLOCK: usize = 32;
         let bytes = body.as_bytes();
+        scanned(bytes.len());
         let mut starts = Vec::with_capacity(bytes.len() / BLOCK + 2);
         let mut ends = Vec::with_capacity(bytes.len() / BLOCK + 2);
         starts.push(0);
@@ -499,18 +511,23 @@ impl Builder {
 
 fn split_indent(line: &str) -> (usize, &str) {
     let indent = line.bytes().position(|b| b != b' ').unwrap_or(line.len());
+    scanned(indent + 1);
     (indent, line.get(indent..).unwrap_or(""))
 }
 
 /// Byte offset of the first `b` (an ASCII byte, so a char boundary) in `s`. The parser's
 /// searches are for ASCII bytes in short strings, where a plain loop beats `str::find(char)`.
 fn find_byte(s: &str, b: u8) -> Option<usize> {
-    s.bytes().position(|c| c == b)
+    let at = s.bytes().position(|c| c == b);
+    scanned(at.map_or(s.len(), |p| p + 1));
+    at
 }
 
 /// Byte offset of the last `b` (an ASCII byte) in `s`.
 fn rfind_byte(s: &str, b: u8) -> Option<usize> {
-    s.bytes().rposition(|c| c == b)
+    let at = s.bytes().rposition(|c| c == b);
+    scanned(at.map_or(s.len(), |p| s.len() - p));
+    at
 }
 
 pub(super) fn is_key(word: &str) -> bool {
@@ -600,6 +617,7 @@ fn page_text_value_start<'s>(inner: &'s str, right: Option<&str>) -> Option<(usi
     let mut last_break = None;
     let mut end = bytes.len();
     while let Some(eq) = bytes.get(..end)?.windows(2).rposition(|w| w == b"=\"") {
+        scanned(end - eq);
         end = eq;
         let window = eq.saturating_sub(MAX_KEY_LEN + 1);
         let Some(space) = bytes
