@@ -101,7 +101,8 @@ function fmt(x) {
 
 async function main() {
   const opts = args(process.argv.slice(2))
-  const seedDir = path.join(ROOT, '..', 'shared', 'seed-filter')
+  // Beside the corpus (../shared holds both), else beside the repository.
+  const seedDir = [path.join(opts.corpus, '..', 'seed-filter'), path.join(ROOT, '..', 'shared', 'seed-filter')].find((d) => fs.existsSync(path.join(d, 'filters', 'index.js'))) || path.join(ROOT, '..', 'shared', 'seed-filter')
   if (!fs.existsSync(path.join(seedDir, 'filters', 'index.js')) || !fs.existsSync(opts.corpus)) {
     console.log(`SKIPPED: the seed filter (${seedDir}) or the corpus (${opts.corpus}) is absent; nothing compared.`)
     return

@@ -608,3 +608,58 @@ fn search_says_where_each_hit_matched() {
         .collect();
     assert_eq!(got, [("e3", "name"), ("e2", "url")]);
 }
+
+/// The budget's ladder filters one parse at every step, taking back the marks of the step before
+/// (`Tree::clear_marks`) instead of parsing again: after passes at every lossy level and a
+/// delta, the tree must read exactly as parsed (every field, by its `Debug` form), or a step
+/// would inherit what the one before hid. On the shipped samples, and the corpus when present.
+#[test]
+fn clear_marks_gives_back_the_parsed_tree() {
+    use crate::snapshot::delta::{filter_tree_with_deltas, DeltaInput};
+    let mut bodies: Vec<String> = all_corpus_bodies().into_iter().map(|(_, b)| b).collect();
+    let shipped = [
+        "samples",
+        "__test__/fixtures/snapshots",
+        "__test__/fixtures/playwright",
+    ];
+    for dir in shipped {
+        let files = crate::test_support::files_under(&crate::test_support::shipped(dir), &["json"]);
+        for path in files {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let mut texts = Vec::new();
+            if let Ok(value) = serde_json::from_str(&text) {
+                collect_texts(&value, &mut texts);
+            }
+            bodies.extend(texts.iter().flat_map(|t| bodies_of(t)));
+        }
+    }
+    assert!(bodies.len() >= 3, "no snapshot bodies found");
+    let at = SnapshotOptions::for_level;
+    for body in &bodies {
+        let notation = notation_of(body);
+        let mut implied = Vec::new();
+        let mut tree = notation.parse(body, &mut implied);
+        tree.index_uids();
+        let parsed = format!("{tree:?}");
+        let first = DeltaInput {
+            sent: None,
+            number: 1,
+        };
+        let held =
+            filter_tree_with_deltas(notation, body, &mut tree, &at(Level::Aggressive), first);
+        tree.clear_marks();
+        let second = DeltaInput {
+            sent: held.holds.as_ref(),
+            number: 2,
+        };
+        filter_tree_with_deltas(notation, body, &mut tree, &at(Level::Aggressive), second);
+        tree.clear_marks();
+        crate::snapshot::filter_tree(notation, body, &mut tree, &at(Level::Moderate));
+        tree.clear_marks();
+        assert!(
+            format!("{tree:?}") == parsed,
+            "a mark outlives clear_marks on a body of {} bytes",
+            body.len()
+        );
+    }
+}

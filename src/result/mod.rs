@@ -22,6 +22,8 @@ pub mod sections;
 pub mod structured;
 pub mod tools;
 
+use std::cell::{RefCell, RefMut};
+
 use serde_json::{Map, Value};
 
 use crate::error::{FilterError, FilterResult};
@@ -29,6 +31,7 @@ use crate::level::Level;
 use crate::snapshot::delta::{
     filter_tree_with_deltas, filter_with_deltas, DeltaInput, Sent, SentPage,
 };
+use crate::snapshot::tree::Tree;
 use crate::snapshot::{FilteredSnapshot, SnapshotLimits, SnapshotOptions};
 use crate::tokens;
 
@@ -201,14 +204,15 @@ pub(crate) fn text_blocks(result: &Map<String, Value>) -> impl Iterator<Item = &
 }
 
 /// Snapshot trees of a result read once, for the budget's ladder, which filters the result at
-/// several steps: each step clones a tree instead of parsing its body again. Looked up by the
+/// several steps: each step filters the same tree, its marks of the step before taken back
+/// (`Tree::clear_marks`), instead of parsing its body again or copying it. Looked up by the
 /// body's text, so a body not found here is parsed as usual.
 #[derive(Debug, Default)]
 pub struct ParsedTrees<'r> {
     /// (body, its tree parsed from the text)
-    text: Vec<(&'r str, crate::snapshot::tree::Tree<'r>)>,
+    text: Vec<(&'r str, RefCell<Tree<'r>>)>,
     /// (body, its tree read from `structuredContent.snapshot`, that tree in the light notation)
-    structured: Vec<(&'r str, crate::snapshot::tree::Tree<'r>, String)>,
+    structured: Vec<(&'r str, RefCell<Tree<'r>>, String)>,
     /// (a text block, its sections): every step splits the same text.
     sections: Vec<(&'r str, Vec<sections::Section<'r>>)>,
 }
@@ -255,14 +259,14 @@ impl<'r> ParsedTrees<'r> {
                     .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body));
                 if let Some(tree) = exact {
                     let raw = crate::notation::cdp::writer::render(&tree, false).text;
-                    trees.structured.push((body, tree, raw));
+                    trees.structured.push((body, RefCell::new(tree), raw));
                     continue;
                 }
                 let Some(slot) = slots.next() else {
                     return trees;
                 };
                 let tree = crate::notation::notation_of(body).parse(body, slot);
-                trees.text.push((body, tree));
+                trees.text.push((body, RefCell::new(tree)));
             }
         }
         trees
@@ -275,18 +279,20 @@ impl<'r> ParsedTrees<'r> {
             .map(|(_, sections)| sections.clone())
     }
 
-    fn text_tree(&self, body: &str) -> Option<crate::snapshot::tree::Tree<'r>> {
-        self.text
-            .iter()
-            .find(|(b, _)| *b == body)
-            .map(|(_, tree)| tree.clone())
+    /// The tree of `body`, as parsed: the marks of the step before taken back.
+    fn text_tree(&self, body: &str) -> Option<RefMut<'_, Tree<'r>>> {
+        let (_, tree) = self.text.iter().find(|(b, _)| *b == body)?;
+        let mut tree = tree.try_borrow_mut().ok()?;
+        tree.clear_marks();
+        Some(tree)
     }
 
-    fn structured_tree(&self, body: &str) -> Option<(crate::snapshot::tree::Tree<'r>, String)> {
-        self.structured
-            .iter()
-            .find(|(b, _, _)| *b == body)
-            .map(|(_, tree, raw)| (tree.clone(), raw.clone()))
+    /// `text_tree` of a body read from `structuredContent`, with that tree in the light notation.
+    fn structured_tree(&self, body: &str) -> Option<(RefMut<'_, Tree<'r>>, &str)> {
+        let (_, tree, raw) = self.structured.iter().find(|(b, _, _)| *b == body)?;
+        let mut tree = tree.try_borrow_mut().ok()?;
+        tree.clear_marks();
+        Some((tree, raw.as_str()))
     }
 }
 
@@ -314,23 +320,23 @@ impl SnapshotCapture<'_> {
         let parsed = self.trees.and_then(|t| t.text_tree(body));
         let out = match (self.deltas, parsed) {
             (None, None) => return crate::notation::filter_snapshot(body, options),
-            (None, Some(tree)) => {
-                return crate::snapshot::filter_tree(notation, body, tree, options)
+            (None, Some(mut tree)) => {
+                return crate::snapshot::filter_tree(notation, body, &mut tree, options)
             }
             (Some(input), None) => filter_with_deltas(notation, body, options, input),
-            (Some(input), Some(tree)) => {
-                filter_tree_with_deltas(notation, body, tree, options, input)
+            (Some(input), Some(mut tree)) => {
+                filter_tree_with_deltas(notation, body, &mut tree, options, input)
             }
         };
         self.keep(out)
     }
 
-    /// `filter` on a chrome-devtools-mcp tree read already (from structuredContent); `raw` is
-    /// what the proxy tools read for it.
+    /// `filter` on a chrome-devtools-mcp tree read already (from structuredContent), as parsed;
+    /// `raw` is what the proxy tools read for it.
     pub fn filter_tree(
         &mut self,
         body: &str,
-        tree: crate::snapshot::tree::Tree<'_>,
+        tree: &mut Tree<'_>,
         raw: String,
         options: &SnapshotOptions,
     ) -> FilteredSnapshot {
@@ -752,30 +758,20 @@ fn filter_snapshot_section(
         level: options.level,
         limits: options.snapshot.clone(),
     };
-    let read = capture.trees.and_then(|t| t.structured_tree(body));
-    let exact = read.or_else(|| {
-        structured_snapshot
+    let filtered = match capture.trees.and_then(|t| t.structured_tree(body)) {
+        Some((mut tree, raw)) => {
+            filter_exact_tree(body, &mut tree, raw.to_string(), &snapshot_options, capture)
+        }
+        None => match structured_snapshot
             .filter(|_| !crate::notation::playwright::is_yaml_snapshot(body))
             .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body))
-            .map(|tree| {
+        {
+            Some(mut tree) => {
                 let raw = crate::notation::cdp::writer::render(&tree, false).text;
-                (tree, raw)
-            })
-    });
-    let filtered = match exact {
-        Some((tree, raw)) => {
-            let mut filtered = capture.filter_tree(body, tree, raw, &snapshot_options);
-            if filtered.text == body {
-                // No smaller than upstream's text (a small page: the legend alone is 130
-                // bytes), yet that text is ambiguous where the tree is exact: page text in it
-                // can read as nodes. The tree goes, in the lossless notation.
-                if let Some(raw) = &capture.raw {
-                    filtered.text = raw.clone();
-                }
+                filter_exact_tree(body, &mut tree, raw, &snapshot_options, capture)
             }
-            filtered
-        }
-        None => capture.filter(body, &snapshot_options),
+            None => capture.filter(body, &snapshot_options),
+        },
     };
     if filtered.text == body {
         return None;
@@ -788,6 +784,27 @@ fn filter_snapshot_section(
         out.push('\n');
     }
     Some(out)
+}
+
+/// A snapshot body filtered from its exact tree (upstream's `structuredContent.snapshot`), `raw`
+/// that tree in the light notation.
+fn filter_exact_tree(
+    body: &str,
+    tree: &mut Tree<'_>,
+    raw: String,
+    options: &SnapshotOptions,
+    capture: &mut SnapshotCapture<'_>,
+) -> FilteredSnapshot {
+    let mut filtered = capture.filter_tree(body, tree, raw, options);
+    if filtered.text == body {
+        // No smaller than upstream's text (a small page: the legend alone is 130 bytes), yet
+        // that text is ambiguous where the tree is exact: page text in it can read as nodes.
+        // The tree goes, in the lossless notation.
+        if let Some(raw) = &capture.raw {
+            filtered.text = raw.clone();
+        }
+    }
+    filtered
 }
 
 #[cfg(test)]

@@ -1205,15 +1205,16 @@ pub fn filter_with_deltas<N: Notation + ?Sized>(
     input: DeltaInput<'_>,
 ) -> DeltaFiltered {
     let mut implied = Vec::new();
-    let tree = notation.parse(text, &mut implied);
-    filter_tree_with_deltas(notation, text, tree, options, input)
+    let mut tree = notation.parse(text, &mut implied);
+    filter_tree_with_deltas(notation, text, &mut tree, options, input)
 }
 
-/// `filter_with_deltas` on a tree read already (from upstream's structured tree of `text`).
+/// `filter_with_deltas` on a tree read already (from upstream's structured tree of `text`), as
+/// parsed (`Tree::clear_marks`); the tree is left marked.
 pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
     notation: &N,
     text: &str,
-    mut tree: Tree<'_>,
+    tree: &mut Tree<'_>,
     options: &SnapshotOptions,
     input: DeltaInput<'_>,
 ) -> DeltaFiltered {
@@ -1230,9 +1231,9 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
     // Indexed as `filter_tree` indexes them: markers and unchanged lines name a repeated uid
     // only where it finds the node (`Tree::uid_finds`), which reads this index.
     let uids_in = tree.index_uids();
-    apply_passes(&mut tree, options);
-    let full = notation.render(&tree, true);
-    let fp = Fingerprint::of(&tree);
+    apply_passes(tree, options);
+    let full = notation.render(tree, true);
+    let fp = Fingerprint::of(tree);
     // Filtering never grows a snapshot: where it would, a whole page goes as it came.
     let as_came = full.text.len() >= text.len();
     let full_of = |reason: FullReason, deltas_in_row: u32| {
@@ -1248,7 +1249,7 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
             sent_as = Some(Sent::Full(FullReason::First));
             full_of(FullReason::First, 0)
         }
-        Some(prev) if fp.is_new_document(&tree, prev) => {
+        Some(prev) if fp.is_new_document(tree, prev) => {
             sent_as = Some(Sent::Full(FullReason::Navigated));
             full_of(FullReason::Navigated, 0)
         }
@@ -1257,7 +1258,7 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
             full_of(FullReason::InRow, 0)
         }
         Some(prev) => {
-            let counts = mark(&mut tree, &fp, prev);
+            let counts = mark(tree, &fp, prev);
             let mut header_text = delta_header(input.number, prev.number, &counts);
             if let Some(marks) = tree.delta.as_deref() {
                 header_text.push_str(&marks.behind);
@@ -1270,7 +1271,7 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
                 }
                 short
             } else {
-                shorter_delta(notation, &mut tree, &fp, prev, &header)
+                shorter_delta(notation, tree, &fp, prev, &header)
             };
             delta_bytes = Some(delta.len());
             if delta.len() as f64 > MAX_DELTA_SHARE * full.text.len() as f64 {
@@ -1285,7 +1286,7 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
             }
         }
     };
-    let holds = fp.sent_page(&tree, input.number, deltas_in_row);
+    let holds = fp.sent_page(tree, input.number, deltas_in_row);
     if as_came && matches!(sent_as, Some(Sent::Full(_))) {
         // The agent then holds every node of the filtered tree and more: the page's next
         // snapshot is a delta against it all the same.

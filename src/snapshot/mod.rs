@@ -152,15 +152,16 @@ pub fn filter_with<N: Notation + ?Sized>(
     options: &SnapshotOptions,
 ) -> FilteredSnapshot {
     let mut implied = Vec::new();
-    let tree = notation.parse(text, &mut implied);
-    filter_tree(notation, text, tree, options)
+    let mut tree = notation.parse(text, &mut implied);
+    filter_tree(notation, text, &mut tree, options)
 }
 
-/// `filter_with` on a tree read already (from upstream's structured tree of `text`, say).
+/// `filter_with` on a tree read already (from upstream's structured tree of `text`, say), as
+/// parsed (`Tree::clear_marks`); the tree is left marked by the level's passes.
 pub fn filter_tree<N: Notation + ?Sized>(
     notation: &N,
     text: &str,
-    mut tree: tree::Tree<'_>,
+    tree: &mut tree::Tree<'_>,
     options: &SnapshotOptions,
 ) -> FilteredSnapshot {
     let uids_in = tree.index_uids();
@@ -174,8 +175,8 @@ pub fn filter_tree<N: Notation + ?Sized>(
     if options.level == Level::Off || tree.nodes.is_empty() {
         return unchanged(0);
     }
-    apply_passes(&mut tree, options);
-    let rendered = notation.render(&tree, options.level >= Level::Moderate);
+    apply_passes(tree, options);
+    let rendered = notation.render(tree, options.level >= Level::Moderate);
     if rendered.text.len() >= text.len() {
         let markers = tree
             .nodes

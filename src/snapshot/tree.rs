@@ -133,6 +133,8 @@ pub struct Tree<'a> {
     /// Per node, the first element with the same uid (filled by `index_uids`; empty before):
     /// upstream repeats some uids, and a reader who looks one up finds its first node only.
     pub first_with_uid: Vec<usize>,
+    /// How many different uids `first_with_uid` found.
+    pub(crate) distinct_uids: usize,
 }
 
 /// The lines a delta adds to a render (`render::render_with` writes them).
@@ -307,8 +309,13 @@ impl<'a> Tree<'a> {
             .position(|n| n.kind == NodeKind::Element && n.uid == uid)
     }
 
-    /// Fills `first_with_uid`; returns how many different uids the tree holds.
+    /// Fills `first_with_uid` (once: the passes leave uids and nodes as parsed, so a tree
+    /// filtered again, `clear_marks`, keeps its index); returns how many different uids the
+    /// tree holds.
     pub fn index_uids(&mut self) -> usize {
+        if !self.nodes.is_empty() && self.first_with_uid.len() == self.nodes.len() {
+            return self.distinct_uids;
+        }
         let mut first: HashMap<&str, usize, BuildHasherDefault<UidHasher>> =
             HashMap::with_capacity_and_hasher(self.nodes.len(), Default::default());
         let mut index = Vec::with_capacity(self.nodes.len());
@@ -320,7 +327,29 @@ impl<'a> Tree<'a> {
             }
         }
         self.first_with_uid = index;
-        first.len()
+        self.distinct_uids = first.len();
+        self.distinct_uids
+    }
+
+    /// Takes back everything the lossy passes and a delta set (`snapshot::apply_passes`,
+    /// `snapshot::delta`): the tree reads as parsed again, its uid index kept, so that the
+    /// budget's ladder filters one parse at each step instead of a copy of it. The passes
+    /// change only these flags and maps (`clear_marks_gives_back_the_parsed_tree` checks it).
+    pub fn clear_marks(&mut self) {
+        for node in &mut self.nodes {
+            node.hidden = false;
+            node.dropped = false;
+            node.drop_url = false;
+            node.unchanged = false;
+            node.keep_chars = None;
+        }
+        self.hidden_records.clear();
+        self.condensed_records.clear();
+        self.condensed_cells.clear();
+        self.record_members.clear();
+        self.record_labels.clear();
+        self.tables.clear();
+        self.delta = None;
     }
 
     /// The node a reader finds for `id`'s uid (`id` itself when the tree is not indexed).

@@ -8,8 +8,8 @@
 //! each; tighter list and script limits); last a cut at a line boundary with a marker (`cut`).
 //! Each step is the whole filter run again on the original result with that step's options, so
 //! every step marks what it hid exactly as a level does; the result's snapshots are parsed once
-//! for all the steps, the level's own included (`ParsedTrees`), each filtering a clone of the
-//! tree, and its text is estimated once (`block_tokens`).
+//! for all the steps, the level's own included (`ParsedTrees`), each filtering that one tree with
+//! the step before's marks taken back, and its text is estimated once (`block_tokens`).
 
 #[cfg(test)]
 mod corpus_tests;
@@ -251,7 +251,7 @@ pub fn fit(
     let mut last = None;
     if heavy {
         // The result's snapshots parsed once, for the level's own pass and every step after
-        // it: each filters a clone of the tree.
+        // it: each filters the same tree.
         let slots = 1 + result
             .get("content")
             .and_then(Value::as_array)
