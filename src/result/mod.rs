@@ -22,7 +22,7 @@ pub mod sections;
 pub mod structured;
 pub mod tools;
 
-use std::cell::{RefCell, RefMut};
+use std::cell::{OnceCell, RefCell, RefMut};
 
 use serde_json::{Map, Value};
 
@@ -215,6 +215,10 @@ pub struct ParsedTrees<'r> {
     structured: Vec<(&'r str, RefCell<Tree<'r>>, String)>,
     /// (a text block, its sections): every step splits the same text.
     sections: Vec<(&'r str, Vec<sections::Section<'r>>)>,
+    /// The result's `structuredContent`, and what dropping it saves, measured once for all the
+    /// steps (`step_input`).
+    structured_content: Option<&'r Value>,
+    structured_removed: OnceCell<structured::Removed>,
 }
 
 impl<'r> ParsedTrees<'r> {
@@ -225,7 +229,10 @@ impl<'r> ParsedTrees<'r> {
         result: &'r Map<String, Value>,
         implied: &'r mut [Vec<String>],
     ) -> ParsedTrees<'r> {
-        let mut trees = ParsedTrees::default();
+        let mut trees = ParsedTrees {
+            structured_content: result.get("structuredContent"),
+            ..ParsedTrees::default()
+        };
         let mut slots = implied.iter_mut();
         let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
         let structured = result
@@ -262,14 +269,53 @@ impl<'r> ParsedTrees<'r> {
                     trees.structured.push((body, RefCell::new(tree), raw));
                     continue;
                 }
+                // Past the slots a body is parsed by its step (every exact tree is read here:
+                // a step's copy holds none, `step_input`).
                 let Some(slot) = slots.next() else {
-                    return trees;
+                    continue;
                 };
                 let tree = crate::notation::notation_of(body).parse(body, slot);
                 trees.text.push((body, RefCell::new(tree)));
             }
         }
         trees
+    }
+
+    /// The copy of `result` (the result these trees were read from) a step filters. Where its
+    /// `structuredContent` is dropped once the text changes (no `outputSchema`), that is not
+    /// copied: the snapshot tree was read from it here, and what dropping it saves is measured
+    /// once (`structured_removed`); an empty object stands for the snapshot, so that the text
+    /// is still known to have its exact tree.
+    pub fn step_input(
+        &self,
+        result: &Map<String, Value>,
+        options: &ResultOptions,
+    ) -> Map<String, Value> {
+        if options.has_output_schema {
+            return result.clone();
+        }
+        result
+            .iter()
+            .map(|(key, value)| {
+                let value = if key == "structuredContent" {
+                    match value.get("snapshot") {
+                        Some(Value::Object(_)) => serde_json::json!({"snapshot": {}}),
+                        _ => Value::Null,
+                    }
+                } else {
+                    value.clone()
+                };
+                (key.clone(), value)
+            })
+            .collect()
+    }
+
+    /// What dropping the result's `structuredContent` saves (measured once).
+    fn structured_removed(&self) -> structured::Removed {
+        *self.structured_removed.get_or_init(|| {
+            self.structured_content
+                .map_or_else(structured::Removed::default, structured::size)
+        })
     }
 
     fn sections_of(&self, text: &str) -> Option<Vec<sections::Section<'r>>> {
@@ -625,16 +671,23 @@ pub(crate) fn filter_result_map(
     let Some(changed_block) = changed_block else {
         return Ok(drop_asked_structured_content(result, options));
     };
-    let removed = structured::reconcile_structured_content(
-        &mut result,
-        options.has_output_schema,
-        options.text_schema_key.as_deref(),
-        repeated.as_deref(),
-    );
+    let removed = match capture.trees.filter(|_| !options.has_output_schema) {
+        // A step of the budget's ladder: its copy's structuredContent stands for the result's.
+        Some(trees) => {
+            result.remove("structuredContent");
+            trees.structured_removed()
+        }
+        None => structured::reconcile_structured_content(
+            &mut result,
+            options.has_output_schema,
+            options.text_schema_key.as_deref(),
+            repeated.as_deref(),
+        ),
+    };
     figures.structured_bytes_removed = removed.bytes;
     figures.structured_tokens_removed = removed.tokens;
     #[cfg(debug_assertions)]
-    debug_assert!(figures.structured_bytes_removed <= structured_bytes);
+    debug_assert!(figures.structured_bytes_removed <= structured_bytes || capture.trees.is_some());
     if options.drop_structured_content {
         result.remove("structuredContent");
     }

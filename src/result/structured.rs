@@ -69,13 +69,6 @@ pub fn reconcile_structured_content(
     text_key: Option<&str>,
     repeated: Option<&str>,
 ) -> Removed {
-    let size = |v: &Value| {
-        let json = v.to_string();
-        Removed {
-            bytes: json.len(),
-            tokens: crate::tokens::estimate_tokens(&json),
-        }
-    };
     if !has_output_schema {
         return result
             .remove("structuredContent")
@@ -97,6 +90,15 @@ pub fn reconcile_structured_content(
     Removed {
         bytes: before.bytes.saturating_sub(after.bytes),
         tokens: before.tokens.saturating_sub(after.tokens),
+    }
+}
+
+/// What the client no longer receives when `v` is removed: its JSON's bytes and tokens.
+pub fn size(v: &Value) -> Removed {
+    let json = v.to_string();
+    Removed {
+        bytes: json.len(),
+        tokens: crate::tokens::estimate_tokens(&json),
     }
 }
 

@@ -269,7 +269,7 @@ pub fn fit(
             };
             let out = filter_result_map(
                 tool_name,
-                result.clone(),
+                trees.step_input(&result, step_options),
                 step_options,
                 &mut step_capture,
                 Some(raw_tokens),
