@@ -34,6 +34,22 @@ impl Facts {
                 *slot = nav || node.role == "navigation";
             }
         }
+        // A page without a `main` landmark (PostgreSQL's documentation, many old sites): its
+        // content is what lies outside the page's landmarks, and is read as main, so its
+        // controls and records stay in place as they would inside one.
+        if !tree.nodes.iter().any(|node| node.role == "main") {
+            let mut outside = vec![false; n];
+            for (id, node) in tree.nodes.iter().enumerate() {
+                let parent_outside = node.parent.and_then(|p| outside.get(p).copied());
+                let mine = parent_outside.unwrap_or(true) && !roles::is_peripheral_landmark(node);
+                if let Some(slot) = outside.get_mut(id) {
+                    *slot = mine;
+                }
+                if let Some(slot) = in_main.get_mut(id) {
+                    *slot = mine;
+                }
+            }
+        }
         for id in (0..n).rev() {
             let Some(node) = tree.nodes.get(id) else {
                 continue;

@@ -1167,6 +1167,35 @@ fn a_navigation_keeps_its_controls_in_place_and_hides_its_prose() {
     assert!(!uids_written(&aggressive).contains("1_13"), "{aggressive}");
 }
 
+/// A page without a `main` landmark (PostgreSQL's documentation): what lies outside its
+/// landmarks is read as main, so a table of contents of 30 links stays in place at `moderate`
+/// (before: 8 shown, the rest collapsed), while its navigation header is still a landmark.
+#[test]
+fn a_page_without_main_keeps_its_content_controls_in_place() {
+    let toc: String = (0..30)
+        .map(|i| {
+            format!(
+                "  uid=1_{} link \"{i}. Chapter {i}\" url=\"http://x/ch{i}.html\"\n  uid=1_{} \" — what chapter {i} is about, in a sentence\"\n",
+                10 + 2 * i,
+                11 + 2 * i
+            )
+        })
+        .collect();
+    let raw = format!(
+        "uid=1_0 RootWebArea \"Documentation\" url=\"http://x/\"\n  uid=1_1 contentinfo\n    uid=1_2 \"Copyright 1996–2026 The Documentation Group. Every page of this manual is under the licence of the project.\"\n    uid=1_3 \"Built from the sources of the release, with the default style sheet of the manual.\"\n  uid=1_4 heading \"Documentation\" level=\"1\"\n{toc}{}",
+        long_prose().replace("    uid=", "  uid=")
+    );
+    let out = filter_snapshot(&raw, &SnapshotOptions::for_level(Level::Moderate)).text;
+    let shown = uids_written(&out);
+    for i in 0..30 {
+        assert!(
+            shown.contains(&format!("1_{}", 10 + 2 * i)),
+            "chapter {i} in place: {out}"
+        );
+    }
+    assert!(!shown.contains("1_2"), "the footer is summarised: {out}");
+}
+
 /// Prose enough under `main` (uids 1_200 on, at depth 2) that a lossy level's output is shorter
 /// than the page, so the filtered form is sent.
 fn long_prose() -> String {
