@@ -254,8 +254,10 @@ pub fn cap_depth(tree: &mut Tree<'_>, max_depth: usize) {
     }
 }
 
-/// After `max_nodes` rendered lines (document order), the rest hides behind markers.
-pub fn cap_nodes(tree: &mut Tree<'_>, max_nodes: usize) {
+/// After `max_nodes` rendered lines (document order), the rest hides behind markers. The lines
+/// of a navigation outside `main` (a sidebar of 250 links before the content) get what the
+/// rest of the page leaves of the cap, so they never push the page's own content out.
+pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
     let n = tree.nodes.len();
     // The nodes between a nested table's records and their cells (`cell`, `group`) get no
     // line: the table writes its rows' cells only.
@@ -271,8 +273,30 @@ pub fn cap_nodes(tree: &mut Tree<'_>, max_nodes: usize) {
             );
         }
     }
+    let side = |id: usize| facts.in_nav(id) && !facts.in_main(id);
+    // The lines the rest of the page writes, uncapped: the navigations get what they leave.
     let mut eff = vec![false; n];
-    let mut shown = 0usize;
+    let mut rest = 0usize;
+    for id in 0..n {
+        let Some(node) = tree.nodes.get(id) else {
+            continue;
+        };
+        let hidden = node.hidden || node.parent.and_then(|p| eff.get(p).copied()) == Some(true);
+        if !hidden
+            && !node.dropped
+            && node.kind != NodeKind::Marker
+            && !unwritten.contains(&id)
+            && !side(id)
+        {
+            rest += 1;
+        }
+        if let Some(slot) = eff.get_mut(id) {
+            *slot = hidden;
+        }
+    }
+    let side_cap = max_nodes.saturating_sub(rest);
+    eff.fill(false);
+    let (mut shown, mut side_shown) = (0usize, 0usize);
     for id in 0..n {
         let Some(node) = tree.nodes.get(id) else {
             continue;
@@ -285,8 +309,14 @@ pub fn cap_nodes(tree: &mut Tree<'_>, max_nodes: usize) {
         let counts =
             !hidden && !node.dropped && node.kind != NodeKind::Marker && !unwritten.contains(&id);
         if counts {
-            shown += 1;
-            if shown > max_nodes && node.parent.is_some() {
+            let over = if side(id) {
+                side_shown += 1;
+                side_shown > side_cap
+            } else {
+                shown += 1;
+                shown > max_nodes
+            };
+            if over && node.parent.is_some() {
                 hidden = true;
                 if let Some(node) = tree.nodes.get_mut(id) {
                     node.hidden = true;

@@ -1196,6 +1196,38 @@ fn a_page_without_main_keeps_its_content_controls_in_place() {
     assert!(!shown.contains("1_2"), "the footer is summarised: {out}");
 }
 
+/// The node cap counts a navigation outside `main` last: a sidebar of 30 links before the
+/// content does not push the content's controls out; the sidebar gets what they leave.
+#[test]
+fn a_navigation_never_pushes_main_out_of_the_node_cap() {
+    let links: String = (0..30)
+        .map(|i| {
+            format!(
+                "    uid=1_{} link \"Item {i}\" url=\"http://x/{i}\"\n",
+                10 + i
+            )
+        })
+        .collect();
+    let buttons: String = (0..15)
+        .map(|i| format!("    uid=1_{} button \"Action {i}\"\n", 60 + i))
+        .collect();
+    let raw = format!(
+        "uid=1_0 RootWebArea \"Page\" url=\"http://x/\"\n  uid=1_1 navigation \"Sidebar\"\n{links}  uid=1_50 main\n{buttons}{}",
+        long_prose()
+    );
+    let mut options = SnapshotOptions::for_level(Level::Moderate);
+    options.limits.max_nodes = 25;
+    let out = filter_snapshot(&raw, &options).text;
+    let shown = uids_written(&out);
+    for i in 0..15 {
+        assert!(
+            shown.contains(&format!("1_{}", 60 + i)),
+            "action {i} in place: {out}"
+        );
+    }
+    assert!(shown.contains("1_10") && !shown.contains("1_39"), "{out}");
+}
+
 /// Prose enough under `main` (uids 1_200 on, at depth 2) that a lossy level's output is shorter
 /// than the page, so the filtered form is sent.
 fn long_prose() -> String {
