@@ -6,7 +6,7 @@
 // issue, but never fails on them. Nothing here is a hard-coded figure: every number comes from
 // running the native filters (release build) on the corpus.
 //
-//   node bench/run.js [--parts core,scaling,boundary,proxy,reduction,sessions,seed,extra] [--calls N] [--no-build]
+//   node bench/run.js [--parts core,scaling,boundary,proxy,reduction,sessions,reach,seed,extra] [--calls N] [--no-build]
 //                     [--corpus DIR] [--budget-ms N] [--snapshot-bytes N]
 //
 // Parts: core (Rust, examples/bench_core.rs), scaling (time per MB from 1 to 20 MB,
@@ -15,7 +15,8 @@
 // latency through the proxy vs directly, on a small result and the snapshot nearest
 // --snapshot-bytes (default 500000), and the proxy's RSS), reduction (bytes and o200k tokens per tool and
 // level, the README's table), sessions (the recorded sessions replayed through the bin at each
-// level, snapshot deltas off and on: bench/sessions.js), seed (side by side with the seed's
+// level, snapshot deltas off and on: bench/sessions.js), reach (whether each uid a recorded
+// action names was in what the agent held, per level: bench/reach.js), seed (side by side with the seed's
 // TypeScript filters in ../shared/seed-filter, the whole result with and without the token
 // budget: bench/seed.js; skipped, saying so, where ../shared is absent), extra (the filters' own
 // level tables, when present).
@@ -42,7 +43,7 @@ const EXTRA_PARTS = ['snapshot-levels.js', 'budget.js', 'playwright-levels.js', 
 // ---- options and corpus ----
 
 function parseOptions(argv) {
-  const opts = { parts: ['core', 'scaling', 'boundary', 'proxy', 'reduction', 'sessions', 'seed', 'extra'], calls: 1000, build: true, corpus: null, budgetMs: 30, snapshotBytes: 500_000 }
+  const opts = { parts: ['core', 'scaling', 'boundary', 'proxy', 'reduction', 'sessions', 'reach', 'seed', 'extra'], calls: 1000, build: true, corpus: null, budgetMs: 30, snapshotBytes: 500_000 }
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s)
     const value = () => (inline !== undefined ? inline : argv[++i])
@@ -551,7 +552,7 @@ async function main() {
   const ctx = { opts, corpus, docs: corpusDocs(corpus.dir) }
   const started = Date.now()
   process.stdout.write(`# mcp-snapshot-filter bench\n\nCorpus: ${corpus.samples ? 'the bundled samples/ (no ../shared/corpus found)' : corpus.dir} — ${ctx.docs.length} results. Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}.\n`)
-  const needsAddon = opts.parts.some((p) => ['boundary', 'proxy', 'reduction', 'sessions', 'seed'].includes(p))
+  const needsAddon = opts.parts.some((p) => ['boundary', 'proxy', 'reduction', 'sessions', 'reach', 'seed'].includes(p))
   if (needsAddon && opts.build) {
     // Timings are of the release addon, the one users get. `--no-build` uses whatever is built.
     process.stderr.write('bench: building the release addon (npx napi build --platform --release)…\n')
@@ -573,6 +574,11 @@ async function main() {
     heading('Sessions: recorded sessions through the bin, snapshot deltas off and on (o200k tokens the agent receives)')
     const { runSessions, defaultDirs } = require('./sessions.js')
     await runSessions({ dirs: defaultDirs(corpus.samples ? null : corpus.dir) })
+  }
+  if (opts.parts.includes('reach')) {
+    heading('Reach: intents whose uid is in what the agent holds, no call needed (recorded sessions through the bin)')
+    const { runReach, reachDirs } = require('./reach.js')
+    await runReach({ dirs: reachDirs(corpus.samples ? null : corpus.dir) })
   }
   if (opts.parts.includes('seed')) runSeed(ctx)
   if (opts.parts.includes('extra')) runExtra(ctx)

@@ -181,6 +181,28 @@ function tableOptionUids(text) {
   return out
 }
 
+// The nodes of one line of our notation (indentation removed): its segments between `|`, ` > `
+// and the line's ends, outside quotes and brackets, each with `child` true after the ` > `
+// (the children of the node before it).
+function nodeSegments(t) {
+  const parts = []
+  let start = 0
+  let child = false
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i]
+    if (c === '\\') i++ // an escaped `|` inside a table row's text cell
+    else if (c === '"' || c === '[') {
+      i = skipQuoted(t, i)
+    } else if (c === '|' || (c === '>' && t[i - 1] === ' ' && t[i + 1] === ' ')) {
+      parts.push({ text: t.slice(start, i), child })
+      if (c === '>') child = true
+      start = i + 1
+    }
+  }
+  parts.push({ text: t.slice(start), child })
+  return parts
+}
+
 // The text of each uid's own segment in a filtered text (a node between `|`, `>` and the line's
 // ends, outside quotes and brackets; a table row's cell), and the row line of each uid written
 // in a table row.
@@ -196,19 +218,7 @@ function uidSegments(text) {
     const inRow = tableRows > 0
     if (inRow) tableRows--
     if (t.startsWith('…') || t.startsWith('#snapshot-filter') || t.startsWith('\\')) continue
-    const parts = []
-    let start = 0
-    for (let i = 0; i < t.length; i++) {
-      const c = t[i]
-      if (c === '"' || c === '[') {
-        i = skipQuoted(t, i)
-      } else if (c === '|' || (c === '>' && t[i - 1] === ' ' && t[i + 1] === ' ')) {
-        parts.push(t.slice(start, i))
-        start = i + 1
-      }
-    }
-    parts.push(t.slice(start))
-    for (const part of parts) {
+    for (const { text: part } of nodeSegments(t)) {
       const uid = part.trim().split(' ')[0]
       if (!UID.test(uid)) continue
       segments.set(uid, part.trim())
@@ -284,4 +294,4 @@ const median = (xs) => {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2
 }
 
-module.exports = { HEADER, INTERACTIVE, UID, snapshotBodies, sessionBodies, shownUids, interactiveInMain, labelledControls, tableRowUids, tableOptionUids, namedIn, uidSegments, rawNames, labelShown, sharedControlNames, pageSets, median }
+module.exports = { HEADER, INTERACTIVE, UID, snapshotBodies, sessionBodies, shownUids, nodeSegments, interactiveInMain, labelledControls, tableRowUids, tableOptionUids, namedIn, uidSegments, rawNames, labelShown, sharedControlNames, pageSets, median }

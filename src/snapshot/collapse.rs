@@ -130,7 +130,9 @@ fn budget_items(tree: &mut Tree<'_>, items: &[usize], budget: usize, scratch: &m
 }
 
 /// Runs of consecutive siblings with the same role past `keep` hide behind one marker. With
-/// `keep_main_controls`, controls inside `main` are never collapsed (they stay in place).
+/// `keep_main_controls`, controls inside `main` are never collapsed (they stay in place), nor is
+/// what a navigation shows (its controls and what holds them: a menu's items, a table of
+/// contents' entries; the rest of it a summarised landmark hid already).
 fn collapse_items(
     tree: &mut Tree<'_>,
     items: &[usize],
@@ -153,7 +155,8 @@ fn collapse_items(
             && !node.hidden
             && node.role != "heading"
             && !rows.contains(&c)
-            && !(keep_main_controls && facts.in_main(c) && roles::is_interactive(node));
+            && !(keep_main_controls
+                && (facts.in_nav(c) || facts.in_main(c) && roles::is_interactive(node)));
         if !eligible {
             run_role = None;
             run_len = 0;

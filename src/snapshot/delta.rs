@@ -229,7 +229,7 @@ fn own_hash(tree: &Tree<'_>, id: usize, scope: Option<&str>) -> Own {
             }
             for attr in &node.attrs {
                 let is_url = attr.key == "url" || attr.key == "/url";
-                if node.drop_url && is_url {
+                if node.drops_attr(attr.key) {
                     continue;
                 }
                 attr.key.hash(&mut h);

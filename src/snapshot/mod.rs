@@ -136,7 +136,7 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
         !aggressive,
     );
     prune::cap_depth(tree, limits.max_depth);
-    prune::cap_nodes(tree, limits.max_nodes);
+    prune::cap_nodes(tree, &facts, limits.max_nodes);
     if aggressive {
         prune::coalesce_hidden_runs(tree, AGGRESSIVE_MAX_GAP);
     }

@@ -10,6 +10,8 @@ use super::walk::Containers;
 /// Facts about every node, computed once in document order (parents come before children).
 pub struct Facts {
     pub in_main: Vec<bool>,
+    /// Inside a `navigation` landmark (the landmark included).
+    pub in_nav: Vec<bool>,
     pub contains_main: Vec<bool>,
     pub subtree_size: Vec<usize>,
 }
@@ -18,15 +20,34 @@ impl Facts {
     pub fn new(tree: &Tree<'_>) -> Facts {
         let n = tree.nodes.len();
         let mut in_main = vec![false; n];
+        let mut in_nav = vec![false; n];
         let mut contains_main = vec![false; n];
         let mut subtree_size = vec![1; n];
         for (id, node) in tree.nodes.iter().enumerate() {
-            let parent_in = node
-                .parent
-                .and_then(|p| in_main.get(p).copied())
-                .unwrap_or(false);
+            let parent_in =
+                |v: &[bool]| node.parent.and_then(|p| v.get(p).copied()).unwrap_or(false);
+            let (main, nav) = (parent_in(&in_main), parent_in(&in_nav));
             if let Some(slot) = in_main.get_mut(id) {
-                *slot = parent_in || node.role == "main";
+                *slot = main || node.role == "main";
+            }
+            if let Some(slot) = in_nav.get_mut(id) {
+                *slot = nav || node.role == "navigation";
+            }
+        }
+        // A page without a `main` landmark (PostgreSQL's documentation, many old sites): its
+        // content is what lies outside the page's landmarks, and is read as main, so its
+        // controls and records stay in place as they would inside one.
+        if !tree.nodes.iter().any(|node| node.role == "main") {
+            let mut outside = vec![false; n];
+            for (id, node) in tree.nodes.iter().enumerate() {
+                let parent_outside = node.parent.and_then(|p| outside.get(p).copied());
+                let mine = parent_outside.unwrap_or(true) && !roles::is_peripheral_landmark(node);
+                if let Some(slot) = outside.get_mut(id) {
+                    *slot = mine;
+                }
+                if let Some(slot) = in_main.get_mut(id) {
+                    *slot = mine;
+                }
             }
         }
         for id in (0..n).rev() {
@@ -49,6 +70,7 @@ impl Facts {
         }
         Facts {
             in_main,
+            in_nav,
             contains_main,
             subtree_size,
         }
@@ -58,22 +80,43 @@ impl Facts {
         self.in_main.get(id).copied().unwrap_or(false)
     }
 
+    pub fn in_nav(&self, id: usize) -> bool {
+        self.in_nav.get(id).copied().unwrap_or(false)
+    }
+
     fn contains_main(&self, id: usize) -> bool {
         self.contains_main.get(id).copied().unwrap_or(false)
     }
 }
 
-/// Layout-only nodes and empty text lose their line; their children move up.
+/// Layout-only nodes and empty text lose their line; their children move up. So does an image
+/// inside a named link: the link's name says what it shows (mostly it is the image's alt), and
+/// the agent clicks the link.
 pub fn drop_decorative(tree: &mut Tree<'_>) {
-    for node in tree.nodes.iter_mut() {
-        if node.parent.is_some() && node.kind == NodeKind::Element && roles::is_decorative(node) {
+    let n = tree.nodes.len();
+    for id in 0..n {
+        let image_in_link = tree.nodes.get(id).is_some_and(|node| {
+            node.role == "image"
+                && node.children.is_empty()
+                && node
+                    .parent
+                    .and_then(|p| tree.nodes.get(p))
+                    .is_some_and(|p| p.role == "link" && !p.name_str().trim().is_empty())
+        });
+        let Some(node) = tree.nodes.get_mut(id) else {
+            continue;
+        };
+        let droppable = roles::is_decorative(node) || image_in_link;
+        if node.parent.is_some() && node.kind == NodeKind::Element && droppable {
             node.dropped = true;
         }
     }
 }
 
 /// Navigation, banner, footer and sidebars outside `main`: their content hides behind one
-/// marker each, except (unless `strict`) the form controls, which stay where they are.
+/// marker each, except (unless `strict`) the form controls, and the controls of a navigation
+/// (its links, menu items, buttons: what an agent follows to get anywhere), which stay where
+/// they are. Their prose, images and decoration still hide.
 pub fn summarise_landmarks(tree: &mut Tree<'_>, facts: &Facts, strict: bool) {
     let n = tree.nodes.len();
     // Subtrees holding a control to keep, bottom-up.
@@ -83,8 +126,10 @@ pub fn summarise_landmarks(tree: &mut Tree<'_>, facts: &Facts, strict: bool) {
             let Some(node) = tree.nodes.get(id) else {
                 continue;
             };
-            let mine =
-                has_kept.get(id).copied().unwrap_or(false) || roles::is_kept_in_landmark(node);
+            let nav_control = facts.in_nav(id) && roles::is_interactive(node);
+            let mine = has_kept.get(id).copied().unwrap_or(false)
+                || roles::is_kept_in_landmark(node)
+                || nav_control;
             if let Some(slot) = has_kept.get_mut(id) {
                 *slot = mine;
             }
@@ -209,8 +254,10 @@ pub fn cap_depth(tree: &mut Tree<'_>, max_depth: usize) {
     }
 }
 
-/// After `max_nodes` rendered lines (document order), the rest hides behind markers.
-pub fn cap_nodes(tree: &mut Tree<'_>, max_nodes: usize) {
+/// After `max_nodes` rendered lines (document order), the rest hides behind markers. The lines
+/// of a navigation outside `main` (a sidebar of 250 links before the content) get what the
+/// rest of the page leaves of the cap, so they never push the page's own content out.
+pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
     let n = tree.nodes.len();
     // The nodes between a nested table's records and their cells (`cell`, `group`) get no
     // line: the table writes its rows' cells only.
@@ -226,8 +273,30 @@ pub fn cap_nodes(tree: &mut Tree<'_>, max_nodes: usize) {
             );
         }
     }
+    let side = |id: usize| facts.in_nav(id) && !facts.in_main(id);
+    // The lines the rest of the page writes, uncapped: the navigations get what they leave.
     let mut eff = vec![false; n];
-    let mut shown = 0usize;
+    let mut rest = 0usize;
+    for id in 0..n {
+        let Some(node) = tree.nodes.get(id) else {
+            continue;
+        };
+        let hidden = node.hidden || node.parent.and_then(|p| eff.get(p).copied()) == Some(true);
+        if !hidden
+            && !node.dropped
+            && node.kind != NodeKind::Marker
+            && !unwritten.contains(&id)
+            && !side(id)
+        {
+            rest += 1;
+        }
+        if let Some(slot) = eff.get_mut(id) {
+            *slot = hidden;
+        }
+    }
+    let side_cap = max_nodes.saturating_sub(rest);
+    eff.fill(false);
+    let (mut shown, mut side_shown) = (0usize, 0usize);
     for id in 0..n {
         let Some(node) = tree.nodes.get(id) else {
             continue;
@@ -240,8 +309,14 @@ pub fn cap_nodes(tree: &mut Tree<'_>, max_nodes: usize) {
         let counts =
             !hidden && !node.dropped && node.kind != NodeKind::Marker && !unwritten.contains(&id);
         if counts {
-            shown += 1;
-            if shown > max_nodes && node.parent.is_some() {
+            let over = if side(id) {
+                side_shown += 1;
+                side_shown > side_cap
+            } else {
+                shown += 1;
+                shown > max_nodes
+            };
+            if over && node.parent.is_some() {
                 hidden = true;
                 if let Some(node) = tree.nodes.get_mut(id) {
                     node.hidden = true;

@@ -304,9 +304,7 @@ fn cell_attrs<'n, 'a: 'n>(
 ) -> impl Iterator<Item = (&'a str, Option<&'n str>)> + 'n {
     node.attrs
         .iter()
-        .filter(|a| {
-            !(roles::is_stateless_capability(node, a.key) || a.key == "url" && node.drop_url)
-        })
+        .filter(|a| !(roles::is_stateless_capability(node, a.key) || node.drops_attr(a.key)))
         .map(|a| (a.key, a.value.as_deref()))
 }
 

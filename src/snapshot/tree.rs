@@ -35,7 +35,8 @@ pub struct Node<'a> {
     pub hidden: bool,
     /// Set by passes: the node's own line is dropped, its children are promoted.
     pub dropped: bool,
-    /// Set by passes: the `url` attribute is not written.
+    /// Set by passes: the `url` attribute is not written (nor a link's `description`: see
+    /// [`Node::drops_attr`]).
     pub drop_url: bool,
     /// Set by a delta: the node is part of a run written as one unchanged line.
     pub unchanged: bool,
@@ -87,6 +88,14 @@ impl<'a> Node<'a> {
     /// A role-less node holding only text (no attributes).
     pub fn is_text(&self) -> bool {
         self.kind == NodeKind::Element && self.role.is_empty() && self.attrs.is_empty()
+    }
+
+    /// Whether a lossy pass dropped the attribute `key`: a named link's or an image's url, and a
+    /// link's `description` (its title: a tooltip's prose beside the name the agent clicks by,
+    /// a twentieth of a documentation page's tokens). Search and expand still show them.
+    pub fn drops_attr(&self, key: &str) -> bool {
+        self.drop_url
+            && (key == "url" || key == "/url" || (key == "description" && self.role == "link"))
     }
 
     pub fn name_str(&self) -> &str {

@@ -13,8 +13,8 @@ use crate::snapshot::roles;
 use crate::snapshot::tree::{Column, ColumnName, Node, NodeKind, Table, TableDelta, Tree};
 
 const LEGEND_LIGHT: &str = "#snapshot-filter light: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page";
-const LEGEND_LOSSY: &str = "#snapshot-filter: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page; hidden: link/image urls, \"…\" lines, cut=N chars (expand_snapshot uid=U)";
-const LEGEND_TABLES: &str = "#snapshot-filter: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page; hidden: link/image urls, \"…\" lines, cut=N chars (expand_snapshot uid=U); \"… table\": one line per record below, cells by | as its header says, {name} the record's name";
+const LEGEND_LOSSY: &str = "#snapshot-filter: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page; hidden: link/image urls, link descriptions, \"…\" lines, cut=N chars (expand_snapshot uid=U)";
+const LEGEND_TABLES: &str = "#snapshot-filter: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page; hidden: link/image urls, link descriptions, \"…\" lines, cut=N chars (expand_snapshot uid=U); \"… table\": one line per record below, cells by | as its header says, {name} the record's name";
 
 /// The raw lines of every node, in order: the parser's input, unchanged.
 pub fn render_raw(tree: &Tree<'_>) -> String {
@@ -326,7 +326,8 @@ fn write_element(out: &mut String, node: &Node<'_>, base: Option<&str>) {
     });
     for attr in &node.attrs {
         if roles::is_stateless_capability(node, attr.key)
-            || (attr.key == "url" && (node.drop_url || link_url.is_some()))
+            || node.drops_attr(attr.key)
+            || (attr.key == "url" && link_url.is_some())
         {
             continue;
         }
@@ -533,7 +534,7 @@ fn write_cell(
         if col.fixed.contains(&attr.key)
             || (col.value && attr.key == "value")
             || roles::is_stateless_capability(node, attr.key)
-            || (attr.key == "url" && node.drop_url)
+            || node.drops_attr(attr.key)
         {
             continue;
         }

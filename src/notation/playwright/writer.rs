@@ -39,7 +39,7 @@ fn is_prop(key: &str) -> bool {
 fn shown_props<'n>(node: &'n Node<'_>) -> impl Iterator<Item = (&'n str, &'n str)> + 'n {
     node.attrs
         .iter()
-        .filter(move |a| is_prop(a.key) && !(node.drop_url && a.key == "/url"))
+        .filter(move |a| is_prop(a.key) && !node.drops_attr(a.key))
         .map(|a| (a.key, a.value.as_deref().unwrap_or("")))
 }
 

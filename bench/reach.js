@@ -1,0 +1,274 @@
+#!/usr/bin/env node
+'use strict'
+
+// The reach part of `npm run bench` (also `node bench/reach.js [DIR ...]`): replays every
+// recorded session (../shared/corpus/sessions, __test__/fixtures/sessions, /work/captured when
+// present, or the directories given) through the real bin (bench/replay.js) at light, moderate
+// + deltas (the default) and aggressive + deltas, and asks of every step that acts on a uid
+// (chrome-devtools-mcp `uid`, `from_uid`, `to_uid`, fill_form's `elements[].uid`; Playwright
+// `ref`, `startRef`, `endRef`) whether the agent held that uid before the call: written as a node
+// (on its own, among siblings, after ` > `, or as a table row's cell) in what it holds for the
+// page, i.e. the last full view plus the deltas since (an unchanged run stands for the lines
+// it names in the view before). A uid only inside a marker's range is not in reach: it needs
+// an expand_snapshot or search_snapshot call. Prints intents in reach per level and session
+// set, and every miss at moderate with the marker (or reason) that hid it. A benchmark, never a
+// test.
+
+const path = require('node:path')
+
+const { ROOT, sessionSets, readSession, modelText, snapshotSection, replay, defaultDirs } = require('./replay.js')
+const { nodeSegments } = require('./snapshot-measures.js')
+
+const LEVELS = [
+  { name: 'light', args: ['--filter-level=light'] },
+  { name: 'moderate', args: ['--filter-level=moderate', '--snapshot-deltas=on'] },
+  { name: 'aggressive', args: ['--filter-level=aggressive', '--snapshot-deltas=on'] },
+]
+const ID = /^(?:\d+_\d+|[a-z]*\d+e\d+|e\d+)$/ // chrome-devtools-mcp uids, Playwright refs
+const UID_KEYS = new Set(['uid', 'from_uid', 'to_uid', 'ref', 'startRef', 'endRef'])
+
+/** The uids a call's arguments name as elements to act on. */
+function actedUids(args) {
+  const out = []
+  const walk = (v) => {
+    if (Array.isArray(v)) v.forEach(walk)
+    else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (UID_KEYS.has(k) && typeof x === 'string') out.push(x)
+        else if (k !== 'fixture') walk(x)
+      }
+    }
+  }
+  walk(args)
+  return out
+}
+
+// A Playwright line `- role "name" [ref=e5]:` or `- 'quoted item'`: its text as our notation reads it.
+function unyaml(t) {
+  if (!t.startsWith('- ')) return t
+  let s = t.slice(2)
+  if (s.startsWith("'") && s.endsWith("'")) s = s.slice(1, -1).replace(/''/g, "'")
+  return s
+}
+
+// `(uid A…B)`, `(uid A, B)`, `uid A…B` inside a marker or a run line: its first and last uid.
+// A marker without such a list names its range by its call (`expand_snapshot uid=A until=B`).
+function rangeOf(line) {
+  const m = /uid ([^\s,…)]+)(?:(?:…|, )([^\s,…)]+))?/.exec(line) ?? /uid=(\S+)(?: until=(\S+))?/.exec(line)
+  return m ? { a: m[1], b: m[2] ?? m[1] } : null
+}
+
+/**
+ * The lines of one snapshot section as entries in order: nodes { kind: 'node', uid, depth },
+ * markers { kind: 'marker', depth, text, range }, runs of unchanged siblings or rows
+ * { kind: 'run', depth, a, b }. `kind` of the section: 'full', 'delta' or 'same'.
+ */
+function parseView(section) {
+  const entries = []
+  let kind = 'full'
+  const lines = section.split('\n')
+  let rowsLeft = 0
+  let rowDepth = 0
+  let optionCounts = []
+  for (const raw of lines) {
+    const indent = raw.length - raw.trimStart().length
+    const depth = indent / 2
+    const t = unyaml(raw.trimStart())
+    if (t === '') continue
+    if (t.startsWith('#snapshot-filter snapshot')) {
+      if (/: unchanged since snapshot/.test(t)) kind = 'same'
+      else if (/: delta against snapshot/.test(t)) kind = 'delta'
+      continue
+    }
+    if (t.startsWith('#') || t.startsWith('[mcp-snapshot-filter')) continue
+    const table = /^… table of (\d+) records, a line each: (.*)$/.exec(t)
+    if (table) {
+      rowsLeft = Number(table[1])
+      rowDepth = depth
+      // The options a header states by its rule (`[options …: its next N uids]`) are in reach too.
+      const cols = table[2].split(/; \d+ text cells? each not written| \(uid /)[0].split(' | ')
+      optionCounts = cols.map((c) => Number(/: its next (\d+) uids\]/.exec(c)?.[1] ?? 0))
+      continue
+    }
+    if (t.startsWith('…')) {
+      const rowsRun = /^… (\d+) rows unchanged/.exec(t)
+      if (rowsRun) rowsLeft -= Number(rowsRun[1])
+      const range = rangeOf(t)
+      if (rowsRun || / unchanged \(uid /.test(t)) {
+        if (range) entries.push({ kind: 'run', depth, a: range.a, b: range.b })
+      } else if (!t.startsWith('… removed')) entries.push({ kind: 'marker', depth, text: t, range })
+      continue
+    }
+    if (rowsLeft > 0 && depth === rowDepth) {
+      rowsLeft--
+      nodeSegments(t).forEach(({ text }, k) => {
+        const uid = text.trim().split(' ')[0]
+        if (!ID.test(uid)) return
+        entries.push({ kind: 'node', uid, depth })
+        const [prefix, n] = uid.split('_')
+        for (let j = 1; j <= (optionCounts[k] ?? 0); j++) entries.push({ kind: 'node', uid: `${prefix}_${Number(n) + j}`, depth: depth + 1 })
+      })
+      continue
+    }
+    rowsLeft = 0
+    // A snapshot sent as it came (its filtered form was no shorter): upstream's own lines.
+    const upstream = /^uid=(\S+)/.exec(t)
+    if (upstream) {
+      entries.push({ kind: 'node', uid: upstream[1], depth })
+      continue
+    }
+    if (raw.trimStart().startsWith('- ')) {
+      // Playwright: one node a line, its ref in `[ref=…]`.
+      const ref = /\[ref=([^\]]+)\]/.exec(t)
+      if (ref) entries.push({ kind: 'node', uid: ref[1], depth })
+      continue
+    }
+    for (const { text, child } of nodeSegments(t)) {
+      const uid = text.trim().split(' ')[0]
+      if (ID.test(uid)) entries.push({ kind: 'node', uid, depth: child ? depth + 1 : depth })
+    }
+  }
+  return { kind, entries }
+}
+
+/**
+ * What the agent holds after `section`, given what it held (`held`, entries in order, or null)
+ * and `prevRaw`, the raw order of the snapshot the held view came from: a run line names its
+ * first and last uid there (either may be a node the level did not write, a table's text cell),
+ * and stands for every held line from the first to the end of the last one's subtree.
+ */
+function hold(held, section, prevRaw) {
+  const { kind, entries } = parseView(section)
+  if (kind === 'same') return held
+  if (kind === 'full' || held === null) return entries
+  const key = (e) => prevRaw.get(e.kind === 'node' ? e.uid : e.range?.a)?.i
+  const out = []
+  for (const e of entries) {
+    if (e.kind !== 'run') {
+      out.push(e)
+      continue
+    }
+    const span = rawSpan(prevRaw, e.a, e.b)
+    if (!span) continue
+    out.push(...held.filter((h) => {
+      const i = key(h)
+      return i !== undefined && i >= span.from && i <= span.to
+    }))
+  }
+  return out
+}
+
+/** Uid → { i: position, depth } in a raw chrome-devtools-mcp (or Playwright) snapshot, as an ordered list too. */
+function rawOrder(section) {
+  const pos = new Map()
+  for (const line of section.split('\n')) {
+    const m = /^( *)uid=(\S+)/.exec(line) ?? /^( *)- .*\[ref=([^\]]+)\]/.exec(line)
+    if (m && !pos.has(m[2])) pos.set(m[2], { i: pos.size, depth: m[1].length })
+  }
+  pos.order = [...pos.values()]
+  return pos
+}
+
+/** The raw positions from `a` to the end of `b`'s subtree, or null when either is unknown. */
+function rawSpan(raw, a, b) {
+  const pa = raw.get(a)
+  const pb = raw.get(b)
+  if (!pa || !pb || pb.i < pa.i) return null
+  let to = pb.i
+  while (to + 1 < raw.order.length && raw.order[to + 1].depth > pb.depth) to++
+  return { from: pa.i, to }
+}
+
+/** Why `uid` is not in `held`: the marker whose range holds it in the raw order, or a reason. */
+function missReason(uid, held, raw) {
+  if (held === null) return 'no snapshot of the page held'
+  const p = raw.get(uid)
+  if (p === undefined) return 'not in the latest raw snapshot either'
+  for (const e of held) {
+    // A "layout nodes dropped" line names no control: it is no marker of what hid one.
+    if (e.kind !== 'marker' || !e.range || / layout nodes dropped/.test(e.text)) continue
+    const span = rawSpan(raw, e.range.a, e.range.b)
+    if (span && p.i >= span.from && p.i <= span.to) return e.text.replace(/: expand_snapshot.*$/, '')
+  }
+  return 'not shown, under no marker'
+}
+
+/** Replays `steps` at `args`; per intent { step, uid, inReach, reason }. */
+async function reachOf(steps, args) {
+  const got = await replay(steps, args)
+  const held = new Map() // page → entries
+  const raw = new Map() // page → raw order of its latest snapshot
+  const out = []
+  for (const { step, text } of got) {
+    const page = JSON.stringify(step.args?.pageId ?? null)
+    const view = held.get(page) ?? null
+    for (const uid of actedUids(step.args)) {
+      const inReach = view !== null && view.some((e) => e.kind === 'node' && e.uid === uid)
+      out.push({ step, uid, inReach, reason: inReach ? null : missReason(uid, view, raw.get(page) ?? rawOrder('')) })
+    }
+    const section = snapshotSection(text)
+    if (section !== null) held.set(page, hold(view, section, raw.get(page) ?? rawOrder('')))
+    const rawSection = snapshotSection(modelText(step.result))
+    if (rawSection !== null) raw.set(page, rawOrder(rawSection))
+  }
+  return out
+}
+
+async function runReach({ dirs, write = (s) => process.stdout.write(s) }) {
+  const sets = sessionSets(dirs)
+  if (sets.length === 0) {
+    write('(no recorded sessions found)\n')
+    return
+  }
+  const head = ['session set', ...LEVELS.map((l) => l.name + (l.name === 'light' ? '' : ' + deltas'))]
+  const line = (cells) => `| ${cells.join(' | ')} |`
+  const rows = []
+  const misses = []
+  const totals = LEVELS.map(() => ({ in: 0, all: 0 }))
+  for (const { set, dir, files } of sets) {
+    const counts = LEVELS.map(() => ({ in: 0, all: 0 }))
+    for (const file of files) {
+      const steps = readSession(file)
+      for (const [k, level] of LEVELS.entries()) {
+        for (const r of await reachOf(steps, level.args)) {
+          counts[k].all++
+          if (r.inReach) counts[k].in++
+          else if (level.name === 'moderate') misses.push({ file: path.basename(file), ...r })
+        }
+      }
+    }
+    counts.forEach((c, k) => {
+      totals[k].in += c.in
+      totals[k].all += c.all
+    })
+    rows.push([`${set} (${path.relative(ROOT, dir) || dir}, ${files.length} sessions)`, ...counts.map((c) => `${c.in}/${c.all}`)])
+  }
+  write(`${line(head)}\n${line(head.map(() => '---'))}\n`)
+  for (const r of rows) write(`${line(r)}\n`)
+  write(`${line(['**all**', ...totals.map((c) => `**${c.in}/${c.all}**`)])}\n`)
+  write(`\nMisses at moderate + deltas (${misses.length}):\n`)
+  for (const m of misses) {
+    write(`- ${m.file} step ${m.step.step} ${m.step.tool} ${m.uid}${m.step.targetName ? ` "${m.step.targetName}"` : ''}: ${m.reason}\n`)
+  }
+  write(
+    '\nIn reach: the uid an action names is written as a node in what the agent holds for its page before the call (the last full snapshot plus the deltas since; ' +
+      'a table row writes its controls\' uids, its header states its options\'). Each session replayed through `node bin/cli.js` in front of the fixture server.\n',
+  )
+}
+
+function reachDirs(corpusDir) {
+  const [shared, captured] = defaultDirs(corpusDir)
+  return [shared, { set: 'own app sessions', dir: path.join(ROOT, '__test__', 'fixtures', 'sessions') }, captured]
+}
+
+if (require.main === module) {
+  const given = process.argv.slice(2)
+  const corpus = process.env.MCP_CORPUS_DIR ?? path.join(ROOT, '..', 'shared', 'corpus')
+  const dirs = given.length > 0 ? given.map((d) => ({ set: d, dir: d })) : reachDirs(corpus)
+  runReach({ dirs }).catch((err) => {
+    process.stderr.write(`bench reach: ${err.stack ?? err}\n`)
+    process.exit(1)
+  })
+}
+
+module.exports = { runReach, reachDirs, parseView, hold, actedUids }

@@ -1,0 +1,139 @@
+'use strict'
+
+// Replays recorded sessions (JSONL of {step, tool, args, result}) through the real bin in front
+// of a replaying upstream (__test__/fixtures/fixture-server.js answering each step with its
+// recorded result). Shared by bench/sessions.js (tokens the agent receives) and bench/reach.js
+// (whether each uid the agent acted on was in what it held).
+
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { spawn } = require('node:child_process')
+
+const ROOT = path.resolve(__dirname, '..')
+const FIXTURE_SERVER = path.join(ROOT, '__test__', 'fixtures', 'fixture-server.js')
+const BIN = path.join(ROOT, 'bin', 'cli.js')
+const SNAPSHOT_HEADER = '## Latest page snapshot\n'
+
+/** Session files of each set: [{ set, dir, files }]; sets whose directory is absent or empty are left out. */
+function sessionSets(dirs) {
+  const sets = []
+  for (const { set, dir } of dirs) {
+    if (!dir || !fs.existsSync(dir)) continue
+    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort().map((f) => path.join(dir, f))
+    if (files.length > 0) sets.push({ set, dir, files })
+  }
+  return sets
+}
+
+function readSession(file) {
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l))
+}
+
+/** Sequential JSON-RPC over a child's stdio: call(method, params) resolves with the parsed response. */
+function rpcClient(child) {
+  let buf = ''
+  const waiting = new Map()
+  child.stdout.setEncoding('utf8')
+  child.stdout.on('data', (chunk) => {
+    buf += chunk
+    let nl
+    while ((nl = buf.indexOf('\n')) !== -1) {
+      const line = buf.slice(0, nl)
+      buf = buf.slice(nl + 1)
+      let msg
+      try {
+        msg = JSON.parse(line)
+      } catch {
+        continue
+      }
+      const w = waiting.get(msg.id)
+      if (w) {
+        waiting.delete(msg.id)
+        w(msg)
+      }
+    }
+  })
+  let id = 0
+  return {
+    call(method, params) {
+      const msgId = ++id
+      return new Promise((resolve) => {
+        waiting.set(msgId, resolve)
+        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: msgId, method, params })}\n`)
+      })
+    },
+  }
+}
+
+/** The text the model reads from a result (text blocks, plus structuredContent). */
+function modelText(result) {
+  const parts = []
+  for (const block of Array.isArray(result?.content) ? result.content : []) {
+    if (block?.type === 'text' && typeof block.text === 'string') parts.push(block.text)
+  }
+  const text = parts.join('\n')
+  return result?.structuredContent === undefined ? text : `${text}\n${JSON.stringify(result.structuredContent)}`
+}
+
+/** The snapshot section of a result's text (after `## Latest page snapshot`), or null. */
+function snapshotBody(result) {
+  return snapshotSection(modelText(result))
+}
+
+function snapshotSection(text) {
+  const at = text.indexOf(SNAPSHOT_HEADER)
+  if (at === -1) return null
+  const rest = text.slice(at + SNAPSHOT_HEADER.length)
+  const end = rest.indexOf('\n## ')
+  return end === -1 ? rest : rest.slice(0, end + 1)
+}
+
+/**
+ * Replays one session through the bin with `args` (null: the upstream directly). Returns per
+ * step { step, text }: the text the agent received.
+ */
+async function replay(steps, args) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-session-'))
+  try {
+    const list = steps.find((s) => s.tool === 'tools/list')
+    const listFile = path.join(dir, 'tools-list.json')
+    fs.writeFileSync(listFile, JSON.stringify({ result: list ? list.result : { tools: [] } }))
+    for (const s of steps) {
+      if (s.tool === 'tools/list') continue
+      const doc = { tool: s.tool, request: { method: 'tools/call', params: { name: s.tool, arguments: s.args } }, result: s.result }
+      fs.writeFileSync(path.join(dir, `step-${s.step}.json`), JSON.stringify(doc))
+    }
+    const command = args ? [process.execPath, BIN, ...args, '--', process.execPath, FIXTURE_SERVER] : [process.execPath, FIXTURE_SERVER]
+    const child = spawn(command[0], command.slice(1), { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, FIXTURE_REPLAY_DIR: dir, FIXTURE_TOOLS_LIST: listFile } })
+    const client = rpcClient(child)
+    await client.call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench-sessions', version: '1' } })
+    await client.call('tools/list', {})
+    const out = []
+    for (const s of steps) {
+      if (s.tool === 'tools/list') continue
+      const res = await client.call('tools/call', { name: s.tool, arguments: { ...s.args, fixture: `step-${s.step}` } })
+      out.push({ step: s, text: res.result ? modelText(res.result) : JSON.stringify(res.error) })
+    }
+    child.stdin.end()
+    await new Promise((resolve) => child.once('exit', resolve))
+    return out
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** The default session sets: the corpus' sessions, then captured ones (MCP_SESSIONS_DIR, else /work/captured). */
+function defaultDirs(corpusDir) {
+  const dirs = [{ set: 'shared', dir: corpusDir ? path.join(corpusDir, 'sessions') : null }]
+  // Sessions recorded with bench/record-session.js on pages the corpus does not hold (Python,
+  // PostgreSQL and Rust docs served locally): MCP_SESSIONS_DIR, else /work/captured.
+  dirs.push({ set: 'captured (pages the corpus does not hold)', dir: process.env.MCP_SESSIONS_DIR ?? '/work/captured' })
+  return dirs
+}
+
+module.exports = { ROOT, SNAPSHOT_HEADER, sessionSets, readSession, modelText, snapshotBody, snapshotSection, replay, defaultDirs }
