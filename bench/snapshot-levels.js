@@ -9,7 +9,7 @@
 const path = require('node:path')
 const { filterSnapshot } = require('../index.js')
 const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
-const { UID, snapshotBodies, shownUids, interactiveInMain, labelledControls, tableRowUids, tableOptionUids, namedIn, uidSegments, rawNames, labelShown, sharedControlNames, pageSets, median } = require('./snapshot-measures.js')
+const { UID, snapshotBodies, shownUids, interactiveInMain, controlFloor, labelledControls, tableRowUids, tableOptionUids, namedIn, uidSegments, rawNames, labelShown, sharedControlNames, pageSets, median } = require('./snapshot-measures.js')
 
 const corpusDir =
   process.argv[2] || process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus')
@@ -165,6 +165,17 @@ for (const [setName, bodies] of PAGE_SETS) {
     const share = (n) => (labelled ? `${pct(n / labelled)} (${n}/${labelled})` : '–')
     console.log(`| ${setName} | ${bodies.length} | ${level} | ${pct(median(savedSet))} | ${keptSet.length ? pct(median(keptSet)) : '–'} | ${share(withLabel)} | ${share(readable)} | ${share(withLabel + byName)} |`)
   }
+}
+
+// The floor under the decisions (every control inside `main` in place, its uid written out):
+// each such control once as `uid role "name"`, nothing else, as a share of the raw page. A
+// level cannot save more than 1 − floor on a page without hiding one of them.
+console.log('\n| page set | snapshots | floor: main controls once, uid role "name" (median share of raw) | savings the floor allows (median) |')
+console.log('|---|---:|---:|---:|')
+for (const [setName, bodies] of PAGE_SETS) {
+  if (!bodies.length) continue
+  const shares = bodies.map(({ body }) => encode(controlFloor(body)).length / encode(body).length)
+  console.log(`| ${setName} | ${bodies.length} | ${pct(median(shares))} | ${pct(1 - median(shares))} |`)
 }
 
 // The grid page of the corpus' grid-triage session: every row's controls in place, and its tokens.

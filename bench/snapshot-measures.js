@@ -118,6 +118,24 @@ function interactiveInMain(body) {
   return out
 }
 
+// The floor of a notation under the decisions of issue 26 (every control inside `main` in
+// place with its uid written out): each such control once, as `uid role "name"`, nothing else.
+function controlFloor(body) {
+  const out = []
+  let mainIndent = -1
+  for (const line of body.split('\n')) {
+    const m = /^( *)uid=(\S+)(?: ([A-Za-z][\w-]*))?(?: ("(?:[^"\\]|\\.)*"))?/.exec(line)
+    if (!m) continue
+    const indent = m[1].length
+    if (mainIndent >= 0 && indent <= mainIndent) mainIndent = -1
+    if (mainIndent >= 0 && (INTERACTIVE.has(m[3]) || /\b(focusable|expandable)\b/.test(line))) {
+      out.push([m[2], m[3] ?? '', m[4] ?? ''].filter(Boolean).join(' '))
+    }
+    if (m[3] === 'main' && mainIndent < 0) mainIndent = indent
+  }
+  return out.join('\n')
+}
+
 // Controls with a label in the raw input: an interactive node other than a link whose previous
 // sibling (same indentation, same parent) is a text node (`uid=… "text"`) with a letter or
 // digit. Returns [control uid, label uid].
@@ -245,7 +263,8 @@ const fold = (s) => s.replace(/\s+/g, ' ').trim().toLowerCase()
 // itself: labelled when that name is shown uncut (in its line, or by its table's header). A
 // control without a name, or with one many share (`button "Edit"`, `checkbox "Select"`), needs
 // its label: shown as a node, held by its uncut name, or written in its table row (a checkbox
-// named only by its row counts only when its row writes the words that name it).
+// named only by its row counts only when its row writes the words that name it, or when its
+// row's cells tell it apart from every other row's control of that name).
 function labelShown(control, label, shown, seg, names, sharedNames) {
   if (shown.has(label)) return true
   if (!shown.has(control)) return false
@@ -254,7 +273,27 @@ function labelShown(control, label, shown, seg, names, sharedNames) {
   const own = seg.segments.get(control) ?? ''
   if (name && !/ cut=\d/.test(own) && (!sharedNames.has(name) || (words && name.includes(words)))) return true
   const row = seg.rows.get(control)
-  return Boolean(words) && row !== undefined && fold(row).includes(words)
+  if (row === undefined) return false
+  if (Boolean(words) && fold(row).includes(words)) return true
+  // In a table row, the text before a control is the previous column's cell (a date before
+  // `button "Edit Ada Lovelace"`), not its label: the row tells the control apart when no other
+  // row holding a control of the same name writes the same cells (two users named alike, one
+  // an Owner, one a Guest).
+  if (!name || / cut=\d/.test(own)) return false
+  return (seg.rowTwins ??= rowTwins(seg, names)).get(`${name}\n${rowCells(row)}`) === 1
+}
+
+// A table row's written cells without their uids (folded).
+const rowCells = (row) => fold(row.replace(/(^|\|)\d+_\d+ ?/g, '$1'))
+
+// How many table rows hold a control of each name with each row's cells (`name\ncells`).
+function rowTwins(seg, names) {
+  const counts = new Map()
+  for (const [uid, row] of seg.rows) {
+    const key = `${fold(names.get(uid) ?? '')}\n${rowCells(row)}`
+    counts.set(key, (counts.get(key) ?? 0) + 1)
+  }
+  return counts
 }
 
 // The names (folded) that several interactive nodes of a snapshot body share.
@@ -294,4 +333,4 @@ const median = (xs) => {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2
 }
 
-module.exports = { HEADER, INTERACTIVE, UID, snapshotBodies, sessionBodies, shownUids, nodeSegments, interactiveInMain, labelledControls, tableRowUids, tableOptionUids, namedIn, uidSegments, rawNames, labelShown, sharedControlNames, pageSets, median }
+module.exports = { HEADER, INTERACTIVE, UID, snapshotBodies, sessionBodies, shownUids, nodeSegments, interactiveInMain, controlFloor, labelledControls, tableRowUids, tableOptionUids, namedIn, uidSegments, rawNames, labelShown, sharedControlNames, pageSets, median }

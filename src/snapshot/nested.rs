@@ -1,14 +1,14 @@
 //! Repeated records that are nodes of their own: Playwright's snapshots keep a grid's `row`s,
 //! a list's `listitem`s and a shop's `article`s, each with its cells under it (checkbox, link,
 //! texts, buttons), where chrome-devtools-mcp's flatten them into siblings (`records`). Inside
-//! `main`, a run of more than `keep` sibling records of one role is written as a table when
-//! their cells (controls, and the leaves that carry text, in document order) share one shape:
-//! the columns and their names as `records::table_columns` makes them. The nodes between a
-//! record and its cells (`cell`, `group`, a heading around a link) are not written; the table's
-//! header names their uids with the run's.
+//! `main`, a run of more than `keep` sibling records of one role (or fewer, holding a control
+//! other than a link) is written as a table when their cells (controls, and the leaves that
+//! carry text, in document order) share one shape: the columns and their names as
+//! `records::table_columns` makes them. The nodes between a record and its cells (`cell`, `group`, a heading around a link)
+//! are not written; the table's header names their uids with the run's.
 
 use super::prune::Facts;
-use super::records::{cell_options, table_columns, MIN_RECORDS};
+use super::records::{cell_options, holds_form_control, table_columns, MIN_RECORDS};
 use super::roles;
 use super::tree::{NodeKind, Table, Tree};
 use super::walk::{visible_children, Containers};
@@ -104,8 +104,8 @@ fn record_node<'a>(tree: &Tree<'a>, id: usize) -> Option<&'a str> {
 }
 
 /// Under every container inside `main`, runs of more than `keep` sibling records of one role
-/// whose cells share one shape (roles, and a combobox's options) become tables, at least
-/// `MIN_RECORDS` records each; records that break the shape stay nodes. `max_text` is the
+/// (or of at least `MIN_RECORDS` holding a control other than a link) whose cells share one
+/// shape (roles, and a combobox's options) become tables, at least `MIN_RECORDS` records each; records that break the shape stay nodes. `max_text` is the
 /// tables' text budget per record (0: no tables).
 pub fn collapse_nested(tree: &mut Tree<'_>, facts: &Facts, keep: usize, max_text: usize) {
     if max_text == 0 || !tree.nested_records {
@@ -136,7 +136,10 @@ pub fn collapse_nested(tree: &mut Tree<'_>, facts: &Facts, keep: usize, max_text
             }
             let run = items.get(k..end).unwrap_or(&[]);
             k = end;
-            if run.len() <= keep || run.len() < MIN_RECORDS {
+            // Short runs too when they hold a control other than a link (five cards of a
+            // board): a table keeps them in place as cheaply.
+            let acts = || run.iter().any(|&r| holds_form_control(tree, r));
+            if run.len() < MIN_RECORDS || run.len() <= keep && !acts() {
                 continue;
             }
             let cells: Vec<Option<Vec<usize>>> = run

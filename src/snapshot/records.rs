@@ -115,6 +115,38 @@ fn records_at(shapes: &[Shape<'_>], start: usize, p: usize) -> Option<(Vec<usize
     (starts.len() >= MIN_RECORDS).then_some((starts, pos))
 }
 
+/// The run of records starting at `start` that repeat the `p` siblings there exactly, for
+/// records whose every role recurs inside them (a settings row: its text, a switch, the
+/// switch's label, a second switch and its label), which `records_at` cannot find: it needs
+/// a head that opens each record once. Exact repetition needs none.
+fn exact_records_at(shapes: &[Shape<'_>], start: usize, p: usize) -> Option<(Vec<usize>, usize)> {
+    let template = shapes.get(start..start + p)?;
+    // A template repeating a shorter one (a run of texts) is the shorter run's, or
+    // `collapse_similar`'s for a single role.
+    let repeats_shorter = (1..p).any(|d| {
+        p.is_multiple_of(d)
+            && template
+                .iter()
+                .zip(template.iter().skip(d))
+                .all(|(a, b)| a == b)
+    });
+    // Only for rows of form controls: links running through prose keep the runs a head finds.
+    let controls = template
+        .iter()
+        .flatten()
+        .any(|&r| r != "link" && roles::is_interactive_role(r));
+    if repeats_shorter || !controls || template.iter().any(Option::is_none) {
+        return None;
+    }
+    let mut starts = Vec::new();
+    let mut pos = start;
+    while shapes.get(pos..pos + p) == Some(template) {
+        starts.push(pos);
+        pos += p;
+    }
+    (starts.len() >= MIN_RECORDS).then_some((starts, pos))
+}
+
 /// Moves a run back to where its first record really starts. The search needs a head that
 /// occurs once per record, and that is not always a record's first node: a product card opens
 /// with its image link and its name link, so the run was found from the card's checkbox, and
@@ -139,8 +171,15 @@ fn align_start(shapes: &[Shape<'_>], floor: usize, starts: &mut [usize], end: &m
     else {
         // Nothing before it repeats a record's end; does the start of a record dangle after
         // it (an inbox's toolbar button taken as the first row's head, the last row's Reply
-        // left over)? Then every record starts that much later.
-        if let Some(fwd) = (1..p).rev().find(|&f| matches(*end, start, f)) {
+        // left over)? Then every record starts that much later; never past a label onto its
+        // control (a settings list's "Weekly summary", checkbox: the label opens the row).
+        let labels = shapes.get(start) == Some(&Some("text"))
+            && shapes
+                .get(start + 1)
+                .copied()
+                .flatten()
+                .is_some_and(|r| r != "link" && roles::is_interactive_role(r));
+        if let Some(fwd) = (1..p).rev().find(|&f| !labels && matches(*end, start, f)) {
             for s in starts.iter_mut() {
                 *s += fwd;
             }
@@ -168,9 +207,28 @@ struct FoundRun {
 
 /// Whether `id` or a node under it is something to act on.
 fn holds_control(tree: &Tree<'_>, id: usize) -> bool {
-    tree.subtree(id)
-        .into_iter()
-        .any(|d| tree.nodes.get(d).is_some_and(roles::is_interactive))
+    holds(tree, id, roles::is_interactive)
+}
+
+/// Whether `id` or a node under it is a control other than a link: what makes records a
+/// board's cards or a settings list's rows, not links running through prose.
+pub(super) fn holds_form_control(tree: &Tree<'_>, id: usize) -> bool {
+    holds(tree, id, roles::is_labelled_control)
+}
+
+fn holds(tree: &Tree<'_>, id: usize, control: fn(&super::tree::Node<'_>) -> bool) -> bool {
+    // Stops at the first one: records inside `main` are asked this for every run.
+    let mut stack = vec![id];
+    while let Some(d) = stack.pop() {
+        let Some(node) = tree.nodes.get(d) else {
+            continue;
+        };
+        if control(node) {
+            return true;
+        }
+        stack.extend(node.children.iter().copied());
+    }
+    false
 }
 
 /// The siblings of one condensed record (`record`, item ids) that hide: every node that is
@@ -538,6 +596,8 @@ fn chars_of(tree: &Tree<'_>, ids: &[usize]) -> usize {
 /// controls and labels only (an agent on a 40-row grid acts on any row without a round trip;
 /// it does not need every row's email and date): their other nodes go behind one marker for
 /// the run (`condensed_records`). The records after those hide whole behind one marker.
+/// Inside `main` at a level that writes tables (`max_table_text` > 0), records holding a
+/// control other than a link never hide: tables where they share one shape, else nodes.
 pub fn collapse_records<'a>(
     tree: &mut Tree<'a>,
     facts: &Facts,
@@ -563,6 +623,8 @@ pub fn collapse_records<'a>(
         }
         // Inside `main` only, where the agent acts (as `collapse_similar` keeps main's controls).
         let condense = if facts.in_main(parent) { condense } else { 0 };
+        // Rows found by exact repetition only where they stay in place (`exact_records_at`).
+        let exact = max_table_text > 0 && facts.in_main(parent);
         shapes.clear();
         shapes.extend(items.iter().map(|&c| shape_of(tree, c)));
         let mut i = 0;
@@ -578,7 +640,9 @@ pub fn collapse_records<'a>(
                     if shapes.get(i + p) != shapes.get(i) {
                         continue;
                     }
-                    if let Some((starts, end)) = records_at(&shapes, i, p) {
+                    let found = records_at(&shapes, i, p)
+                        .or_else(|| exact.then(|| exact_records_at(&shapes, i, p)).flatten());
+                    if let Some((starts, end)) = found {
                         if best.as_ref().is_none_or(|b| end > b.end) {
                             best = Some(FoundRun {
                                 starts,
@@ -601,11 +665,18 @@ pub fn collapse_records<'a>(
                 let to = starts.get(r + 1).copied().unwrap_or(end);
                 items.get(from..to).unwrap_or(&[])
             };
-            if max_table_text > 0 && facts.in_main(parent) && count > keep {
-                // Inside `main`, a run longer than `keep` (which used to hide past it) keeps
-                // every record in place: as a table where records share one exact shape, as
-                // nodes where they break it. Shorter runs (links in prose) stay as they are.
-                let all: Vec<&[usize]> = (0..count).map(record).collect();
+            // Records inside `main` holding a control other than a link (cards, settings rows;
+            // not links running through prose) never hide at a level that writes tables: they
+            // stay in place, as a table where they share one exact shape, as nodes where they
+            // break it.
+            let all: Vec<&[usize]> = (0..count).map(record).collect();
+            let in_place = max_table_text > 0
+                && facts.in_main(parent)
+                && all
+                    .iter()
+                    .any(|r| r.iter().any(|&c| holds_form_control(tree, c)));
+            let mut keep = keep;
+            if in_place || max_table_text > 0 && facts.in_main(parent) && count > keep {
                 let found = tables_of(tree, &all, max_table_text);
                 if !found.is_empty() {
                     for r in &all {
@@ -624,6 +695,9 @@ pub fn collapse_records<'a>(
                     i = end.max(i + 1);
                     floor = i;
                     continue;
+                }
+                if in_place {
+                    keep = count;
                 }
             }
             let condensed_end = keep.saturating_add(condense).min(count);
@@ -792,6 +866,39 @@ mod tests {
         let (mut starts, mut end) = (vec![1, 5, 9], 13);
         align_start(&shapes, 0, &mut starts, &mut end);
         assert_eq!((starts, end), (vec![2, 6, 10], 14));
+        // A settings list: label, checkbox, three times, then a section title. The title
+        // repeats a record's start, but a row opens with its label: nothing moves.
+        let mut shapes = v(&["text"]);
+        for _ in 0..3 {
+            shapes.extend(v(&["text", "checkbox"]));
+        }
+        shapes.extend(v(&["text", "text", "combobox"]));
+        let (mut starts, mut end) = (vec![1, 3, 5], 7);
+        align_start(&shapes, 0, &mut starts, &mut end);
+        assert_eq!((starts, end), (vec![1, 3, 5], 7));
+    }
+
+    #[test]
+    fn rows_whose_roles_recur_are_found_by_exact_repetition() {
+        let v =
+            |x: &[&'static str]| -> Vec<Shape<'static>> { x.iter().map(|s| Some(*s)).collect() };
+        // A settings row: its text, a switch and its label, a second switch and its label.
+        let row = ["text", "switch", "text", "switch", "text"];
+        let mut shapes = v(&["heading"]);
+        for _ in 0..4 {
+            shapes.extend(v(&row));
+        }
+        shapes.push(None);
+        assert_eq!(records_at(&shapes, 1, 5), None);
+        assert_eq!(
+            exact_records_at(&shapes, 1, 5),
+            Some((vec![1, 6, 11, 16], 21))
+        );
+        // Links through prose, or a run of one repeated pair, are not rows of this kind.
+        let prose = v(&["text", "link", "text", "link", "text"].repeat(4));
+        assert_eq!(exact_records_at(&prose, 0, 5), None);
+        let pairs = v(&["text", "switch"].repeat(6));
+        assert_eq!(exact_records_at(&pairs, 0, 4), None);
     }
 
     #[test]

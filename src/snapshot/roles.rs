@@ -8,7 +8,7 @@ use super::tree::Node;
 // `match` compares inline.
 
 /// Roles an agent clicks, types into or toggles.
-fn is_interactive_role(word: &str) -> bool {
+pub(super) fn is_interactive_role(word: &str) -> bool {
     matches!(
         word,
         "button"

@@ -1294,3 +1294,68 @@ fn a_link_description_hides_at_moderate() {
         "{light}"
     );
 }
+
+/// Records inside `main` never hide a control at moderate, whatever their shape: rows whose
+/// every role recurs inside them (a text, a switch and its label, a second switch and its
+/// label: no role opens each row once), runs of five or fewer (cards, which were left as
+/// nodes), and runs whose rows break one shape every other row (no table, so they hid past the
+/// fifth). The first two are tables; the third stays nodes.
+#[test]
+fn records_inside_main_keep_every_control_at_moderate() {
+    let mut lines = vec![
+        "uid=1_0 RootWebArea \"Board\" url=\"http://x/\"".to_string(),
+        "  uid=1_1 main".to_string(),
+    ];
+    let mut n = 2;
+    let mut node = |depth: usize, rest: String, lines: &mut Vec<String>| {
+        lines.push(format!("{}uid=1_{n} {rest}", "  ".repeat(depth)));
+        n += 1;
+        format!("1_{}", n - 1)
+    };
+    let mut controls = Vec::new();
+    node(2, "region \"Alerts\"".into(), &mut lines);
+    for topic in ["Direct messages", "Mentions", "Replies", "Reactions"] {
+        node(3, format!("\"{topic}\""), &mut lines);
+        controls.push(node(
+            3,
+            format!("switch \"{topic} by email\" checked"),
+            &mut lines,
+        ));
+        node(3, "\" Email\"".into(), &mut lines);
+        controls.push(node(3, format!("switch \"{topic} by push\""), &mut lines));
+        node(3, "\" Push\"".into(), &mut lines);
+    }
+    node(2, "region \"To do\"".into(), &mut lines);
+    for k in 0..5 {
+        controls.push(node(
+            3,
+            format!("link \"TL-{k} Fix the login loop {k}\" url=\"http://x/#{k}\""),
+            &mut lines,
+        ));
+        node(3, format!("\"Person {k}\""), &mut lines);
+        node(3, format!("\"{k} points\""), &mut lines);
+        controls.push(node(3, format!("button \"Move TL-{k}\""), &mut lines));
+        controls.push(node(3, format!("button \"Comment on TL-{k}\""), &mut lines));
+    }
+    node(2, "region \"Orders\"".into(), &mut lines);
+    for k in 0..8 {
+        controls.push(node(
+            3,
+            format!("checkbox \"Select order {k}\""),
+            &mut lines,
+        ));
+        node(3, format!("\"Order {k}\""), &mut lines);
+        if k % 2 == 1 {
+            node(3, "image \"Paid\"".into(), &mut lines);
+        }
+        controls.push(node(3, format!("button \"Refund order {k}\""), &mut lines));
+    }
+    let raw = lines.join("\n") + "\n";
+    let out = filter_snapshot(&raw, &SnapshotOptions::for_level(Level::Moderate)).text;
+    let shown = uids_written(&out);
+    for uid in &controls {
+        assert!(shown.contains(uid), "{uid} hidden:\n{out}");
+    }
+    assert!(out.contains("… table of 4 records"), "{out}");
+    assert!(out.contains("… table of 5 records"), "{out}");
+}

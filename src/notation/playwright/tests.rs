@@ -561,8 +561,11 @@ fn rows_inside_main_are_a_table_with_every_control_ref_at_moderate() {
         Some("Select Person 1".into()),
         vec!["checked=None".into()]
     )));
-    // Five rows or fewer stay nodes; light and aggressive write no table.
-    let few = filter_yaml_snapshot(&small_grid(5), &SnapshotOptions::for_level(Level::Moderate));
+    // Five rows of controls are a table too (they hold more than links); two stay nodes;
+    // light and aggressive write no table.
+    let five = filter_yaml_snapshot(&small_grid(5), &SnapshotOptions::for_level(Level::Moderate));
+    assert!(five.text.contains("table of 5 records"), "{}", five.text);
+    let few = filter_yaml_snapshot(&small_grid(2), &SnapshotOptions::for_level(Level::Moderate));
     assert!(!few.text.contains("table of"), "{}", few.text);
     for level in [Level::Light, Level::Aggressive] {
         let out = filter_yaml_snapshot(&body, &SnapshotOptions::for_level(level)).text;
