@@ -1,6 +1,7 @@
 'use strict'
 
-// The stdio JSON-RPC client of the latency benches (bench/run.js, bench/proxy-overhead.js).
+// The stdio JSON-RPC client of the benches (bench/run.js, bench/proxy-overhead.js, and the
+// session replays of bench/replay.js).
 
 /** Sequential JSON-RPC over a line stream: call(line, id) resolves with the response line. */
 function lineClient(readable, write) {

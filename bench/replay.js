@@ -10,6 +10,8 @@ const os = require('node:os')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 
+const { lineClient } = require('./line-client.js')
+
 const ROOT = path.resolve(__dirname, '..')
 const FIXTURE_SERVER = path.join(ROOT, '__test__', 'fixtures', 'fixture-server.js')
 const BIN = path.join(ROOT, 'bin', 'cli.js')
@@ -36,36 +38,12 @@ function readSession(file) {
 
 /** Sequential JSON-RPC over a child's stdio: call(method, params) resolves with the parsed response. */
 function rpcClient(child) {
-  let buf = ''
-  const waiting = new Map()
-  child.stdout.setEncoding('utf8')
-  child.stdout.on('data', (chunk) => {
-    buf += chunk
-    let nl
-    while ((nl = buf.indexOf('\n')) !== -1) {
-      const line = buf.slice(0, nl)
-      buf = buf.slice(nl + 1)
-      let msg
-      try {
-        msg = JSON.parse(line)
-      } catch {
-        continue
-      }
-      const w = waiting.get(msg.id)
-      if (w) {
-        waiting.delete(msg.id)
-        w(msg)
-      }
-    }
-  })
+  const lines = lineClient(child.stdout, (line) => child.stdin.write(line))
   let id = 0
   return {
-    call(method, params) {
+    async call(method, params) {
       const msgId = ++id
-      return new Promise((resolve) => {
-        waiting.set(msgId, resolve)
-        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: msgId, method, params })}\n`)
-      })
+      return JSON.parse(await lines.call(`${JSON.stringify({ jsonrpc: '2.0', id: msgId, method, params })}\n`, msgId))
     },
   }
 }
