@@ -526,7 +526,7 @@ pub(super) fn table_columns<'a>(
         .collect();
     texts.sort_unstable();
     let mut used = 0usize;
-    for (_, chars, c) in texts {
+    for &(_, chars, c) in &texts {
         used = used.saturating_add(chars);
         if used > max_text {
             if let Some(col) = columns.get_mut(c) {
@@ -534,7 +534,63 @@ pub(super) fn table_columns<'a>(
             }
         }
     }
+    tell_rows_apart(
+        tree,
+        records,
+        &mut columns,
+        texts.iter().map(|&(_, _, c)| c),
+    );
     columns
+}
+
+/// Rows that read alike in what the table writes (two people of one name, `Alan Hamilton |
+/// Member | Invited` twice) leave an agent told "edit the row of alan.h@…" no way to choose
+/// between their controls: hidden text columns are shown again, in the budget's order, each
+/// one that tells more rows apart, until no two rows read alike or none is left.
+fn tell_rows_apart(
+    tree: &Tree<'_>,
+    records: &[&[usize]],
+    columns: &mut [Column<'_>],
+    hidden_in_order: impl Iterator<Item = usize>,
+) {
+    let cell = |r: &[usize], c: usize| -> (&str, &str) {
+        r.get(c)
+            .and_then(|&i| tree.nodes.get(i))
+            .map_or(("", ""), |n| {
+                let value = n.attr("value").and_then(|a| a.value.as_deref());
+                (n.name_str(), value.unwrap_or(""))
+            })
+    };
+    // Rows alike under the shown columns plus `extra`: pairs counted through a sorted key list.
+    let alike = |columns: &[Column<'_>], extra: Option<usize>| -> usize {
+        let mut keys: Vec<Vec<(&str, &str)>> = records
+            .iter()
+            .map(|r| {
+                (0..columns.len())
+                    .filter(|&c| columns.get(c).is_some_and(|col| col.shown) || extra == Some(c))
+                    .map(|c| cell(r, c))
+                    .collect()
+            })
+            .collect();
+        keys.sort_unstable();
+        keys.windows(2).filter(|w| w[0] == w[1]).count()
+    };
+    let mut now = alike(columns, None);
+    for c in hidden_in_order {
+        if now == 0 {
+            break;
+        }
+        if columns.get(c).is_some_and(|col| col.shown) {
+            continue;
+        }
+        let with = alike(columns, Some(c));
+        if with < now {
+            if let Some(col) = columns.get_mut(c) {
+                col.shown = true;
+            }
+            now = with;
+        }
+    }
 }
 
 /// The tables of one run of records (`records`, sibling slices): the longest stretches of at

@@ -1012,6 +1012,50 @@ fn a_users_table_shows_rows_as_wholes() {
     assert!(out.contains("more records hidden"), "{out}");
 }
 
+/// Two people of one name, role and status (`Alan Hamilton|Member|Invited`) would read alike
+/// within the table's text budget: a hidden column that tells them apart is written too, so
+/// every row's line, its uids aside, differs from every other, and no more columns than that.
+#[test]
+fn rows_that_would_read_alike_are_told_apart() {
+    // The table's rows (the lines after its header), each without its uid cells.
+    let row_texts = |out: &str| -> Vec<String> {
+        let is_uid = |c: &str| {
+            c.split_once('_').is_some_and(|(a, b)| {
+                [a, b]
+                    .iter()
+                    .all(|p| !p.is_empty() && p.bytes().all(|x| x.is_ascii_digit()))
+            })
+        };
+        out.lines()
+            .skip_while(|l| !l.contains("… table of 48 records"))
+            .skip(1)
+            .take(48)
+            .map(|l| {
+                l.trim_start()
+                    .split('|')
+                    .filter(|c| !is_uid(c))
+                    .collect::<Vec<_>>()
+                    .join("|")
+            })
+            .collect()
+    };
+    let raw = session_snapshot("__test__/fixtures/sessions/app-own-large.jsonl", 3);
+    let tree = parse(&raw);
+    let mut seen = HashSet::new();
+    let duplicate_name = user_rows(&raw).iter().any(|row| {
+        let id = tree.find_uid(&row.name).expect("the row's name");
+        !seen.insert(tree.nodes[id].name_str())
+    });
+    assert!(duplicate_name, "the fixture holds two rows of one name");
+    let out = filter_snapshot(&raw, &SnapshotOptions::for_level(Level::Moderate)).text;
+    let rows = row_texts(&out);
+    assert_eq!(rows.len(), 48, "{out}");
+    let distinct: HashSet<&String> = rows.iter().collect();
+    assert_eq!(distinct.len(), rows.len(), "rows read alike:\n{out}");
+    // One more column tells them apart: the other stays behind the header's marker.
+    assert!(out.contains("; 1 text cells each not written"), "{out}");
+}
+
 /// The same table with every record condensed (`max_condensed_records`): every row's checkbox
 /// and buttons stay in place with the row's name and the label before its buttons (its last
 /// sign-in); the other cells of rows 6–48 are named by one marker whose expand gives them back.
