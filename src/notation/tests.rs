@@ -10,7 +10,7 @@ use crate::level::Level;
 use crate::snapshot::marker::read_marker;
 use crate::snapshot::roles;
 use crate::snapshot::tree::NodeKind;
-use crate::snapshot::SnapshotOptions;
+use crate::snapshot::{SnapshotLimits, SnapshotOptions};
 use crate::test_support::corpus_dir;
 
 const CDP_HEADER: &str = "## Latest page snapshot\n";
@@ -219,6 +219,41 @@ fn every_hidden_uid_is_named_by_a_marker_whose_expand_gives_it_back() {
     }
     if let Some(path) = std::env::var_os("MARKER_PROBLEMS_OUT") {
         let _ = std::fs::write(path, failures.join("\n"));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} problems, first ones:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(30)
+            .map(|f| f.chars().take(400).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// The budget's lean step (`lean_limits`, its node cap scaled as a page over the budget
+/// would scale it) names every uid it hides too, a navigation's collapsed runs included.
+#[test]
+fn the_lean_step_names_every_hidden_uid_in_a_marker_that_gives_it_back() {
+    let bodies = all_corpus_bodies();
+    if corpus_dir().is_none() {
+        return;
+    }
+    let options = SnapshotOptions {
+        level: Level::Moderate,
+        limits: SnapshotLimits {
+            max_nodes: 600,
+            ..crate::snapshot::params::lean_limits()
+        },
+    };
+    let mut failures = Vec::new();
+    for (name, body) in &bodies {
+        let mut expanded = Expanded::new();
+        for p in marker_problems_with(body, &options, &mut expanded) {
+            failures.push(format!("{name}: {p}"));
+        }
     }
     assert!(
         failures.is_empty(),
