@@ -20,8 +20,9 @@ use serde_json::{Map, Value};
 
 use crate::error::FilterResult;
 use crate::level::Level;
+use crate::snapshot::delta::Sent;
 use crate::snapshot::params::{coarse_steps, lean_limits, RESERVE_CHARS, RESERVE_TOKENS};
-use crate::snapshot::SnapshotLimits;
+use crate::snapshot::{SnapshotLimits, SnapshotOptions};
 use crate::tokens::{estimate_tokens, MAX_TOKENS_PER_BYTE};
 
 use super::structured;
@@ -291,6 +292,13 @@ pub fn fit(
             .map_or(0, Vec::len);
         let mut implied = vec![Vec::new(); slots];
         let trees = ParsedTrees::of(tool_name, &result, &mut implied);
+        // The step the page was sent at last, if the budget took one, and how the level's own
+        // pass sent it now.
+        let held_step = capture
+            .deltas
+            .and_then(|d| d.sent)
+            .and_then(|page| page.budget_step.clone());
+        let sent_as = std::cell::Cell::new(None);
         let mut run = |step_options: &ResultOptions| {
             // A coarser step is a delta too, against what the agent holds: after a page was
             // sent at this step, its next snapshot fails the level's own delta (the shown trees
@@ -313,12 +321,40 @@ pub fn fit(
             }
             capture.holds = step_capture.holds;
             capture.sent = step_capture.sent;
+            sent_as.set(step_capture.sent);
             capture.full_bytes = step_capture.full_bytes;
             capture.sent_bytes = step_capture.sent_bytes;
             out
         };
         match run(options)? {
-            Some(f) if bound.holds_filtered(&f) => return Ok(Some(f)),
+            Some(f) if bound.holds_filtered(&f) => {
+                // A page the budget sent at a later step is compared at that step while it is
+                // held: the level's delta would send back what that step hid (an unchanged
+                // page its whole difference), not the short form.
+                let delta = matches!(sent_as.get(), Some(Sent::Delta { .. }));
+                let Some((step, held)) = held_step.filter(|_| delta) else {
+                    return Ok(Some(f));
+                };
+                let Some((step, mut step_options)) =
+                    ladder(options).into_iter().find(|(name, _)| *name == step)
+                else {
+                    return Ok(Some(f));
+                };
+                step_options.level = held.level;
+                step_options.snapshot = held.limits.clone();
+                if let Some(mut at_step) = run(&step_options)? {
+                    if bound.holds_filtered(&at_step) {
+                        at_step.budget = Some(BudgetNote {
+                            step,
+                            cut_text: None,
+                        });
+                        hold_at(capture, step, &step_options);
+                        return Ok(Some(at_step));
+                    }
+                }
+                // The page grew past that step: the level's own delta, as it was.
+                return run(options);
+            }
             // Unchanged and within the budget without a stats line: forwarded as it is.
             None if whole_bound(options.max_tokens, options.max_chars)
                 .holds_texts(&result, raw_tokens.iter().sum()) =>
@@ -347,6 +383,7 @@ pub fn fit(
                         step,
                         cut_text: None,
                     });
+                    hold_at(capture, step, &step_options);
                     return Ok(Some(f));
                 }
                 last = Some(f);
@@ -360,6 +397,19 @@ pub fn fit(
     // The agent gets part of the page only: no fingerprint holds for it, the next one is full.
     capture.holds = None;
     Ok(Some(cut(base, filtered, options, capture.raw.is_some())))
+}
+
+/// What the agent holds of the page was sent at the budget's `step`, with `options`.
+fn hold_at(capture: &mut SnapshotCapture<'_>, step: &'static str, options: &ResultOptions) {
+    if let Some(page) = capture.holds.as_mut() {
+        page.budget_step = Some((
+            step,
+            SnapshotOptions {
+                level: options.level,
+                limits: options.snapshot.clone(),
+            },
+        ));
+    }
 }
 
 /// A result no filter changed, as a `FilteredValue` (figures of the original, whose text
@@ -478,43 +528,6 @@ mod tests {
     use crate::result::{filter_tool_result_value, text_blocks, ResultOptions};
     use crate::session::{Session, SessionOptions};
 
-    /// A documentation-like page: a sidebar navigation of `links` links outside `main`, then
-    /// `main` with a heading and `sections` sections of prose, each closing with a button; with
-    /// the uids of its links and of its buttons.
-    fn sidebar_page(links: usize, sections: usize) -> (String, Vec<String>, Vec<String>) {
-        let mut text = String::from(
-            "## Latest page snapshot\nuid=1_0 RootWebArea \"Docs\" url=\"http://127.0.0.1/doc.html\"\n  uid=1_1 navigation \"Sidebar\"\n",
-        );
-        let mut next = 2..;
-        let mut uid = || format!("1_{}", next.next().unwrap_or_default());
-        let mut nav = Vec::new();
-        for k in 0..links {
-            let u = uid();
-            text.push_str(&format!(
-                "    uid={u} link \"method_number_{k}\" url=\"http://127.0.0.1/doc.html#method.m{k}\"\n"
-            ));
-            nav.push(u);
-        }
-        text.push_str(&format!(
-            "  uid={} main\n    uid={} heading \"The type\" level=\"1\"\n",
-            uid(),
-            uid()
-        ));
-        let mut buttons = Vec::new();
-        for k in 0..sections {
-            for p in 0..3 {
-                text.push_str(&format!(
-                    "    uid={} StaticText \"Paragraph {p} of section {k} says what the method does, when it panics and what it returns.\"\n",
-                    uid()
-                ));
-            }
-            let u = uid();
-            text.push_str(&format!("    uid={u} button \"Run example {k}\"\n"));
-            buttons.push(u);
-        }
-        (text, nav, buttons)
-    }
-
     /// The uids an output writes as nodes (a line's or a sibling's first word), and the ranges
     /// of its markers (`expand_snapshot uid=A until=B`, or `uid=A` alone).
     fn shown_and_ranges(out: &str) -> (Vec<String>, Vec<(String, String)>) {
@@ -548,7 +561,7 @@ mod tests {
     /// the sidebar and most of `main`'s buttons hid).
     #[test]
     fn a_page_just_over_the_bound_keeps_mains_controls_at_the_lean_step() {
-        let (page, nav, buttons) = sidebar_page(200, 150);
+        let (page, nav, buttons) = crate::test_support::sidebar_page(200, 150);
         let result = serde_json::json!({"content": [{"type": "text", "text": page}]}).to_string();
         let filter = |max_chars: usize| {
             let mut options = ResultOptions::for_level(Level::Moderate);
