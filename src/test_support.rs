@@ -138,3 +138,15 @@ pub(crate) fn sidebar_page(links: usize, sections: usize) -> (String, Vec<String
     }
     (text, nav, buttons)
 }
+
+/// The budget's lean step as a page over the budget meets it: `lean_limits` with its node cap
+/// scaled (to 600 nodes).
+pub(crate) fn lean_step_options() -> crate::snapshot::SnapshotOptions {
+    crate::snapshot::SnapshotOptions {
+        level: crate::level::Level::Moderate,
+        limits: crate::snapshot::SnapshotLimits {
+            max_nodes: 600,
+            ..crate::snapshot::params::lean_limits()
+        },
+    }
+}

@@ -949,16 +949,7 @@ fn check_all(bodies: &[(String, String)]) -> (Vec<String>, usize) {
         .into_iter()
         .map(|level| (level.to_string(), SnapshotOptions::for_level(level)))
         .collect();
-    steps.push((
-        "lean".to_string(),
-        SnapshotOptions {
-            level: Level::Moderate,
-            limits: crate::snapshot::SnapshotLimits {
-                max_nodes: 600,
-                ..crate::snapshot::params::lean_limits()
-            },
-        },
-    ));
+    steps.push(("lean".to_string(), crate::test_support::lean_step_options()));
     for (name, body) in bodies {
         for (step, options) in &steps {
             tables += usize::from(filter_snapshot(body, options).text.contains("… table of "));

@@ -10,7 +10,7 @@ use crate::level::Level;
 use crate::snapshot::marker::read_marker;
 use crate::snapshot::roles;
 use crate::snapshot::tree::NodeKind;
-use crate::snapshot::{SnapshotLimits, SnapshotOptions};
+use crate::snapshot::SnapshotOptions;
 use crate::test_support::corpus_dir;
 
 const CDP_HEADER: &str = "## Latest page snapshot\n";
@@ -201,6 +201,21 @@ pub(crate) fn marker_problems_with(
     problems
 }
 
+/// Fails naming the first problems (each cut to 400 characters).
+fn assert_no_problems(failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{} problems, first ones:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(30)
+            .map(|f| f.chars().take(400).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
 #[test]
 fn every_hidden_uid_is_named_by_a_marker_whose_expand_gives_it_back() {
     let bodies = all_corpus_bodies();
@@ -220,17 +235,7 @@ fn every_hidden_uid_is_named_by_a_marker_whose_expand_gives_it_back() {
     if let Some(path) = std::env::var_os("MARKER_PROBLEMS_OUT") {
         let _ = std::fs::write(path, failures.join("\n"));
     }
-    assert!(
-        failures.is_empty(),
-        "{} problems, first ones:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(30)
-            .map(|f| f.chars().take(400).collect::<String>())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_no_problems(&failures);
 }
 
 /// The budget's lean step (`lean_limits`, its node cap scaled as a page over the budget
@@ -241,13 +246,7 @@ fn the_lean_step_names_every_hidden_uid_in_a_marker_that_gives_it_back() {
     if corpus_dir().is_none() {
         return;
     }
-    let options = SnapshotOptions {
-        level: Level::Moderate,
-        limits: SnapshotLimits {
-            max_nodes: 600,
-            ..crate::snapshot::params::lean_limits()
-        },
-    };
+    let options = crate::test_support::lean_step_options();
     let mut failures = Vec::new();
     for (name, body) in &bodies {
         let mut expanded = Expanded::new();
@@ -255,17 +254,7 @@ fn the_lean_step_names_every_hidden_uid_in_a_marker_that_gives_it_back() {
             failures.push(format!("{name}: {p}"));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} problems, first ones:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(30)
-            .map(|f| f.chars().take(400).collect::<String>())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_no_problems(&failures);
 }
 
 /// Moderate with every record inside `main` condensed (its controls and labels shown, the
@@ -300,17 +289,7 @@ fn condensed_records_name_every_hidden_uid_in_a_marker_that_gives_it_back() {
     }
     // The corpus has grid and shop pages: the condensed form is exercised, not skipped.
     assert!(condensed >= 10, "condensed snapshots: {condensed}");
-    assert!(
-        failures.is_empty(),
-        "{} problems, first ones:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(20)
-            .map(|f| f.chars().take(400).collect::<String>())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_no_problems(&failures);
 }
 
 /// Each control shown (an interactive node other than a link) whose label (the text right
