@@ -26,7 +26,7 @@ const BUDGETS = [
   [25000, 10000],
 ]
 const CLAUDE_CODE_CHARS = 50000
-const STEPS = ['moderate', 'aggressive', 'coarser', 'coarsest', 'cut']
+const STEPS = ['moderate', 'lean', 'aggressive', 'coarser', 'coarsest', 'cut']
 
 function calls(dir, out = []) {
   if (!fs.existsSync(dir)) return out

@@ -374,6 +374,35 @@ fn an_unchanged_page_is_the_short_form_and_deltas_are_deterministic() {
     );
 }
 
+/// A page sent at the budget's lean step (moderate's view just over the bound) is compared at
+/// that step while it is held: unchanged, it is the short form. (The level's own delta against
+/// it fits the budget, and used to send back every link the lean step had collapsed.)
+#[test]
+fn an_unchanged_page_sent_at_the_lean_step_is_the_short_form() {
+    let (page, _, _) = crate::test_support::sidebar_page(200, 150);
+    let snap = Step {
+        tool: "take_snapshot".to_string(),
+        args: json!({"pageId": 1}),
+        result: json!({"content": [{"type": "text", "text": page}]}),
+    };
+    let mut options = SessionOptions::for_level(Level::Moderate);
+    options.stats = StatsMode::Off;
+    options.snapshot_deltas = true;
+    options.max_tokens = 0;
+    let moderate = send(&mut Session::new(options.clone()), &snap);
+    options.max_tokens = crate::snapshot::params::DEFAULT_MAX_TOKENS;
+    options.max_chars = moderate.chars().count() + crate::snapshot::params::RESERVE_CHARS - 200;
+    let mut s = Session::new(options);
+    let first = send(&mut s, &snap);
+    assert!(first.contains("… 192 link hidden"), "{first}");
+    let again = send(&mut s, &snap);
+    assert!(
+        matches!(s.last_sent(), Some(Sent::Delta { against: 1, counts, .. }) if counts.is_empty()),
+        "{again}"
+    );
+    assert!(crate::tokens::estimate_tokens(&again) <= 60, "{again}");
+}
+
 #[test]
 fn a_page_the_budget_sent_coarser_gets_its_deltas_at_that_step() {
     let Some(corpus) = corpus_dir() else {

@@ -101,3 +101,52 @@ impl XorShift {
             .unwrap_or("")
     }
 }
+
+/// A documentation-like page: a sidebar navigation of `links` links outside `main`, then
+/// `main` with a heading and `sections` sections of prose, each closing with a button; with
+/// the uids of its links and of its buttons.
+pub(crate) fn sidebar_page(links: usize, sections: usize) -> (String, Vec<String>, Vec<String>) {
+    let mut text = String::from(
+        "## Latest page snapshot\nuid=1_0 RootWebArea \"Docs\" url=\"http://127.0.0.1/doc.html\"\n  uid=1_1 navigation \"Sidebar\"\n",
+    );
+    let mut next = 2..;
+    let mut uid = || format!("1_{}", next.next().unwrap_or_default());
+    let mut nav = Vec::new();
+    for k in 0..links {
+        let u = uid();
+        text.push_str(&format!(
+            "    uid={u} link \"method_number_{k}\" url=\"http://127.0.0.1/doc.html#method.m{k}\"\n"
+        ));
+        nav.push(u);
+    }
+    text.push_str(&format!(
+        "  uid={} main\n    uid={} heading \"The type\" level=\"1\"\n",
+        uid(),
+        uid()
+    ));
+    let mut buttons = Vec::new();
+    for k in 0..sections {
+        for p in 0..3 {
+            text.push_str(&format!(
+                "    uid={} StaticText \"Paragraph {p} of section {k} says what the method does, when it panics and what it returns.\"\n",
+                uid()
+            ));
+        }
+        let u = uid();
+        text.push_str(&format!("    uid={u} button \"Run example {k}\"\n"));
+        buttons.push(u);
+    }
+    (text, nav, buttons)
+}
+
+/// The budget's lean step as a page over the budget meets it: `lean_limits` with its node cap
+/// scaled (to 600 nodes).
+pub(crate) fn lean_step_options() -> crate::snapshot::SnapshotOptions {
+    crate::snapshot::SnapshotOptions {
+        level: crate::level::Level::Moderate,
+        limits: crate::snapshot::SnapshotLimits {
+            max_nodes: 600,
+            ..crate::snapshot::params::lean_limits()
+        },
+    }
+}

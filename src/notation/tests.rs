@@ -201,6 +201,21 @@ pub(crate) fn marker_problems_with(
     problems
 }
 
+/// Fails naming the first problems (each cut to 400 characters).
+fn assert_no_problems(failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{} problems, first ones:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(30)
+            .map(|f| f.chars().take(400).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
 #[test]
 fn every_hidden_uid_is_named_by_a_marker_whose_expand_gives_it_back() {
     let bodies = all_corpus_bodies();
@@ -220,17 +235,26 @@ fn every_hidden_uid_is_named_by_a_marker_whose_expand_gives_it_back() {
     if let Some(path) = std::env::var_os("MARKER_PROBLEMS_OUT") {
         let _ = std::fs::write(path, failures.join("\n"));
     }
-    assert!(
-        failures.is_empty(),
-        "{} problems, first ones:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(30)
-            .map(|f| f.chars().take(400).collect::<String>())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_no_problems(&failures);
+}
+
+/// The budget's lean step (`lean_limits`, its node cap scaled as a page over the budget
+/// would scale it) names every uid it hides too, a navigation's collapsed runs included.
+#[test]
+fn the_lean_step_names_every_hidden_uid_in_a_marker_that_gives_it_back() {
+    let bodies = all_corpus_bodies();
+    if corpus_dir().is_none() {
+        return;
+    }
+    let options = crate::test_support::lean_step_options();
+    let mut failures = Vec::new();
+    for (name, body) in &bodies {
+        let mut expanded = Expanded::new();
+        for p in marker_problems_with(body, &options, &mut expanded) {
+            failures.push(format!("{name}: {p}"));
+        }
+    }
+    assert_no_problems(&failures);
 }
 
 /// Moderate with every record inside `main` condensed (its controls and labels shown, the
@@ -265,17 +289,7 @@ fn condensed_records_name_every_hidden_uid_in_a_marker_that_gives_it_back() {
     }
     // The corpus has grid and shop pages: the condensed form is exercised, not skipped.
     assert!(condensed >= 10, "condensed snapshots: {condensed}");
-    assert!(
-        failures.is_empty(),
-        "{} problems, first ones:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(20)
-            .map(|f| f.chars().take(400).collect::<String>())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_no_problems(&failures);
 }
 
 /// Each control shown (an interactive node other than a link) whose label (the text right

@@ -222,6 +222,11 @@ pub struct ParsedTrees<'r> {
 }
 
 impl<'r> ParsedTrees<'r> {
+    /// The result holds a snapshot (a step that changes snapshot limits only changes it).
+    pub fn has_snapshot(&self) -> bool {
+        !self.text.is_empty() || !self.structured.is_empty()
+    }
+
     /// The snapshot bodies of `result` parsed as `filter_result_map` would read them; `implied`
     /// holds what the parsers spell out, a slot per body (bodies past the slots are not kept).
     pub fn of(

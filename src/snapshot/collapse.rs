@@ -40,6 +40,7 @@ pub fn budget_and_collapse(
     facts: &Facts,
     budget: usize,
     keep: usize,
+    keep_nav: usize,
     keep_main_controls: bool,
 ) {
     // The records of a nested table (and the cells under them) are its rows: written one line
@@ -57,7 +58,7 @@ pub fn budget_and_collapse(
             tree,
             items,
             facts,
-            keep,
+            (keep, keep_nav),
             keep_main_controls,
             &rows,
             &mut scratch,
@@ -129,15 +130,17 @@ fn budget_items(tree: &mut Tree<'_>, items: &[usize], budget: usize, scratch: &m
     }
 }
 
-/// Runs of consecutive siblings with the same role past `keep` hide behind one marker. With
-/// `keep_main_controls`, controls inside `main` are never collapsed (they stay in place), nor is
-/// what a navigation shows (its controls and what holds them: a menu's items, a table of
-/// contents' entries; the rest of it a summarised landmark hid already).
+/// Runs of consecutive siblings with the same role past `keep` hide behind one marker, past
+/// `keep_nav` in a navigation outside `main`. With `keep_main_controls`, controls inside `main`
+/// are never collapsed (they stay in place), nor is what a navigation inside `main` shows (its
+/// controls and what holds them: a menu's items, a table of contents' entries; the rest of it a
+/// summarised landmark hid already); one outside `main` keeps `keep_nav` of a run (all of it at
+/// `moderate`).
 fn collapse_items(
     tree: &mut Tree<'_>,
     items: &[usize],
     facts: &Facts,
-    keep: usize,
+    (keep, keep_nav): (usize, usize),
     keep_main_controls: bool,
     rows: &HashSet<usize>,
     scratch: &mut Scratch,
@@ -150,12 +153,15 @@ fn collapse_items(
         let Some(node) = tree.nodes.get(c) else {
             continue;
         };
+        // A navigation outside `main` (a sidebar) keeps `keep_nav` of a run.
+        let side_nav = facts.in_nav(c) && !facts.in_main(c);
         let eligible = node.kind == NodeKind::Element
             && !node.role.is_empty()
             && !node.hidden
             && node.role != "heading"
             && !rows.contains(&c)
             && !(keep_main_controls
+                && !side_nav
                 && (facts.in_nav(c) || facts.in_main(c) && roles::is_interactive(node)));
         if !eligible {
             run_role = None;
@@ -168,7 +174,7 @@ fn collapse_items(
             run_role = Some(node.role);
             run_len = 1;
         }
-        if run_len > keep {
+        if run_len > if side_nav { keep_nav } else { keep } {
             to_hide.push(c);
         }
     }

@@ -64,6 +64,9 @@ pub struct SentPage {
     /// The hash of the whole shown tree (every unit of the roots' frame, in order): the short
     /// form is sent only when the new one is equal.
     whole: u64,
+    /// The token budget's step it was sent at, with its options (`crate::result::budget`):
+    /// the page's next snapshot is compared at that step while it is held.
+    pub budget_step: Option<(&'static str, SnapshotOptions)>,
 }
 
 #[derive(Debug, Clone)]
@@ -486,6 +489,7 @@ impl Fingerprint {
             index,
             units,
             whole: self.whole,
+            budget_step: None,
         }
     }
 

@@ -133,6 +133,7 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
         &facts,
         limits.max_text_per_container,
         limits.max_similar_siblings,
+        limits.max_nav_controls,
         !aggressive,
     );
     prune::cap_depth(tree, limits.max_depth);

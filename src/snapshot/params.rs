@@ -13,6 +13,9 @@ pub struct SnapshotLimits {
     pub max_depth: usize,
     /// Similar siblings shown before the run is collapsed.
     pub max_similar_siblings: usize,
+    /// Similar siblings shown of a navigation outside `main` (a sidebar's links) before the run
+    /// is collapsed; `usize::MAX` at `moderate`, where a navigation keeps its controls in place.
+    pub max_nav_controls: usize,
     /// Characters of a text node or name shown before it is cut.
     pub max_text_length: usize,
     /// Characters of text shown per container (the text nodes of one parent) before the
@@ -42,6 +45,7 @@ impl SnapshotLimits {
                 max_nodes: usize::MAX,
                 max_depth: usize::MAX,
                 max_similar_siblings: usize::MAX,
+                max_nav_controls: usize::MAX,
                 max_text_length: usize::MAX,
                 max_text_per_container: usize::MAX,
                 max_records: usize::MAX,
@@ -53,6 +57,7 @@ impl SnapshotLimits {
                 max_nodes: 1000,
                 max_depth: 30,
                 max_similar_siblings: 8,
+                max_nav_controls: usize::MAX,
                 max_text_length: 80,
                 max_text_per_container: 200,
                 max_records: 5,
@@ -64,6 +69,7 @@ impl SnapshotLimits {
                 max_nodes: 120,
                 max_depth: 20,
                 max_similar_siblings: 3,
+                max_nav_controls: 3,
                 max_text_length: 60,
                 max_text_per_container: 60,
                 max_records: 2,
@@ -92,6 +98,20 @@ pub const DEFAULT_MAX_CHARS: usize = 50_000;
 /// Characters left free under the character bound for the session's lines after the filters.
 pub const RESERVE_CHARS: usize = 500;
 
+/// The token budget's step between `moderate` and `aggressive` (`lean`): a page over the
+/// budget at `moderate` first gives way on what an agent acting on it needs least, keeping
+/// `main`'s controls in place: each run of a navigation outside `main` collapsed after the
+/// first `max_similar_siblings` (a marker names the rest), half the prose per container, and
+/// the node cap scaled to the budget (`crate::result::budget`).
+pub fn lean_limits() -> SnapshotLimits {
+    let moderate = SnapshotLimits::for_level(Level::Moderate);
+    SnapshotLimits {
+        max_nav_controls: moderate.max_similar_siblings,
+        max_text_per_container: moderate.max_text_per_container / 2,
+        ..moderate
+    }
+}
+
 /// The limits of the token budget's steps past the lossy levels (`crate::result::budget`):
 /// fewer nodes and a shallower depth (whole subtrees behind one marker each), tighter script
 /// and console limits. Plain numbers: the result filters set them on their own limits.
@@ -114,6 +134,7 @@ pub fn coarse_steps() -> [(&'static str, CoarseLimits); 2] {
             max_nodes: nodes,
             max_depth: depth,
             max_similar_siblings: 2,
+            max_nav_controls: 2,
             max_text_length: text,
             max_text_per_container: text,
             max_records: 1,

@@ -3,7 +3,8 @@
 //! are in `crate::snapshot::params` (the default, the reserve, the steps past `aggressive`).
 //!
 //! A result over the budget gives way step by step (measured order, README "Token budget"): the
-//! level's filters first; then, at `light`, the moderate passes; then the aggressive limits;
+//! level's filters first; then, at `light`, the moderate passes; then `lean` (moderate's passes
+//! with a navigation's long runs collapsed, less prose and fewer nodes); then the aggressive limits;
 //! then coarser markers (fewer nodes, a shallower depth: whole subtrees go behind one marker
 //! each; tighter list and script limits); last a cut at a line boundary with a marker (`cut`).
 //! Each step is the whole filter run again on the original result with that step's options, so
@@ -19,8 +20,9 @@ use serde_json::{Map, Value};
 
 use crate::error::FilterResult;
 use crate::level::Level;
-use crate::snapshot::params::{coarse_steps, RESERVE_CHARS, RESERVE_TOKENS};
-use crate::snapshot::SnapshotLimits;
+use crate::snapshot::delta::Sent;
+use crate::snapshot::params::{coarse_steps, lean_limits, RESERVE_CHARS, RESERVE_TOKENS};
+use crate::snapshot::{SnapshotLimits, SnapshotOptions};
 use crate::tokens::{estimate_tokens, MAX_TOKENS_PER_BYTE};
 
 use super::structured;
@@ -156,7 +158,7 @@ const LATER_MARKER_CHARS: usize = 200;
 /// (kept by the session for `read_result`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BudgetNote {
-    /// `moderate`, `aggressive`, `coarser`, `coarsest` or `cut`.
+    /// `moderate`, `lean`, `aggressive`, `coarser`, `coarsest` or `cut`.
     pub step: &'static str,
     /// For a cut: the text blocks as they were before it, joined by newlines; the cut
     /// markers' offsets point into it.
@@ -178,6 +180,31 @@ pub fn text_chars(result: &Map<String, Value>) -> usize {
     text_blocks(result).map(utf16_len).sum()
 }
 
+/// The step between `moderate` and `aggressive` (`lean_limits`).
+const LEAN: &str = "lean";
+
+/// The share of its nodes the lean step keeps of what the step before over the bound would
+/// fit, scaled: room for a line longer than the average (a navigation's marker, a heading).
+const LEAN_SPARE: f64 = 0.9;
+
+/// The lean step's node cap: its own (`moderate`'s) scaled by how far the step before, with
+/// `before`'s figures, went over `bound`; `None` when that is under `aggressive`'s cap, which
+/// then serves better (focused on `main`).
+fn lean_nodes(limits: &SnapshotLimits, before: &FilterFigures, bound: Bound) -> Option<usize> {
+    let share = |limit: usize, used: usize| {
+        if limit == usize::MAX || used == 0 {
+            1.0
+        } else {
+            (limit as f64 / used as f64).min(1.0)
+        }
+    };
+    // Bytes for characters: a character is a byte or more.
+    let fits =
+        share(bound.tokens, before.text_tokens_out).min(share(bound.chars, before.text_bytes_out));
+    let nodes = (limits.max_nodes as f64 * fits * LEAN_SPARE) as usize;
+    (nodes >= SnapshotLimits::for_level(Level::Aggressive).max_nodes).then_some(nodes)
+}
+
 /// The steps after the level's own filters, in order: (name, options).
 fn ladder(options: &ResultOptions) -> Vec<(&'static str, ResultOptions)> {
     let at = |level: Level, snapshot: SnapshotLimits, limits: ResultLimits| ResultOptions {
@@ -186,21 +213,27 @@ fn ladder(options: &ResultOptions) -> Vec<(&'static str, ResultOptions)> {
         limits,
         ..options.clone()
     };
-    // The lossy levels above the caller's, each with its own limits.
+    // The lossy levels above the caller's, each with its own limits, and between them the lean
+    // step (moderate's passes, tighter), taken below `aggressive`: (name, level, limits, the
+    // caller's levels it is taken under).
     let mut steps: Vec<(&'static str, ResultOptions)> = [
-        ("moderate", Level::Moderate),
-        ("aggressive", Level::Aggressive),
+        (
+            "moderate",
+            Level::Moderate,
+            SnapshotLimits::for_level(Level::Moderate),
+            Level::Moderate,
+        ),
+        (LEAN, Level::Moderate, lean_limits(), Level::Aggressive),
+        (
+            "aggressive",
+            Level::Aggressive,
+            SnapshotLimits::for_level(Level::Aggressive),
+            Level::Aggressive,
+        ),
     ]
     .into_iter()
-    .filter(|&(_, level)| options.level < level)
-    .map(|(name, level)| {
-        let step = at(
-            level,
-            SnapshotLimits::for_level(level),
-            ResultLimits::for_level(level),
-        );
-        (name, step)
-    })
+    .filter(|&(_, _, _, under)| options.level < under)
+    .map(|(name, level, snapshot, _)| (name, at(level, snapshot, ResultLimits::for_level(level))))
     .collect();
     for (name, coarse) in coarse_steps() {
         let mut limits = ResultLimits::for_level(Level::Aggressive);
@@ -226,6 +259,7 @@ fn tighter(caller: &SnapshotLimits, step: &SnapshotLimits) -> SnapshotLimits {
         max_nodes: caller.max_nodes.min(step.max_nodes),
         max_depth: caller.max_depth.min(step.max_depth),
         max_similar_siblings: caller.max_similar_siblings.min(step.max_similar_siblings),
+        max_nav_controls: caller.max_nav_controls.min(step.max_nav_controls),
         max_text_length: caller.max_text_length.min(step.max_text_length),
         max_text_per_container: caller
             .max_text_per_container
@@ -258,6 +292,13 @@ pub fn fit(
             .map_or(0, Vec::len);
         let mut implied = vec![Vec::new(); slots];
         let trees = ParsedTrees::of(tool_name, &result, &mut implied);
+        // The step the page was sent at last, if the budget took one, and how the level's own
+        // pass sent it now.
+        let held_step = capture
+            .deltas
+            .and_then(|d| d.sent)
+            .and_then(|page| page.budget_step.clone());
+        let sent_as = std::cell::Cell::new(None);
         let mut run = |step_options: &ResultOptions| {
             // A coarser step is a delta too, against what the agent holds: after a page was
             // sent at this step, its next snapshot fails the level's own delta (the shown trees
@@ -280,12 +321,40 @@ pub fn fit(
             }
             capture.holds = step_capture.holds;
             capture.sent = step_capture.sent;
+            sent_as.set(step_capture.sent);
             capture.full_bytes = step_capture.full_bytes;
             capture.sent_bytes = step_capture.sent_bytes;
             out
         };
         match run(options)? {
-            Some(f) if bound.holds_filtered(&f) => return Ok(Some(f)),
+            Some(f) if bound.holds_filtered(&f) => {
+                // A page the budget sent at a later step is compared at that step while it is
+                // held: the level's delta would send back what that step hid (an unchanged
+                // page its whole difference), not the short form.
+                let delta = matches!(sent_as.get(), Some(Sent::Delta { .. }));
+                let Some((step, held)) = held_step.filter(|_| delta) else {
+                    return Ok(Some(f));
+                };
+                let Some((step, mut step_options)) =
+                    ladder(options).into_iter().find(|(name, _)| *name == step)
+                else {
+                    return Ok(Some(f));
+                };
+                step_options.level = held.level;
+                step_options.snapshot = held.limits.clone();
+                if let Some(mut at_step) = run(&step_options)? {
+                    if bound.holds_filtered(&at_step) {
+                        at_step.budget = Some(BudgetNote {
+                            step,
+                            cut_text: None,
+                        });
+                        hold_at(capture, step, &step_options);
+                        return Ok(Some(at_step));
+                    }
+                }
+                // The page grew past that step: the level's own delta, as it was.
+                return run(options);
+            }
             // Unchanged and within the budget without a stats line: forwarded as it is.
             None if whole_bound(options.max_tokens, options.max_chars)
                 .holds_texts(&result, raw_tokens.iter().sum()) =>
@@ -294,13 +363,27 @@ pub fn fit(
             }
             other => last = other,
         }
-        for (step, step_options) in ladder(options) {
+        let snapshot = trees.has_snapshot();
+        for (step, mut step_options) in ladder(options) {
+            if step == LEAN {
+                // It changes snapshots only (another result would come out as before), and
+                // keeps as many nodes as the step before's size leaves room for.
+                let nodes = last
+                    .as_ref()
+                    .filter(|_| snapshot)
+                    .and_then(|before| lean_nodes(&step_options.snapshot, &before.figures, bound));
+                match nodes {
+                    Some(nodes) => step_options.snapshot.max_nodes = nodes,
+                    None => continue,
+                }
+            }
             if let Some(mut f) = run(&step_options)? {
                 if bound.holds_filtered(&f) {
                     f.budget = Some(BudgetNote {
                         step,
                         cut_text: None,
                     });
+                    hold_at(capture, step, &step_options);
                     return Ok(Some(f));
                 }
                 last = Some(f);
@@ -314,6 +397,19 @@ pub fn fit(
     // The agent gets part of the page only: no fingerprint holds for it, the next one is full.
     capture.holds = None;
     Ok(Some(cut(base, filtered, options, capture.raw.is_some())))
+}
+
+/// What the agent holds of the page was sent at the budget's `step`, with `options`.
+fn hold_at(capture: &mut SnapshotCapture<'_>, step: &'static str, options: &ResultOptions) {
+    if let Some(page) = capture.holds.as_mut() {
+        page.budget_step = Some((
+            step,
+            SnapshotOptions {
+                level: options.level,
+                limits: options.snapshot.clone(),
+            },
+        ));
+    }
 }
 
 /// A result no filter changed, as a `FilteredValue` (figures of the original, whose text
@@ -429,7 +525,85 @@ fn cut(
 #[cfg(test)]
 mod tests {
     use crate::level::Level;
+    use crate::result::{filter_tool_result_value, text_blocks, ResultOptions};
     use crate::session::{Session, SessionOptions};
+
+    /// The uids an output writes as nodes (a line's or a sibling's first word), and the ranges
+    /// of its markers (`expand_snapshot uid=A until=B`, or `uid=A` alone).
+    fn shown_and_ranges(out: &str) -> (Vec<String>, Vec<(String, String)>) {
+        let mut shown = Vec::new();
+        let mut ranges = Vec::new();
+        for line in out.lines() {
+            let line = line.trim_start();
+            if let Some(marker) = line.strip_prefix("… ") {
+                if let Some((_, call)) = marker.rsplit_once("expand_snapshot uid=") {
+                    let mut words = call.split(' ');
+                    let first = words.next().unwrap_or_default().to_string();
+                    let last = words
+                        .find_map(|w| w.strip_prefix("until="))
+                        .map_or(first.clone(), str::to_string);
+                    ranges.push((first, last));
+                }
+                continue;
+            }
+            for part in line.split(['|', '>']) {
+                if let Some(uid) = part.split_whitespace().next() {
+                    shown.push(uid.to_string());
+                }
+            }
+        }
+        (shown, ranges)
+    }
+
+    /// A page just over the budget at `moderate` gives way at the lean step: its sidebar's run
+    /// of links collapses after the first 8 behind a marker that names the rest, while every
+    /// control of `main` stays in place (at the aggressive step, which this page took before,
+    /// the sidebar and most of `main`'s buttons hid).
+    #[test]
+    fn a_page_just_over_the_bound_keeps_mains_controls_at_the_lean_step() {
+        let (page, nav, buttons) = crate::test_support::sidebar_page(200, 150);
+        let result = serde_json::json!({"content": [{"type": "text", "text": page}]}).to_string();
+        let filter = |max_chars: usize| {
+            let mut options = ResultOptions::for_level(Level::Moderate);
+            options.max_tokens = crate::snapshot::params::DEFAULT_MAX_TOKENS;
+            options.max_chars = max_chars;
+            let filtered = filter_tool_result_value("take_snapshot", &result, &options)
+                .expect("filters")
+                .expect("changed");
+            let text = text_blocks(&filtered.result).collect::<Vec<_>>().join("\n");
+            (text, filtered.budget.map(|b| b.step))
+        };
+        let (moderate, step) = filter(0);
+        assert_eq!(step, None);
+        // A bound the moderate view is just over (its reserve left for the session's lines).
+        let bound = moderate.chars().count() + super::RESERVE_CHARS - 200;
+        let (lean, step) = filter(bound);
+        assert_eq!(step, Some("lean"), "{lean}");
+        assert!(lean.chars().count() + super::RESERVE_CHARS <= bound);
+        let (shown, ranges) = shown_and_ranges(&lean);
+        for b in &buttons {
+            assert!(shown.contains(b), "button {b} not in place:\n{lean}");
+        }
+        let nav_shown = nav.iter().filter(|u| shown.contains(u)).count();
+        assert_eq!(nav_shown, 8, "{lean}");
+        // Every hidden uid of the page lies in a marker's range, in document order.
+        let order: Vec<String> = page
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("uid="))
+            .filter_map(|l| l.split(' ').next())
+            .map(str::to_string)
+            .collect();
+        let at = |uid: &str| order.iter().position(|u| u == uid);
+        for (k, uid) in order.iter().enumerate() {
+            let named = ranges.iter().any(|(first, last)| {
+                at(first).is_some_and(|a| a <= k) && at(last).is_some_and(|b| k <= b)
+            });
+            assert!(
+                shown.contains(uid) || named,
+                "{uid} neither shown nor named by a marker:\n{lean}"
+            );
+        }
+    }
 
     /// The proxy's gate (`Session::may_filter_result`, which spares it reading a line) and the
     /// filter agree: a result of a tool no filter knows is left unread only when the filter
