@@ -17,6 +17,49 @@ pub struct Rendered {
     pub uids_shown: usize,
     pub uids_hidden: usize,
     pub markers: usize,
+    /// The render stopped at its tree's `output_cap`: `text` is the start of the output only.
+    pub gave_up: bool,
+}
+
+/// Where a render may give up: once what it wrote is over `tokens` estimated tokens or `chars`
+/// UTF-16 units, the rest is not written (`Rendered::gave_up`). The budget's ladder sets it,
+/// with the slack of `crate::tokens::MAX_TOKENS_LOST_AT_SEAM` per seam, for a step that is not
+/// its last: any text holding what was written is over the budget, so that step is rejected
+/// whatever the rest would have been.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutputCap {
+    pub tokens: usize,
+    pub chars: usize,
+}
+
+/// Bytes written between two looks at the cap.
+const CAP_STRIDE: usize = 4096;
+
+/// The cap and what was counted of the output so far.
+struct CapCheck {
+    cap: OutputCap,
+    counted: usize,
+    tokens: crate::tokens::TokenCount,
+    units: usize,
+}
+
+impl CapCheck {
+    /// Whether `text` (the output so far, of which `counted` bytes were counted before) is
+    /// over the cap; looks every `CAP_STRIDE` bytes.
+    fn over(&mut self, text: &str) -> bool {
+        if text.len() < self.counted + CAP_STRIDE {
+            return false;
+        }
+        let new = text.as_bytes().get(self.counted..).unwrap_or_default();
+        self.tokens.add(new);
+        // A UTF-16 unit per character, two for one of four bytes.
+        self.units += new
+            .iter()
+            .map(|&b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
+            .sum::<usize>();
+        self.counted = text.len();
+        self.tokens.tokens() > self.cap.tokens || self.units > self.cap.chars
+    }
 }
 
 pub fn push_indent(out: &mut String, depth: usize) {
@@ -251,7 +294,17 @@ pub fn render_with<'t, W: LineWriter<'t>>(
         owner: None,
     }];
     let delta = tree.delta.as_deref();
+    let mut cap = tree.output_cap.map(|cap| CapCheck {
+        cap,
+        counted: 0,
+        tokens: crate::tokens::TokenCount::default(),
+        units: 0,
+    });
     while let Some(frame) = stack.last_mut() {
+        if cap.as_mut().is_some_and(|c| c.over(&r.text)) {
+            r.gave_up = true;
+            return;
+        }
         let Some(&id) = frame.items.get(frame.pos) else {
             if let Some(line) = delta.and_then(|d| d.removed.get(&frame.owner)) {
                 writer.marker(&mut r.text, frame.depth, line);

@@ -13,6 +13,15 @@
 
 #[cfg(test)]
 mod corpus_tests;
+
+#[cfg(test)]
+thread_local! {
+    /// Whether a step may give up (`give_up_at`): off, every step renders whole, as the
+    /// reference a test compares with.
+    static GIVING_UP: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+    /// Steps whose render gave up, on this thread.
+    static GAVE_UP: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 pub mod cut;
 
 use serde_json::{Map, Value};
@@ -20,8 +29,9 @@ use serde_json::{Map, Value};
 use crate::error::FilterResult;
 use crate::level::Level;
 use crate::snapshot::params::{coarse_steps, RESERVE_CHARS, RESERVE_TOKENS};
+use crate::snapshot::render::OutputCap;
 use crate::snapshot::SnapshotLimits;
-use crate::tokens::{estimate_tokens, MAX_TOKENS_PER_BYTE};
+use crate::tokens::{self, estimate_tokens, MAX_TOKENS_PER_BYTE};
 
 use super::structured;
 use super::{
@@ -258,13 +268,18 @@ pub fn fit(
             .map_or(0, Vec::len);
         let mut implied = vec![Vec::new(); slots];
         let trees = ParsedTrees::of(tool_name, &result, &mut implied);
-        let mut run = |step_options: &ResultOptions| {
+        // A step that is not the last may stop rendering once it is sure not to fit (its
+        // result only tells that it is over); the last is the cut's base, written whole.
+        let cap = give_up_at(bound);
+        // `keep`: what the session keeps of the page is this step's.
+        let mut run = |step_options: &ResultOptions, cap: Option<OutputCap>, keep: bool| {
             // A coarser step is a delta too, against what the agent holds: after a page was
             // sent at this step, its next snapshot fails the level's own delta (the shown trees
             // differ) and gets here, where it is compared with what was sent.
             let mut step_capture = SnapshotCapture {
                 deltas: capture.deltas,
                 trees: Some(&trees),
+                cap,
                 ..SnapshotCapture::default()
             };
             let out = filter_result_map(
@@ -278,24 +293,39 @@ pub fn fit(
             if capture.raw.is_none() {
                 capture.raw = step_capture.raw;
             }
-            capture.holds = step_capture.holds;
-            capture.sent = step_capture.sent;
-            capture.full_bytes = step_capture.full_bytes;
-            capture.sent_bytes = step_capture.sent_bytes;
-            out
+            if keep {
+                capture.holds = step_capture.holds;
+                capture.sent = step_capture.sent;
+                capture.full_bytes = step_capture.full_bytes;
+                capture.sent_bytes = step_capture.sent_bytes;
+            }
+            debug_assert!(
+                !step_capture.gave_up || !matches!(&out, Ok(Some(f)) if bound.holds_filtered(f)),
+                "a step that gave up fits"
+            );
+            #[cfg(test)]
+            GAVE_UP.with(|n| n.set(n.get() + usize::from(step_capture.gave_up)));
+            out.map(|f| f.map(|f| (f, step_capture.gave_up)))
         };
-        match run(options)? {
-            Some(f) if bound.holds_filtered(&f) => return Ok(Some(f)),
+        let steps = ladder(options);
+        // The options of the step `last` came from, when its render gave up.
+        let mut last_gave_up;
+        match run(options, cap, true)? {
+            Some((f, _)) if bound.holds_filtered(&f) => return Ok(Some(f)),
             // Unchanged and within the budget without a stats line: forwarded as it is.
             None if whole_bound(options.max_tokens, options.max_chars)
                 .holds_texts(&result, raw_tokens.iter().sum()) =>
             {
                 return Ok(None)
             }
-            other => last = other,
+            other => {
+                last_gave_up = other.as_ref().filter(|(_, g)| *g).map(|_| options);
+                last = other.map(|(f, _)| f);
+            }
         }
-        for (step, step_options) in ladder(options) {
-            if let Some(mut f) = run(&step_options)? {
+        for (i, (step, step_options)) in steps.iter().enumerate() {
+            let step_cap = cap.filter(|_| i + 1 < steps.len());
+            if let Some((mut f, gave_up)) = run(step_options, step_cap, true)? {
                 if bound.holds_filtered(&f) {
                     f.budget = Some(BudgetNote {
                         step,
@@ -303,8 +333,14 @@ pub fn fit(
                     });
                     return Ok(Some(f));
                 }
+                last_gave_up = gave_up.then_some(step_options);
                 last = Some(f);
             }
+        }
+        if let Some(step_options) = last_gave_up {
+            // The cut's base written whole (the later steps left the text unchanged); what
+            // the session keeps of the page stays that of the last step run.
+            last = run(step_options, None, false)?.map(|(f, _)| f);
         }
     }
     let (base, filtered) = match last {
@@ -314,6 +350,22 @@ pub fn fit(
     // The agent gets part of the page only: no fingerprint holds for it, the next one is full.
     capture.holds = None;
     Ok(Some(cut(base, filtered, options, capture.raw.is_some())))
+}
+
+/// Where a step's render may give up under `bound` (`OutputCap`): past it by the most the
+/// estimate can lose where the snapshot's text meets the text around it and where a notation
+/// puts lines into it (a few seams), and the characters of a line end it may drop.
+fn give_up_at(bound: Bound) -> Option<OutputCap> {
+    #[cfg(test)]
+    if !GIVING_UP.with(|g| g.get()) {
+        return None;
+    }
+    Some(OutputCap {
+        tokens: bound
+            .tokens
+            .saturating_add(4 * tokens::MAX_TOKENS_LOST_AT_SEAM),
+        chars: bound.chars.saturating_add(16),
+    })
 }
 
 /// A result no filter changed, as a `FilteredValue` (figures of the original, whose text
