@@ -174,6 +174,9 @@ struct Frame<'t, S> {
     closes_document: Option<usize>,
     /// The node whose children the frame holds (`None`: the roots).
     owner: Option<usize>,
+    /// The first item past `pos` that starts condensed records or a table (`items.len()`:
+    /// none), found once for the items up to it rather than at each of them.
+    next_stop: usize,
 }
 
 /// A node whose subtree is a document of its own: a root, or an iframe a reader finds by its
@@ -292,6 +295,7 @@ pub fn render_with<'t, W: LineWriter<'t>>(
         document: None,
         closes_document: None,
         owner: None,
+        next_stop: 0,
     }];
     let delta = tree.delta.as_deref();
     let mut cap = tree.output_cap.map(|cap| CapCheck {
@@ -429,10 +433,18 @@ pub fn render_with<'t, W: LineWriter<'t>>(
                 if !tree.condensed_records.is_empty() || !tree.tables.is_empty() {
                     // A line of siblings ends before condensed records (their marker) and
                     // before a table (its header).
-                    if let Some(stop) = rest.iter().skip(1).position(|&i| {
-                        tree.condensed_records.contains_key(&i) || table_at(tree, i).is_some()
-                    }) {
-                        rest = rest.get(..=stop).unwrap_or(rest);
+                    if frame.next_stop <= frame.pos {
+                        frame.next_stop = rest
+                            .iter()
+                            .skip(1)
+                            .position(|&i| {
+                                tree.condensed_records.contains_key(&i)
+                                    || table_at(tree, i).is_some()
+                            })
+                            .map_or(frame.items.len(), |stop| frame.pos + 1 + stop);
+                    }
+                    if frame.next_stop < frame.items.len() {
+                        rest = rest.get(..frame.next_stop - frame.pos).unwrap_or(rest);
                     }
                 }
                 // A delta's removed line for a node whose children get no frame of their own.
@@ -482,6 +494,7 @@ pub fn render_with<'t, W: LineWriter<'t>>(
                             document,
                             closes_document: own_doc.then_some(id),
                             owner: Some(id),
+                            next_stop: 0,
                         });
                     }
                     _ if own_doc && depth > 0 => {
