@@ -147,31 +147,69 @@ static WEIGHT: [[u16; 256]; CLASSES] = {
 /// tokens or more, usually ~18% more, and not fewer on long runs, base64, hex, digits,
 /// characters of any plane or emoji sequences (the module doc). Linear in the length; 0 for "".
 pub fn estimate_tokens(text: &str) -> usize {
-    let mut milli: u64 = 0;
-    let mut prev = OTHER as usize;
-    let mut run = 0u32;
-    for &b in text.as_bytes() {
-        milli += u64::from(WEIGHT[prev][b as usize]);
-        let class = CLASS[b as usize];
-        if class == LOWER || class == UPPER {
-            let joint = prev == LOWER as usize && class == UPPER;
-            run = if prev == LOWER as usize || prev == UPPER as usize {
-                if joint {
-                    1
-                } else {
-                    run + 1
-                }
-            } else {
-                1
-            };
-            if run > LONG_RUN {
-                milli += LONG_LETTER;
-            }
-        }
-        prev = usize::from(class);
-    }
-    milli.div_ceil(1000) as usize
+    let mut count = TokenCount::default();
+    count.add(text.as_bytes());
+    count.tokens()
 }
+
+/// `estimate_tokens` of a text fed in pieces (cut anywhere, inside a character too): the same
+/// count as of the pieces joined. A renderer that gives up once its output is over the budget
+/// counts what it wrote so far with it.
+#[derive(Debug, Clone, Copy)]
+pub struct TokenCount {
+    milli: u64,
+    prev: usize,
+    run: u32,
+}
+
+impl Default for TokenCount {
+    fn default() -> Self {
+        TokenCount {
+            milli: 0,
+            prev: OTHER as usize,
+            run: 0,
+        }
+    }
+}
+
+impl TokenCount {
+    #[inline]
+    pub fn add(&mut self, bytes: &[u8]) {
+        let (mut milli, mut prev, mut run) = (self.milli, self.prev, self.run);
+        for &b in bytes {
+            milli += u64::from(WEIGHT[prev][b as usize]);
+            let class = CLASS[b as usize];
+            if class == LOWER || class == UPPER {
+                let joint = prev == LOWER as usize && class == UPPER;
+                run = if prev == LOWER as usize || prev == UPPER as usize {
+                    if joint {
+                        1
+                    } else {
+                        run + 1
+                    }
+                } else {
+                    1
+                };
+                if run > LONG_RUN {
+                    milli += LONG_LETTER;
+                }
+            }
+            prev = usize::from(class);
+        }
+        (self.milli, self.prev, self.run) = (milli, prev, run);
+    }
+
+    /// The estimate of everything added.
+    pub fn tokens(&self) -> usize {
+        self.milli.div_ceil(1000) as usize
+    }
+}
+
+/// The most tokens a text's estimate can lose at a seam, where it follows other text instead
+/// of starting one (or other text is put in it): only the byte after the seam weighs by what
+/// is before it, and a letter run going on only adds. At most a word's or a digit run's start
+/// (1.25); counted high.
+pub const MAX_TOKENS_LOST_AT_SEAM: usize = 2;
 
 /// The most estimated tokens one UTF-16 code unit of text (a JS string's `length`) can cost: a
 /// character of three UTF-8 bytes (3, one unit; four bytes cost 4 over two units). The proxy's

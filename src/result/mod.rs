@@ -31,6 +31,7 @@ use crate::level::Level;
 use crate::snapshot::delta::{
     filter_tree_with_deltas, filter_with_deltas, DeltaInput, Sent, SentPage,
 };
+use crate::snapshot::render::OutputCap;
 use crate::snapshot::tree::Tree;
 use crate::snapshot::{FilteredSnapshot, SnapshotLimits, SnapshotOptions};
 use crate::tokens;
@@ -203,14 +204,19 @@ pub(crate) fn text_blocks(result: &Map<String, Value>) -> impl Iterator<Item = &
         .filter_map(|b| b.get("text").and_then(Value::as_str))
 }
 
+/// A body parsed from its text, its tree, and its UTF-16 units and estimated tokens (see
+/// `ParsedTrees::text`).
+type TextTree<'r> = (&'r str, RefCell<Tree<'r>>, OnceCell<usize>, OnceCell<usize>);
+
 /// Snapshot trees of a result read once, for the budget's ladder, which filters the result at
 /// several steps: each step filters the same tree, its marks of the step before taken back
 /// (`Tree::clear_marks`), instead of parsing its body again or copying it. Looked up by the
 /// body's text, so a body not found here is parsed as usual.
 #[derive(Debug, Default)]
 pub struct ParsedTrees<'r> {
-    /// (body, its tree parsed from the text)
-    text: Vec<(&'r str, RefCell<Tree<'r>>)>,
+    /// (body, its tree parsed from the text, its UTF-16 units and estimated tokens, counted
+    /// when a step's render gave up and the body's length does not tell: `over_after_giving_up`)
+    text: Vec<TextTree<'r>>,
     /// (body, its tree read from `structuredContent.snapshot`, that tree in the light notation)
     structured: Vec<(&'r str, RefCell<Tree<'r>>, String)>,
     /// (a text block, its sections): every step splits the same text.
@@ -280,7 +286,9 @@ impl<'r> ParsedTrees<'r> {
                     continue;
                 };
                 let tree = crate::notation::notation_of(body).parse(body, slot);
-                trees.text.push((body, RefCell::new(tree)));
+                trees
+                    .text
+                    .push((body, RefCell::new(tree), OnceCell::new(), OnceCell::new()));
             }
         }
         trees
@@ -332,10 +340,24 @@ impl<'r> ParsedTrees<'r> {
 
     /// The tree of `body`, as parsed: the marks of the step before taken back.
     fn text_tree(&self, body: &str) -> Option<RefMut<'_, Tree<'r>>> {
-        let (_, tree) = self.text.iter().find(|(b, _)| *b == body)?;
+        let (_, tree, _, _) = self.text.iter().find(|(b, _, _, _)| *b == body)?;
         let mut tree = tree.try_borrow_mut().ok()?;
         tree.clear_marks();
         Some(tree)
+    }
+
+    /// Whether a step whose render of `body` gave up at `cap` is over the budget whatever the
+    /// rest: what it wrote is (`OutputCap`), and so is `body` itself, which the step sends
+    /// instead when its whole render would be no shorter (`snapshot::filter_tree`).
+    fn over_after_giving_up(&self, body: &str, cap: OutputCap) -> bool {
+        let Some((_, _, units, tokens)) = self.text.iter().find(|(b, _, _, _)| *b == body) else {
+            return false;
+        };
+        // A UTF-16 unit is three bytes at most.
+        body.len() / 3 > cap.chars
+            || (cap.chars != usize::MAX
+                && *units.get_or_init(|| budget::cut::utf16_len(body)) > cap.chars)
+            || *tokens.get_or_init(|| tokens::estimate_tokens(body)) > cap.tokens
     }
 
     /// `text_tree` of a body read from `structuredContent`, with that tree in the light notation.
@@ -355,6 +377,10 @@ pub struct SnapshotCapture<'p> {
     pub deltas: Option<DeltaInput<'p>>,
     /// The result's trees read already (the budget's ladder), else each body is parsed.
     pub trees: Option<&'p ParsedTrees<'p>>,
+    /// A step of the budget's ladder that is not its last: a render of one of `trees` (without
+    /// deltas) may give up here, the step then over the budget (`gave_up`).
+    pub cap: Option<OutputCap>,
+    pub gave_up: bool,
     pub raw: Option<String>,
     pub holds: Option<SentPage>,
     pub sent: Option<Sent>,
@@ -368,14 +394,27 @@ impl SnapshotCapture<'_> {
     pub fn filter(&mut self, body: &str, options: &SnapshotOptions) -> FilteredSnapshot {
         self.raw = Some(body.to_string());
         let notation = crate::notation::notation_of(body);
-        let parsed = self.trees.and_then(|t| t.text_tree(body));
+        let parsed = self.trees.and_then(|t| Some((t, t.text_tree(body)?)));
         let out = match (self.deltas, parsed) {
             (None, None) => return crate::notation::filter_snapshot(body, options),
-            (None, Some(mut tree)) => {
-                return crate::snapshot::filter_tree(notation, body, &mut tree, options)
+            (None, Some((trees, mut tree))) => {
+                tree.output_cap = self.cap;
+                let mut out = crate::snapshot::filter_tree(notation, body, &mut tree, options);
+                tree.output_cap = None;
+                if tree.gave_up {
+                    match self.cap {
+                        Some(cap) if trees.over_after_giving_up(body, cap) => self.gave_up = true,
+                        // Not sure to be over: rendered whole.
+                        _ => {
+                            tree.clear_marks();
+                            out = crate::snapshot::filter_tree(notation, body, &mut tree, options);
+                        }
+                    }
+                }
+                return out;
             }
             (Some(input), None) => filter_with_deltas(notation, body, options, input),
-            (Some(input), Some(mut tree)) => {
+            (Some(input), Some((_, mut tree))) => {
                 filter_tree_with_deltas(notation, body, &mut tree, options, input)
             }
         };

@@ -12,7 +12,7 @@
 //! to `until`: markers name the smallest such thing. The parser reads these lines back as
 //! `Marker` nodes, so filtering filtered output keeps them as they are.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 use super::tree::{CondensedRun, NodeKind, RecordRun, Tree};
 
@@ -65,9 +65,17 @@ impl<'a> ExpandTarget<'a> {
             Some(p) => p.children.as_slice(),
             None => tree.roots.as_slice(),
         };
+        let from = all.iter().position(|&s| s == first_id).unwrap_or(all.len());
+        let rest = all.get(from..).unwrap_or(&[]);
+        if let Some(until) = Self::fresh_after_last(tree, rest, last_id) {
+            return ExpandTarget {
+                uid: first.uid,
+                until: Some(until),
+            };
+        }
         let mut seen: HashSet<&str> = HashSet::new();
         let mut reached_last = false;
-        for &s in all.iter().skip_while(|&&s| s != first_id) {
+        for &s in rest {
             let Some(n) = tree.nodes.get(s) else { continue };
             reached_last |= s == last_id;
             let fresh = n.kind == NodeKind::Element && !n.uid.is_empty() && !seen.contains(n.uid);
@@ -82,6 +90,27 @@ impl<'a> ExpandTarget<'a> {
             }
         }
         ExpandTarget::subtree(parent_or_fallback)
+    }
+
+    /// The `until` of `for_run` without its set of the uids seen, when the index tells: the
+    /// first sibling from `last` on (`siblings` start at the run's first) whose uid finds it
+    /// and whose id is past every sibling before it: no earlier node, so no earlier sibling,
+    /// has its uid. `None` when a sibling in the way cannot be told so (the set decides).
+    fn fresh_after_last(tree: &Tree<'a>, siblings: &[usize], last_id: usize) -> Option<&'a str> {
+        if tree.first_with_uid.len() != tree.nodes.len() {
+            return None;
+        }
+        let mut before = None;
+        let mut reached_last = false;
+        for (i, &s) in siblings.iter().enumerate() {
+            let n = tree.nodes.get(s)?;
+            reached_last |= s == last_id;
+            if reached_last && i > 0 && n.kind == NodeKind::Element && !n.uid.is_empty() {
+                return (tree.uid_finds(s) && before.is_none_or(|b| b < s)).then_some(n.uid);
+            }
+            before = before.max(Some(s));
+        }
+        None
     }
 
     pub(crate) fn write(&self, out: &mut String) {
@@ -104,7 +133,10 @@ const MAX_ROLES_NAMED: usize = 3;
 
 struct Summary<'a> {
     total: usize,
-    by_role: BTreeMap<&'a str, usize>,
+    /// (role, count), in the order first seen (`write_counted` orders them).
+    by_role: Vec<(&'a str, usize)>,
+    /// How many uids, and the first `MAX_LISTED_UIDS + 1` of them in document order.
+    uid_count: usize,
     uids: Vec<&'a str>,
     /// The uids whose first node (where a reader finds them) comes first and last in the
     /// document, with that node: the ends of a range, in document order even when a uid
@@ -117,7 +149,8 @@ impl<'a> Summary<'a> {
     fn new() -> Self {
         Summary {
             total: 0,
-            by_role: BTreeMap::new(),
+            by_role: Vec::new(),
+            uid_count: 0,
             uids: Vec::new(),
             first: None,
             last: None,
@@ -127,9 +160,15 @@ impl<'a> Summary<'a> {
     /// The nodes of `run` and everything under them.
     fn of_subtrees(tree: &Tree<'a>, run: &[usize]) -> Self {
         let mut summary = Summary::new();
+        // `Tree::subtree`'s order (document order), without a list per node.
+        let mut stack = Vec::new();
         for &id in run {
-            for sub in tree.subtree(id) {
+            stack.push(id);
+            while let Some(sub) = stack.pop() {
                 summary.add(tree, sub);
+                if let Some(node) = tree.nodes.get(sub) {
+                    stack.extend(node.children.iter().rev().copied());
+                }
             }
         }
         summary
@@ -148,9 +187,15 @@ impl<'a> Summary<'a> {
         } else {
             node.role
         };
-        *self.by_role.entry(role).or_default() += 1;
+        match self.by_role.iter_mut().find(|(r, _)| *r == role) {
+            Some((_, count)) => *count += 1,
+            None => self.by_role.push((role, 1)),
+        }
         if !node.uid.is_empty() {
-            self.uids.push(node.uid);
+            self.uid_count += 1;
+            if self.uids.len() <= MAX_LISTED_UIDS {
+                self.uids.push(node.uid);
+            }
             let at = tree.first_with_uid(id);
             // (not `is_none_or`: the README promises Rust 1.80)
             if !matches!(self.first, Some((f, _)) if f <= at) {
@@ -166,10 +211,10 @@ impl<'a> Summary<'a> {
     /// a run whose first and last uids are its `uid` and `until`): the call says the range, and
     /// the marker does not write it twice.
     fn said_by(&self, expand: ExpandTarget<'_>) -> bool {
-        let ends = match self.uids.as_slice() {
-            [] => return false,
-            [one] => (*one, None),
-            [a, b] => (*a, Some(*b)),
+        let ends = match (self.uid_count, self.uids.as_slice()) {
+            (0, _) => return false,
+            (1, [one, ..]) => (*one, None),
+            (2, [a, b, ..]) => (*a, Some(*b)),
             _ => match (self.first, self.last) {
                 (Some((_, a)), Some((_, b))) => (a, Some(b)),
                 _ => return false,
@@ -179,9 +224,9 @@ impl<'a> Summary<'a> {
     }
 
     fn write_uids(&self, out: &mut String) {
-        if !self.uids.is_empty() {
+        if self.uid_count > 0 {
             out.push_str("uid ");
-            if self.uids.len() <= MAX_LISTED_UIDS {
+            if self.uid_count <= MAX_LISTED_UIDS {
                 out.push_str(&self.uids.join(", "));
             } else {
                 out.push_str(self.first.map_or("", |(_, u)| u));
@@ -201,7 +246,7 @@ impl<'a> Summary<'a> {
     /// the `uid …` part when the call names the same uids (`… 3 text hidden: expand_snapshot
     /// uid=7_120 until=7_122`).
     fn write_counted(&self, out: &mut String, verb: &str, expand: ExpandTarget<'_>) {
-        let mut roles: Vec<(&str, usize)> = self.by_role.iter().map(|(r, c)| (*r, *c)).collect();
+        let mut roles = self.by_role.clone();
         // Most frequent first; ties by name so the output is deterministic.
         roles.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         let said = self.said_by(expand);
@@ -276,7 +321,7 @@ pub fn write_records(
         summary.write_uids(out);
     }
     expand.write(out);
-    summary.uids.len()
+    summary.uid_count
 }
 
 /// Writes the marker before condensed records (`… records 6–40 below: controls and labels
@@ -295,7 +340,7 @@ pub fn write_condensed(
     out.push_str(&(run.first_record + run.records - 1).to_string());
     out.push_str(" below: controls and labels only, ");
     summary.write_counted(out, "hidden", expand);
-    summary.uids.len()
+    summary.uid_count
 }
 
 /// Ends a table's header: the uids of the whole run (`(uid A…B)`, the ones its rows do not
@@ -323,7 +368,7 @@ pub fn write_hidden(
 ) -> usize {
     let summary = Summary::of_subtrees(tree, run);
     summary.write(out, "hidden", expand);
-    summary.uids.len()
+    summary.uid_count
 }
 
 /// The end (exclusive) of the run of hidden siblings that starts at `items[start]`: one marker
@@ -377,7 +422,7 @@ pub fn write_dropped(
         "layout nodes dropped",
         ExpandTarget::subtree(expand_uid),
     );
-    summary.uids.len()
+    summary.uid_count
 }
 
 /// What a marker line names: the uids it lists (a `first…last` range gives both ends) and

@@ -178,6 +178,7 @@ pub fn filter_tree<N: Notation + ?Sized>(
     }
     apply_passes(tree, options);
     let rendered = notation.render(tree, options.level >= Level::Moderate);
+    tree.gave_up = rendered.gave_up;
     if rendered.text.len() >= text.len() {
         let markers = tree
             .nodes

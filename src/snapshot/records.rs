@@ -121,6 +121,14 @@ fn records_at(shapes: &[Shape<'_>], start: usize, p: usize) -> Option<(Vec<usize
 /// a head that opens each record once. Exact repetition needs none.
 fn exact_records_at(shapes: &[Shape<'_>], start: usize, p: usize) -> Option<(Vec<usize>, usize)> {
     let template = shapes.get(start..start + p)?;
+    // The cheap tests first: this runs for every sibling and period where the sibling's shape
+    // recurs (text and links running through prose), and most fail here.
+    if template.iter().any(Option::is_none)
+        || (1..MIN_RECORDS)
+            .any(|r| shapes.get(start + r * p..start + (r + 1) * p) != Some(template))
+    {
+        return None;
+    }
     // A template repeating a shorter one (a run of texts) is the shorter run's, or
     // `collapse_similar`'s for a single role.
     let repeats_shorter = (1..p).any(|d| {
@@ -135,7 +143,7 @@ fn exact_records_at(shapes: &[Shape<'_>], start: usize, p: usize) -> Option<(Vec
         .iter()
         .flatten()
         .any(|&r| r != "link" && roles::is_interactive_role(r));
-    if repeats_shorter || !controls || template.iter().any(Option::is_none) {
+    if repeats_shorter || !controls {
         return None;
     }
     let mut starts = Vec::new();
@@ -665,6 +673,7 @@ pub fn collapse_records<'a>(
     let mut runs: Vec<(usize, RecordRun<'a>, Vec<usize>)> = Vec::new();
     let mut condensed: Vec<(usize, CondensedRun)> = Vec::new();
     let mut shapes = Vec::new();
+    let mut same_until: Vec<usize> = Vec::new();
     let mut cells = Vec::new();
     let mut members = Vec::new();
     let mut labels = Vec::new();
@@ -683,6 +692,17 @@ pub fn collapse_records<'a>(
         let exact = max_table_text > 0 && facts.in_main(parent);
         shapes.clear();
         shapes.extend(items.iter().map(|&c| shape_of(tree, c)));
+        // Where the run of one shape from each sibling ends: a template inside one repeats a
+        // shorter one (`exact_records_at` finds none there), told without comparing its roles
+        // at every sibling and period of a long run of texts.
+        same_until.clear();
+        same_until.resize(shapes.len(), 0);
+        for k in (0..shapes.len()).rev() {
+            same_until[k] = match shapes.get(k + 1) {
+                Some(next) if *next == shapes[k] => same_until[k + 1],
+                _ => k + 1,
+            };
+        }
         let mut i = 0;
         let mut floor = 0;
         while i + MIN_PERIOD * MIN_RECORDS <= shapes.len() {
@@ -696,8 +716,12 @@ pub fn collapse_records<'a>(
                     if shapes.get(i + p) != shapes.get(i) {
                         continue;
                     }
-                    let found = records_at(&shapes, i, p)
-                        .or_else(|| exact.then(|| exact_records_at(&shapes, i, p)).flatten());
+                    let uniform = same_until.get(i).is_some_and(|&e| e >= i + p);
+                    let found = records_at(&shapes, i, p).or_else(|| {
+                        (exact && !uniform)
+                            .then(|| exact_records_at(&shapes, i, p))
+                            .flatten()
+                    });
                     if let Some((starts, end)) = found {
                         if best.as_ref().is_none_or(|b| end > b.end) {
                             best = Some(FoundRun {

@@ -17,6 +17,49 @@ pub struct Rendered {
     pub uids_shown: usize,
     pub uids_hidden: usize,
     pub markers: usize,
+    /// The render stopped at its tree's `output_cap`: `text` is the start of the output only.
+    pub gave_up: bool,
+}
+
+/// Where a render may give up: once what it wrote is over `tokens` estimated tokens or `chars`
+/// UTF-16 units, the rest is not written (`Rendered::gave_up`). The budget's ladder sets it,
+/// with the slack of `crate::tokens::MAX_TOKENS_LOST_AT_SEAM` per seam, for a step that is not
+/// its last: any text holding what was written is over the budget, so that step is rejected
+/// whatever the rest would have been.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutputCap {
+    pub tokens: usize,
+    pub chars: usize,
+}
+
+/// Bytes written between two looks at the cap.
+const CAP_STRIDE: usize = 4096;
+
+/// The cap and what was counted of the output so far.
+struct CapCheck {
+    cap: OutputCap,
+    counted: usize,
+    tokens: crate::tokens::TokenCount,
+    units: usize,
+}
+
+impl CapCheck {
+    /// Whether `text` (the output so far, of which `counted` bytes were counted before) is
+    /// over the cap; looks every `CAP_STRIDE` bytes.
+    fn over(&mut self, text: &str) -> bool {
+        if text.len() < self.counted + CAP_STRIDE {
+            return false;
+        }
+        let new = text.as_bytes().get(self.counted..).unwrap_or_default();
+        self.tokens.add(new);
+        // A UTF-16 unit per character, two for one of four bytes.
+        self.units += new
+            .iter()
+            .map(|&b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
+            .sum::<usize>();
+        self.counted = text.len();
+        self.tokens.tokens() > self.cap.tokens || self.units > self.cap.chars
+    }
 }
 
 pub fn push_indent(out: &mut String, depth: usize) {
@@ -131,6 +174,9 @@ struct Frame<'t, S> {
     closes_document: Option<usize>,
     /// The node whose children the frame holds (`None`: the roots).
     owner: Option<usize>,
+    /// The first item past `pos` that starts condensed records or a table (`items.len()`:
+    /// none), found once for the items up to it rather than at each of them.
+    next_stop: usize,
 }
 
 /// A node whose subtree is a document of its own: a root, or an iframe a reader finds by its
@@ -249,9 +295,20 @@ pub fn render_with<'t, W: LineWriter<'t>>(
         document: None,
         closes_document: None,
         owner: None,
+        next_stop: 0,
     }];
     let delta = tree.delta.as_deref();
+    let mut cap = tree.output_cap.map(|cap| CapCheck {
+        cap,
+        counted: 0,
+        tokens: crate::tokens::TokenCount::default(),
+        units: 0,
+    });
     while let Some(frame) = stack.last_mut() {
+        if cap.as_mut().is_some_and(|c| c.over(&r.text)) {
+            r.gave_up = true;
+            return;
+        }
         let Some(&id) = frame.items.get(frame.pos) else {
             if let Some(line) = delta.and_then(|d| d.removed.get(&frame.owner)) {
                 writer.marker(&mut r.text, frame.depth, line);
@@ -376,10 +433,18 @@ pub fn render_with<'t, W: LineWriter<'t>>(
                 if !tree.condensed_records.is_empty() || !tree.tables.is_empty() {
                     // A line of siblings ends before condensed records (their marker) and
                     // before a table (its header).
-                    if let Some(stop) = rest.iter().skip(1).position(|&i| {
-                        tree.condensed_records.contains_key(&i) || table_at(tree, i).is_some()
-                    }) {
-                        rest = rest.get(..=stop).unwrap_or(rest);
+                    if frame.next_stop <= frame.pos {
+                        frame.next_stop = rest
+                            .iter()
+                            .skip(1)
+                            .position(|&i| {
+                                tree.condensed_records.contains_key(&i)
+                                    || table_at(tree, i).is_some()
+                            })
+                            .map_or(frame.items.len(), |stop| frame.pos + 1 + stop);
+                    }
+                    if frame.next_stop < frame.items.len() {
+                        rest = rest.get(..frame.next_stop - frame.pos).unwrap_or(rest);
                     }
                 }
                 // A delta's removed line for a node whose children get no frame of their own.
@@ -429,6 +494,7 @@ pub fn render_with<'t, W: LineWriter<'t>>(
                             document,
                             closes_document: own_doc.then_some(id),
                             owner: Some(id),
+                            next_stop: 0,
                         });
                     }
                     _ if own_doc && depth > 0 => {

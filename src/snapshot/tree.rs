@@ -144,6 +144,12 @@ pub struct Tree<'a> {
     pub first_with_uid: Vec<usize>,
     /// How many different uids `first_with_uid` found.
     pub(crate) distinct_uids: usize,
+    /// Where a render of this tree may give up (`render::OutputCap`; set by the budget's
+    /// ladder for a step that will not fit).
+    pub output_cap: Option<super::render::OutputCap>,
+    /// `snapshot::filter_tree`'s render of the tree stopped at `output_cap`: what it returned
+    /// is the start of the output only.
+    pub gave_up: bool,
 }
 
 /// The lines a delta adds to a render (`render::render_with` writes them).
@@ -359,6 +365,7 @@ impl<'a> Tree<'a> {
         self.record_labels.clear();
         self.tables.clear();
         self.delta = None;
+        self.gave_up = false;
     }
 
     /// The node a reader finds for `id`'s uid (`id` itself when the tree is not indexed).

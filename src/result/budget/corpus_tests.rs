@@ -312,3 +312,53 @@ fn expand_and_search_answers_obey_the_budget_and_say_how_to_read_on() {
         assert!(rest.len() > 1000, "{tool}");
     }
 }
+
+/// A step of the ladder that will not fit stops rendering once it is sure to be over
+/// (`OutputCap`): over every corpus result and session step, at every lossy level, with
+/// deltas and without (the proxy's default at `light`, and `filterToolResult`), under budgets
+/// that take each step of the ladder, the results are byte for byte those of renders written
+/// whole, and steps did give up (the work a rejected step is spared).
+#[test]
+fn a_step_that_gives_up_changes_no_result() {
+    let Some(calls) = all_calls() else {
+        return;
+    };
+    let run = |giving_up: bool| {
+        super::GIVING_UP.with(|g| g.set(giving_up));
+        super::GAVE_UP.with(|n| n.set(0));
+        let mut outs = Vec::new();
+        for (max_tokens, max_chars) in [
+            (25_000usize, 50_000usize),
+            (2_000, 50_000),
+            (25_000, 10_000),
+        ] {
+            for level in [Level::Light, Level::Moderate, Level::Aggressive] {
+                for deltas in [false, true] {
+                    let mut options = SessionOptions::for_level(level);
+                    options.max_tokens = max_tokens;
+                    options.max_chars = max_chars;
+                    options.snapshot_deltas = deltas;
+                    options.stats = StatsMode::Inline;
+                    let mut session = Session::new(options);
+                    for (where_, tool, args, result) in &calls {
+                        let out = session
+                            .filter_tool_result(tool, result, Some(args))
+                            .unwrap_or_else(|e| panic!("{where_}: {e}"));
+                        outs.push(out);
+                    }
+                }
+            }
+        }
+        let gave_up = super::GAVE_UP.with(|n| n.get());
+        super::GIVING_UP.with(|g| g.set(true));
+        (outs, gave_up)
+    };
+    let (whole, none) = run(false);
+    let (capped, gave_up) = run(true);
+    assert_eq!(none, 0);
+    assert!(gave_up > 100, "{gave_up} steps gave up");
+    assert_eq!(whole.len(), capped.len());
+    for (i, (a, b)) in whole.iter().zip(&capped).enumerate() {
+        assert!(a == b, "result {i} differs when steps give up");
+    }
+}

@@ -14,6 +14,15 @@
 
 #[cfg(test)]
 mod corpus_tests;
+
+#[cfg(test)]
+thread_local! {
+    /// Whether a step may give up (`give_up_at`): off, every step renders whole, as the
+    /// reference a test compares with.
+    static GIVING_UP: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+    /// Steps whose render gave up, on this thread.
+    static GAVE_UP: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 pub mod cut;
 
 use serde_json::{Map, Value};
@@ -22,8 +31,9 @@ use crate::error::FilterResult;
 use crate::level::Level;
 use crate::snapshot::delta::Sent;
 use crate::snapshot::params::{coarse_steps, lean_limits, RESERVE_CHARS, RESERVE_TOKENS};
+use crate::snapshot::render::OutputCap;
 use crate::snapshot::{SnapshotLimits, SnapshotOptions};
-use crate::tokens::{estimate_tokens, MAX_TOKENS_PER_BYTE};
+use crate::tokens::{self, estimate_tokens, MAX_TOKENS_PER_BYTE};
 
 use super::structured;
 use super::{
@@ -299,13 +309,18 @@ pub fn fit(
             .and_then(|d| d.sent)
             .and_then(|page| page.budget_step.clone());
         let sent_as = std::cell::Cell::new(None);
-        let mut run = |step_options: &ResultOptions| {
+        // A step that is not the last may stop rendering once it is sure not to fit (its
+        // result only tells that it is over); the last is the cut's base, written whole.
+        let cap = give_up_at(bound);
+        // `keep`: what the session keeps of the page is this step's.
+        let mut run = |step_options: &ResultOptions, cap: Option<OutputCap>, keep: bool| {
             // A coarser step is a delta too, against what the agent holds: after a page was
             // sent at this step, its next snapshot fails the level's own delta (the shown trees
             // differ) and gets here, where it is compared with what was sent.
             let mut step_capture = SnapshotCapture {
                 deltas: capture.deltas,
                 trees: Some(&trees),
+                cap,
                 ..SnapshotCapture::default()
             };
             let out = filter_result_map(
@@ -319,15 +334,31 @@ pub fn fit(
             if capture.raw.is_none() {
                 capture.raw = step_capture.raw;
             }
-            capture.holds = step_capture.holds;
-            capture.sent = step_capture.sent;
-            sent_as.set(step_capture.sent);
-            capture.full_bytes = step_capture.full_bytes;
-            capture.sent_bytes = step_capture.sent_bytes;
-            out
+            if keep {
+                capture.holds = step_capture.holds;
+                capture.sent = step_capture.sent;
+                sent_as.set(step_capture.sent);
+                capture.full_bytes = step_capture.full_bytes;
+                capture.sent_bytes = step_capture.sent_bytes;
+            }
+            debug_assert!(
+                !step_capture.gave_up || !matches!(&out, Ok(Some(f)) if bound.holds_filtered(f)),
+                "a step that gave up fits"
+            );
+            #[cfg(test)]
+            GAVE_UP.with(|n| n.set(n.get() + usize::from(step_capture.gave_up)));
+            out.map(|f| f.map(|f| (f, step_capture.gave_up)))
         };
-        match run(options)? {
-            Some(f) if bound.holds_filtered(&f) => {
+        let steps = ladder(options);
+        // The lean step sizes its node cap by the whole output of the step before it, which
+        // therefore renders whole.
+        let cap_before = |next: Option<&(&'static str, ResultOptions)>| {
+            cap.filter(|_| !next.is_some_and(|(name, _)| *name == LEAN))
+        };
+        // The options of the step `last` came from, when its render gave up.
+        let mut last_gave_up: Option<ResultOptions>;
+        match run(options, cap_before(steps.first()), true)? {
+            Some((f, _)) if bound.holds_filtered(&f) => {
                 // A page the budget sent at a later step is compared at that step while it is
                 // held: the level's delta would send back what that step hid (an unchanged
                 // page its whole difference), not the short form.
@@ -336,13 +367,14 @@ pub fn fit(
                     return Ok(Some(f));
                 };
                 let Some((step, mut step_options)) =
-                    ladder(options).into_iter().find(|(name, _)| *name == step)
+                    steps.into_iter().find(|(name, _)| *name == step)
                 else {
                     return Ok(Some(f));
                 };
                 step_options.level = held.level;
                 step_options.snapshot = held.limits.clone();
-                if let Some(mut at_step) = run(&step_options)? {
+                // Rendered whole: a step that gave up would not fit either.
+                if let Some((mut at_step, _)) = run(&step_options, None, true)? {
                     if bound.holds_filtered(&at_step) {
                         at_step.budget = Some(BudgetNote {
                             step,
@@ -353,7 +385,7 @@ pub fn fit(
                     }
                 }
                 // The page grew past that step: the level's own delta, as it was.
-                return run(options);
+                return Ok(run(options, None, true)?.map(|(f, _)| f));
             }
             // Unchanged and within the budget without a stats line: forwarded as it is.
             None if whole_bound(options.max_tokens, options.max_chars)
@@ -361,11 +393,15 @@ pub fn fit(
             {
                 return Ok(None)
             }
-            other => last = other,
+            other => {
+                last_gave_up = other.as_ref().filter(|(_, g)| *g).map(|_| options.clone());
+                last = other.map(|(f, _)| f);
+            }
         }
         let snapshot = trees.has_snapshot();
-        for (step, mut step_options) in ladder(options) {
-            if step == LEAN {
+        for (i, (step, step_options)) in steps.iter().enumerate() {
+            let mut step_options = step_options.clone();
+            if *step == LEAN {
                 // It changes snapshots only (another result would come out as before), and
                 // keeps as many nodes as the step before's size leaves room for.
                 let nodes = last
@@ -377,17 +413,24 @@ pub fn fit(
                     None => continue,
                 }
             }
-            if let Some(mut f) = run(&step_options)? {
+            let step_cap = cap_before(steps.get(i + 1)).filter(|_| i + 1 < steps.len());
+            if let Some((mut f, gave_up)) = run(&step_options, step_cap, true)? {
                 if bound.holds_filtered(&f) {
                     f.budget = Some(BudgetNote {
-                        step,
+                        step: *step,
                         cut_text: None,
                     });
-                    hold_at(capture, step, &step_options);
+                    hold_at(capture, *step, &step_options);
                     return Ok(Some(f));
                 }
+                last_gave_up = gave_up.then_some(step_options);
                 last = Some(f);
             }
+        }
+        if let Some(step_options) = last_gave_up {
+            // The cut's base written whole (the later steps left the text unchanged); what
+            // the session keeps of the page stays that of the last step run.
+            last = run(&step_options, None, false)?.map(|(f, _)| f);
         }
     }
     let (base, filtered) = match last {
@@ -410,6 +453,22 @@ fn hold_at(capture: &mut SnapshotCapture<'_>, step: &'static str, options: &Resu
             },
         ));
     }
+}
+
+/// Where a step's render may give up under `bound` (`OutputCap`): past it by the most the
+/// estimate can lose where the snapshot's text meets the text around it and where a notation
+/// puts lines into it (a few seams), and the characters of a line end it may drop.
+fn give_up_at(bound: Bound) -> Option<OutputCap> {
+    #[cfg(test)]
+    if !GIVING_UP.with(|g| g.get()) {
+        return None;
+    }
+    Some(OutputCap {
+        tokens: bound
+            .tokens
+            .saturating_add(4 * tokens::MAX_TOKENS_LOST_AT_SEAM),
+        chars: bound.chars.saturating_add(16),
+    })
 }
 
 /// A result no filter changed, as a `FilteredValue` (figures of the original, whose text
