@@ -353,7 +353,7 @@ pub fn fit(
         // The lean step sizes its node cap by the whole output of the step before it, which
         // therefore renders whole.
         let cap_before = |next: Option<&(&'static str, ResultOptions)>| {
-            cap.filter(|_| !next.is_some_and(|(name, _)| *name == LEAN))
+            cap.filter(|_| next.is_none_or(|(name, _)| *name != LEAN))
         };
         // The options of the step `last` came from, when its render gave up.
         let mut last_gave_up: Option<ResultOptions>;
@@ -417,10 +417,10 @@ pub fn fit(
             if let Some((mut f, gave_up)) = run(&step_options, step_cap, true)? {
                 if bound.holds_filtered(&f) {
                     f.budget = Some(BudgetNote {
-                        step: *step,
+                        step,
                         cut_text: None,
                     });
-                    hold_at(capture, *step, &step_options);
+                    hold_at(capture, step, &step_options);
                     return Ok(Some(f));
                 }
                 last_gave_up = gave_up.then_some(step_options);
