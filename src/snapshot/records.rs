@@ -688,8 +688,9 @@ pub fn collapse_records<'a>(
         }
         // Inside `main` only, where the agent acts (as `collapse_similar` keeps main's controls).
         let condense = if facts.in_main(parent) { condense } else { 0 };
-        // Rows found by exact repetition only where they stay in place (`exact_records_at`).
-        let exact = max_table_text > 0 && facts.in_main(parent);
+        // Inside `main` at a level that writes tables: records stay in place, and rows are
+        // found by exact repetition too (`exact_records_at`).
+        let tables_here = max_table_text > 0 && facts.in_main(parent);
         shapes.clear();
         shapes.extend(items.iter().map(|&c| shape_of(tree, c)));
         // Where the run of one shape from each sibling ends: a template inside one repeats a
@@ -718,7 +719,7 @@ pub fn collapse_records<'a>(
                     }
                     let uniform = same_until.get(i).is_some_and(|&e| e >= i + p);
                     let found = records_at(&shapes, i, p).or_else(|| {
-                        (exact && !uniform)
+                        (tables_here && !uniform)
                             .then(|| exact_records_at(&shapes, i, p))
                             .flatten()
                     });
@@ -749,14 +750,16 @@ pub fn collapse_records<'a>(
             // not links running through prose) never hide at a level that writes tables: they
             // stay in place, as a table where they share one exact shape, as nodes where they
             // break it.
-            let all: Vec<&[usize]> = (0..count).map(record).collect();
-            let in_place = max_table_text > 0
-                && facts.in_main(parent)
-                && all
-                    .iter()
-                    .any(|r| r.iter().any(|&c| holds_form_control(tree, c)));
             let mut keep = keep;
-            if in_place || max_table_text > 0 && facts.in_main(parent) && count > keep {
+            let all: Vec<&[usize]> = if tables_here {
+                (0..count).map(record).collect()
+            } else {
+                Vec::new()
+            };
+            let in_place = all
+                .iter()
+                .any(|r| r.iter().any(|&c| holds_form_control(tree, c)));
+            if in_place || tables_here && count > keep {
                 let found = tables_of(tree, &all, max_table_text);
                 if !found.is_empty() {
                     for r in &all {
