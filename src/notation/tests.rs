@@ -358,17 +358,7 @@ fn no_control_is_shown_without_its_label() {
         }
     }
     assert!(checked >= 300, "checked: {checked}");
-    assert!(
-        failures.is_empty(),
-        "{} problems, first ones:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(30)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_no_problems(&failures);
 }
 
 /// Problems at every level but `off` (where nothing hides).
