@@ -211,6 +211,12 @@ impl TokenCount {
 /// (1.25); counted high.
 pub const MAX_TOKENS_LOST_AT_SEAM: usize = 2;
 
+/// Characters of `text` as a JS string counts them (UTF-16 code units): one per character, two
+/// for a character of four UTF-8 bytes (a surrogate pair).
+pub fn utf16_len(text: &str) -> usize {
+    text.chars().map(char::len_utf16).sum()
+}
+
 /// The most estimated tokens one UTF-16 code unit of text (a JS string's `length`) can cost: a
 /// character of three UTF-8 bytes (3, one unit; four bytes cost 4 over two units). The proxy's
 /// bin lets a result of a tool no filter knows cross into native code only when

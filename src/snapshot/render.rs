@@ -50,13 +50,10 @@ impl CapCheck {
         if text.len() < self.counted + CAP_STRIDE {
             return false;
         }
-        let new = text.as_bytes().get(self.counted..).unwrap_or_default();
-        self.tokens.add(new);
-        // A UTF-16 unit per character, two for one of four bytes.
-        self.units += new
-            .iter()
-            .map(|&b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
-            .sum::<usize>();
+        // `counted` was the text's length: a character boundary.
+        let new = text.get(self.counted..).unwrap_or_default();
+        self.tokens.add(new.as_bytes());
+        self.units += crate::tokens::utf16_len(new);
         self.counted = text.len();
         self.tokens.tokens() > self.cap.tokens || self.units > self.cap.chars
     }

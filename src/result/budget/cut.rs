@@ -59,10 +59,7 @@ impl Cost {
     }
 }
 
-/// Characters of `text` as a JS string counts them (UTF-16 code units).
-pub fn utf16_len(text: &str) -> usize {
-    text.chars().map(char::len_utf16).sum()
-}
+pub use crate::tokens::utf16_len;
 
 /// `utf16_len(text) <= max`, without counting when the bytes alone tell (a unit is a byte or
 /// more).
