@@ -350,10 +350,10 @@ pub fn fit(
             out.map(|f| f.map(|f| (f, step_capture.gave_up)))
         };
         let steps = ladder(options);
-        // The lean step sizes its node cap by the whole output of the step before it, which
-        // therefore renders whole.
+        // A step followed by `next` may give up; the last renders whole (the cut's base), and
+        // so does the one before the lean step, which sizes its node cap by that output.
         let cap_before = |next: Option<&(&'static str, ResultOptions)>| {
-            cap.filter(|_| next.is_none_or(|(name, _)| *name != LEAN))
+            cap.filter(|_| next.is_some_and(|(name, _)| *name != LEAN))
         };
         // The options of the step `last` came from, when its render gave up.
         let mut last_gave_up: Option<ResultOptions>;
@@ -374,14 +374,9 @@ pub fn fit(
                 step_options.level = held.level;
                 step_options.snapshot = held.limits.clone();
                 // Rendered whole: a step that gave up would not fit either.
-                if let Some((mut at_step, _)) = run(&step_options, None, true)? {
+                if let Some((at_step, _)) = run(&step_options, None, true)? {
                     if bound.holds_filtered(&at_step) {
-                        at_step.budget = Some(BudgetNote {
-                            step,
-                            cut_text: None,
-                        });
-                        hold_at(capture, step, &step_options);
-                        return Ok(Some(at_step));
+                        return Ok(Some(sent_at(capture, at_step, step, &step_options)));
                     }
                 }
                 // The page grew past that step: the level's own delta, as it was.
@@ -413,15 +408,10 @@ pub fn fit(
                     None => continue,
                 }
             }
-            let step_cap = cap_before(steps.get(i + 1)).filter(|_| i + 1 < steps.len());
-            if let Some((mut f, gave_up)) = run(&step_options, step_cap, true)? {
+            let step_cap = cap_before(steps.get(i + 1));
+            if let Some((f, gave_up)) = run(&step_options, step_cap, true)? {
                 if bound.holds_filtered(&f) {
-                    f.budget = Some(BudgetNote {
-                        step,
-                        cut_text: None,
-                    });
-                    hold_at(capture, step, &step_options);
-                    return Ok(Some(f));
+                    return Ok(Some(sent_at(capture, f, step, &step_options)));
                 }
                 last_gave_up = gave_up.then_some(step_options);
                 last = Some(f);
@@ -442,8 +432,18 @@ pub fn fit(
     Ok(Some(cut(base, filtered, options, capture.raw.is_some())))
 }
 
-/// What the agent holds of the page was sent at the budget's `step`, with `options`.
-fn hold_at(capture: &mut SnapshotCapture<'_>, step: &'static str, options: &ResultOptions) {
+/// `filtered`, the output of the budget's `step` (with `options`), as sent: its note names the
+/// step, and what the agent holds of the page was sent at it.
+fn sent_at(
+    capture: &mut SnapshotCapture<'_>,
+    mut filtered: FilteredValue,
+    step: &'static str,
+    options: &ResultOptions,
+) -> FilteredValue {
+    filtered.budget = Some(BudgetNote {
+        step,
+        cut_text: None,
+    });
     if let Some(page) = capture.holds.as_mut() {
         page.budget_step = Some((
             step,
@@ -453,6 +453,7 @@ fn hold_at(capture: &mut SnapshotCapture<'_>, step: &'static str, options: &Resu
             },
         ));
     }
+    filtered
 }
 
 /// Where a step's render may give up under `bound` (`OutputCap`): past it by the most the
