@@ -160,15 +160,9 @@ impl<'a> Summary<'a> {
     /// The nodes of `run` and everything under them.
     fn of_subtrees(tree: &Tree<'a>, run: &[usize]) -> Self {
         let mut summary = Summary::new();
-        // `Tree::subtree`'s order (document order), without a list per node.
-        let mut stack = Vec::new();
         for &id in run {
-            stack.push(id);
-            while let Some(sub) = stack.pop() {
+            for sub in tree.subtree(id) {
                 summary.add(tree, sub);
-                if let Some(node) = tree.nodes.get(sub) {
-                    stack.extend(node.children.iter().rev().copied());
-                }
             }
         }
         summary

@@ -33,7 +33,7 @@ fn control_cell(tree: &Tree<'_>, id: usize) -> bool {
     if matches!(node.role, "textbox" | "searchbox" | "spinbutton") {
         return false;
     }
-    tree.subtree(id).into_iter().skip(1).all(|d| {
+    tree.subtree(id).skip(1).all(|d| {
         tree.nodes.get(d).is_some_and(|n| {
             n.kind == NodeKind::Element
                 && !roles::is_interactive(n)
@@ -46,7 +46,6 @@ fn control_cell(tree: &Tree<'_>, id: usize) -> bool {
 /// combobox selects, by the link it holds).
 fn shown_below(tree: &Tree<'_>, id: usize, name: &str) -> bool {
     tree.subtree(id)
-        .into_iter()
         .skip(1)
         .any(|d| tree.nodes.get(d).is_some_and(|n| n.name_str() == name))
 }

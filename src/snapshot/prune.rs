@@ -265,12 +265,7 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
     for table in tree.tables.values() {
         let cells: std::collections::HashSet<usize> = table.items.iter().copied().collect();
         for &r in &table.record_nodes {
-            unwritten.extend(
-                tree.subtree(r)
-                    .into_iter()
-                    .skip(1)
-                    .filter(|d| !cells.contains(d)),
-            );
+            unwritten.extend(tree.subtree(r).skip(1).filter(|d| !cells.contains(d)));
         }
     }
     let side = |id: usize| facts.in_nav(id) && !facts.in_main(id);

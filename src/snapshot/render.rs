@@ -386,7 +386,7 @@ pub fn render_with<'t, W: LineWriter<'t>>(
                     writer.table(&mut r.text, tree, table, rows, depth, frame.scope, expand);
                 let mut all = std::collections::HashSet::new();
                 for &i in items {
-                    all.extend(tree.subtree(i).into_iter().filter_map(|d| {
+                    all.extend(tree.subtree(i).filter_map(|d| {
                         tree.nodes
                             .get(d)
                             .filter(|n| n.kind == NodeKind::Element && !n.uid.is_empty())

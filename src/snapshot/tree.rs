@@ -291,16 +291,15 @@ impl<'a> Tree<'a> {
 
     /// Ids of `root` and everything under it, in document order (explicit stack: trees may be
     /// thousands of levels deep).
-    pub fn subtree(&self, root: usize) -> Vec<usize> {
-        let mut out = Vec::new();
+    pub fn subtree(&self, root: usize) -> impl Iterator<Item = usize> + '_ {
         let mut stack = vec![root];
-        while let Some(id) = stack.pop() {
-            out.push(id);
+        std::iter::from_fn(move || {
+            let id = stack.pop()?;
             if let Some(node) = self.nodes.get(id) {
                 stack.extend(node.children.iter().rev().copied());
             }
-        }
-        out
+            Some(id)
+        })
     }
 
     /// Ancestors of `id`, nearest first.

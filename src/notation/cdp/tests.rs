@@ -160,7 +160,6 @@ fn check_invariants(name: &str, input: &str, level: Level) -> String {
                 if expanded.insert(root) {
                     covered.extend(
                         raw.subtree(root)
-                            .into_iter()
                             .filter_map(|i| raw.nodes.get(i))
                             .map(|n| n.uid),
                     );
@@ -372,7 +371,6 @@ fn raw_subtree(body: &str, uid: &str) -> Vec<(String, String, Option<String>)> {
     let tree = parse(body);
     let root = tree.find_uid(uid).expect("uid in page");
     tree.subtree(root)
-        .into_iter()
         .filter_map(|i| tree.nodes.get(i))
         .map(|n| {
             (
