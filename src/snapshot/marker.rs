@@ -65,7 +65,9 @@ impl<'a> ExpandTarget<'a> {
             Some(p) => p.children.as_slice(),
             None => tree.roots.as_slice(),
         };
-        let from = all.iter().position(|&s| s == first_id).unwrap_or(all.len());
+        // Children are in document order, ids ascending (`Tree::push`): a page of thousands of
+        // siblings has a marker every few of them, and a scan from the first was quadratic.
+        let from = all.binary_search(&first_id).unwrap_or(all.len());
         let rest = all.get(from..).unwrap_or(&[]);
         if let Some(until) = Self::fresh_after_last(tree, rest, last_id) {
             return ExpandTarget {

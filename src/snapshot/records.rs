@@ -10,7 +10,10 @@
 
 use super::prune::Facts;
 use super::roles;
-use super::tree::{Column, ColumnName, CondensedRun, NodeKind, RecordRun, Table, Tree};
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use super::tree::{Column, ColumnName, CondensedRun, NodeKind, RecordRun, Table, Tree, UidHasher};
 use super::walk::{visible_children, Containers};
 
 /// Longest record looked for (siblings per record).
@@ -36,10 +39,72 @@ fn shape_of<'a>(tree: &Tree<'a>, id: usize) -> Option<&'a str> {
     })
 }
 
-type Shape<'a> = Option<&'a str>;
+/// A sibling's shape as the search reads it: its role, or `None` (it breaks a run).
+type Shape<R> = Option<R>;
+
+/// What the search asks of a role besides equality.
+trait Role: Copy + Eq {
+    /// Role-less text.
+    fn is_text(self) -> bool;
+    /// A control other than a link: what a settings row or a card holds.
+    fn is_form_control(self) -> bool;
+}
+
+impl Role for &str {
+    fn is_text(self) -> bool {
+        self == "text"
+    }
+
+    fn is_form_control(self) -> bool {
+        self != "link" && roles::is_interactive_role(self)
+    }
+}
+
+/// A role as a number (`RoleCodes`): the search compares every sibling's shape with others at
+/// every period, and comparing role strings there was most of the pass on long pages of prose.
+/// Equal roles have equal codes; the low bits carry what `Role` asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct RoleCode(u32);
+
+impl Role for RoleCode {
+    fn is_text(self) -> bool {
+        self.0 & 1 != 0
+    }
+
+    fn is_form_control(self) -> bool {
+        self.0 & 2 != 0
+    }
+}
+
+/// The roles of one pass's siblings, numbered as they are met.
+#[derive(Default)]
+struct RoleCodes<'a> {
+    codes: HashMap<&'a str, RoleCode, BuildHasherDefault<UidHasher>>,
+    names: Vec<&'a str>,
+}
+
+impl<'a> RoleCodes<'a> {
+    fn code(&mut self, role: &'a str) -> RoleCode {
+        if let Some(&code) = self.codes.get(role) {
+            return code;
+        }
+        let flags = u32::from(role.is_text()) | u32::from(role.is_form_control()) << 1;
+        let code = RoleCode((self.names.len() as u32) << 2 | flags);
+        self.names.push(role);
+        self.codes.insert(role, code);
+        code
+    }
+
+    fn name(&self, code: RoleCode) -> &'a str {
+        self.names
+            .get((code.0 >> 2) as usize)
+            .copied()
+            .unwrap_or("")
+    }
+}
 
 /// `a` equals `b` up to one substitution, insertion or deletion.
-fn within_one_edit(a: &[Shape<'_>], b: &[Shape<'_>]) -> bool {
+fn within_one_edit<R: Role>(a: &[Shape<R>], b: &[Shape<R>]) -> bool {
     let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let (a_rest, b_rest) = (
         a.get(prefix..).unwrap_or(&[]),
@@ -55,10 +120,10 @@ fn within_one_edit(a: &[Shape<'_>], b: &[Shape<'_>]) -> bool {
 
 /// The length of the record starting at `start` that matches `template` (exactly, or up to
 /// one edit after its head); with `next_head`, the sibling after it must start a record too.
-fn record_len(
-    shapes: &[Shape<'_>],
+fn record_len<R: Role>(
+    shapes: &[Shape<R>],
     start: usize,
-    template: &[Shape<'_>],
+    template: &[Shape<R>],
     next_head: bool,
 ) -> Option<usize> {
     let head = template.first().copied().flatten()?;
@@ -87,7 +152,7 @@ fn record_len(
 
 /// The run of records starting at `start` with period `p`: where each record starts, and
 /// where the run ends (at least `MIN_RECORDS` records).
-fn records_at(shapes: &[Shape<'_>], start: usize, p: usize) -> Option<(Vec<usize>, usize)> {
+fn records_at<R: Role>(shapes: &[Shape<R>], start: usize, p: usize) -> Option<(Vec<usize>, usize)> {
     let template = shapes.get(start..start + p)?;
     let head = template.first().copied().flatten()?;
     if template
@@ -118,17 +183,20 @@ fn records_at(shapes: &[Shape<'_>], start: usize, p: usize) -> Option<(Vec<usize
 /// The run of records starting at `start` that repeat the `p` siblings there exactly, for
 /// records whose every role recurs inside them (a settings row: its text, a switch, the
 /// switch's label, a second switch and its label), which `records_at` cannot find: it needs
-/// a head that opens each record once. Exact repetition needs none.
-fn exact_records_at(shapes: &[Shape<'_>], start: usize, p: usize) -> Option<(Vec<usize>, usize)> {
-    let template = shapes.get(start..start + p)?;
-    // The cheap tests first: this runs for every sibling and period where the sibling's shape
+/// a head that opens each record once. Exact repetition needs none. `repeat_end` is
+/// `repeat_end(shapes, start, p)`.
+fn exact_records_at<R: Role>(
+    shapes: &[Shape<R>],
+    start: usize,
+    p: usize,
+    repeat_end: usize,
+) -> Option<(Vec<usize>, usize)> {
+    // The cheap test first: this runs for every sibling and period where the sibling's shape
     // recurs (text and links running through prose), and most fail here.
-    if template.iter().any(Option::is_none)
-        || (1..MIN_RECORDS)
-            .any(|r| shapes.get(start + r * p..start + (r + 1) * p) != Some(template))
-    {
+    if repeat_end < start + (MIN_RECORDS - 1) * p {
         return None;
     }
+    let template = shapes.get(start..start + p)?;
     // A template repeating a shorter one (a run of texts) is the shorter run's, or
     // `collapse_similar`'s for a single role.
     let repeats_shorter = (1..p).any(|d| {
@@ -139,20 +207,43 @@ fn exact_records_at(shapes: &[Shape<'_>], start: usize, p: usize) -> Option<(Vec
                 .all(|(a, b)| a == b)
     });
     // Only for rows of form controls: links running through prose keep the runs a head finds.
-    let controls = template
-        .iter()
-        .flatten()
-        .any(|&r| r != "link" && roles::is_interactive_role(r));
+    let controls = template.iter().flatten().any(|&r| r.is_form_control());
     if repeats_shorter || !controls {
         return None;
     }
-    let mut starts = Vec::new();
-    let mut pos = start;
-    while shapes.get(pos..pos + p) == Some(template) {
-        starts.push(pos);
-        pos += p;
+    // Record r repeats the first while every sibling before it equals the one `p` later.
+    let records = 1 + (repeat_end - start) / p;
+    let starts = (0..records).map(|r| start + r * p).collect();
+    Some((starts, start + records * p))
+}
+
+/// The first sibling from `from` on that is a break or differs from the one `p` after it: the
+/// siblings in `from..repeat_end` are roles, each repeated `p` siblings later.
+fn repeat_end<R: Role>(shapes: &[Shape<R>], from: usize, p: usize) -> usize {
+    let mut j = from;
+    while shapes.get(j).copied().flatten().is_some() && shapes.get(j + p) == shapes.get(j) {
+        j += 1;
     }
-    (starts.len() >= MIN_RECORDS).then_some((starts, pos))
+    j
+}
+
+/// `repeat_end` at each period for a search that only moves forward: an end at or past the
+/// search's sibling holds there too, so each sibling is compared with the one `p` later once
+/// per period rather than at every start before it.
+struct RepeatEnds([Option<usize>; MAX_PERIOD + 1]);
+
+impl RepeatEnds {
+    fn new() -> RepeatEnds {
+        RepeatEnds([None; MAX_PERIOD + 1])
+    }
+
+    fn at<R: Role>(&mut self, shapes: &[Shape<R>], from: usize, p: usize) -> usize {
+        match self.0.get_mut(p) {
+            Some(Some(end)) if *end >= from => *end,
+            Some(slot) => *slot.insert(repeat_end(shapes, from, p)),
+            None => repeat_end(shapes, from, p),
+        }
+    }
 }
 
 /// Moves a run back to where its first record really starts. The search needs a head that
@@ -162,7 +253,7 @@ fn exact_records_at(shapes: &[Shape<'_>], start: usize, p: usize) -> Option<(Vec
 /// controls shown, its name hidden). When the siblings before the run repeat the end of its
 /// first record (from `floor` on), every record starts that much earlier; the last one ends
 /// where the siblings after the run still follow the first record's start.
-fn align_start(shapes: &[Shape<'_>], floor: usize, starts: &mut [usize], end: &mut usize) {
+fn align_start<R: Role>(shapes: &[Shape<R>], floor: usize, starts: &mut [usize], end: &mut usize) {
     let (Some(&start), Some(&second)) = (starts.first(), starts.get(1)) else {
         return;
     };
@@ -181,12 +272,12 @@ fn align_start(shapes: &[Shape<'_>], floor: usize, starts: &mut [usize], end: &m
         // it (an inbox's toolbar button taken as the first row's head, the last row's Reply
         // left over)? Then every record starts that much later; never past a label onto its
         // control (a settings list's "Weekly summary", checkbox: the label opens the row).
-        let labels = shapes.get(start) == Some(&Some("text"))
+        let labels = shapes.get(start).copied().flatten().is_some_and(R::is_text)
             && shapes
                 .get(start + 1)
                 .copied()
                 .flatten()
-                .is_some_and(|r| r != "link" && roles::is_interactive_role(r));
+                .is_some_and(R::is_form_control);
         if let Some(fwd) = (1..p).rev().find(|&f| !labels && matches(*end, start, f)) {
             for s in starts.iter_mut() {
                 *s += fwd;
@@ -672,6 +763,7 @@ pub fn collapse_records<'a>(
     let mut tables: Vec<(usize, Table<'a>)> = Vec::new();
     let mut runs: Vec<(usize, RecordRun<'a>, Vec<usize>)> = Vec::new();
     let mut condensed: Vec<(usize, CondensedRun)> = Vec::new();
+    let mut codes = RoleCodes::default();
     let mut shapes = Vec::new();
     let mut same_until: Vec<usize> = Vec::new();
     let mut cells = Vec::new();
@@ -692,7 +784,11 @@ pub fn collapse_records<'a>(
         // found by exact repetition too (`exact_records_at`).
         let tables_here = max_table_text > 0 && facts.in_main(parent);
         shapes.clear();
-        shapes.extend(items.iter().map(|&c| shape_of(tree, c)));
+        shapes.extend(
+            items
+                .iter()
+                .map(|&c| shape_of(tree, c).map(|role| codes.code(role))),
+        );
         // Where the run of one shape from each sibling ends: a template inside one repeats a
         // shorter one (`exact_records_at` finds none there), told without comparing its roles
         // at every sibling and period of a long run of texts.
@@ -706,6 +802,7 @@ pub fn collapse_records<'a>(
         }
         let mut i = 0;
         let mut floor = 0;
+        let mut repeat_ends = RepeatEnds::new();
         while i + MIN_PERIOD * MIN_RECORDS <= shapes.len() {
             // The period covering most siblings from here (the shortest on ties).
             let mut best: Option<FoundRun> = None;
@@ -720,7 +817,7 @@ pub fn collapse_records<'a>(
                     let uniform = same_until.get(i).is_some_and(|&e| e >= i + p);
                     let found = records_at(&shapes, i, p).or_else(|| {
                         (tables_here && !uniform)
-                            .then(|| exact_records_at(&shapes, i, p))
+                            .then(|| exact_records_at(&shapes, i, p, repeat_ends.at(&shapes, i, p)))
                             .flatten()
                     });
                     if let Some((starts, end)) = found {
@@ -820,7 +917,7 @@ pub fn collapse_records<'a>(
                         .unwrap_or(&[])
                         .iter()
                         .flatten()
-                        .copied()
+                        .map(|&code| codes.name(code))
                         .collect();
                     let run = RecordRun {
                         siblings: hidden.len(),
@@ -901,8 +998,9 @@ mod tests {
     #[test]
     fn one_edit_apart() {
         let t = [Some("checkbox"), Some("text"), Some("link"), Some("button")];
-        let v =
-            |x: &[&'static str]| -> Vec<Shape<'static>> { x.iter().map(|s| Some(*s)).collect() };
+        let v = |x: &[&'static str]| -> Vec<Shape<&'static str>> {
+            x.iter().map(|s| Some(*s)).collect()
+        };
         assert!(within_one_edit(&t, &t));
         assert!(within_one_edit(
             &v(&["checkbox", "text", "text", "button"]),
@@ -922,12 +1020,13 @@ mod tests {
 
     #[test]
     fn a_run_starts_where_its_records_start() {
-        let v =
-            |x: &[&'static str]| -> Vec<Shape<'static>> { x.iter().map(|s| Some(*s)).collect() };
+        let v = |x: &[&'static str]| -> Vec<Shape<&'static str>> {
+            x.iter().map(|s| Some(*s)).collect()
+        };
         // Cards: link, link, text, checkbox, button; found from the checkbox (the first role
         // that occurs once per card), three cards before a heading.
         let card = ["link", "link", "text", "checkbox", "button"];
-        let mut shapes: Vec<Shape<'_>> = vec![None];
+        let mut shapes: Vec<Shape<&str>> = vec![None];
         for _ in 0..3 {
             shapes.extend(v(&card));
         }
@@ -963,8 +1062,9 @@ mod tests {
 
     #[test]
     fn rows_whose_roles_recur_are_found_by_exact_repetition() {
-        let v =
-            |x: &[&'static str]| -> Vec<Shape<'static>> { x.iter().map(|s| Some(*s)).collect() };
+        let v = |x: &[&'static str]| -> Vec<Shape<&'static str>> {
+            x.iter().map(|s| Some(*s)).collect()
+        };
         // A settings row: its text, a switch and its label, a second switch and its label.
         let row = ["text", "switch", "text", "switch", "text"];
         let mut shapes = v(&["heading"]);
@@ -974,20 +1074,58 @@ mod tests {
         shapes.push(None);
         assert_eq!(records_at(&shapes, 1, 5), None);
         assert_eq!(
-            exact_records_at(&shapes, 1, 5),
+            exact_records_at(&shapes, 1, 5, repeat_end(&shapes, 1, 5)),
             Some((vec![1, 6, 11, 16], 21))
         );
         // Links through prose, or a run of one repeated pair, are not rows of this kind.
         let prose = v(&["text", "link", "text", "link", "text"].repeat(4));
-        assert_eq!(exact_records_at(&prose, 0, 5), None);
+        assert_eq!(
+            exact_records_at(&prose, 0, 5, repeat_end(&prose, 0, 5)),
+            None
+        );
         let pairs = v(&["text", "switch"].repeat(6));
-        assert_eq!(exact_records_at(&pairs, 0, 4), None);
+        assert_eq!(
+            exact_records_at(&pairs, 0, 4, repeat_end(&pairs, 0, 4)),
+            None
+        );
+    }
+
+    /// The ends kept per period answer as a scan from each sibling would, for a search moving
+    /// forward by one and by jumps, over breaks and over repeats of every period.
+    #[test]
+    fn repeat_ends_kept_forward_match_a_fresh_scan() {
+        let roles = ["text", "link", "button", "checkbox"];
+        let mut seed = 7u64;
+        let mut shapes: Vec<Shape<&str>> = Vec::new();
+        for k in 0..400 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let pick = (seed >> 33) as usize;
+            // Stretches that repeat with a period of 3, 5 or 7, then noise and breaks.
+            let shape = match (k / 60) % 3 {
+                0 => Some(roles[(k % 3) % roles.len()]),
+                1 if pick % 11 != 0 => Some(roles[(k % 5) % roles.len()]),
+                _ => (pick % 5 != 0).then(|| roles[pick % roles.len()]),
+            };
+            shapes.push(shape);
+        }
+        let mut ends = RepeatEnds::new();
+        let mut i = 0;
+        let mut step = 0;
+        while i < shapes.len() {
+            for p in MIN_PERIOD..=MAX_PERIOD {
+                assert_eq!(ends.at(&shapes, i, p), repeat_end(&shapes, i, p), "{i} {p}");
+            }
+            step += 1;
+            i += if step % 4 == 0 { 9 } else { 1 };
+        }
     }
 
     #[test]
     fn finds_records_with_an_optional_node() {
         let row = [Some("checkbox"), Some("text"), Some("link"), Some("button")];
-        let mut shapes: Vec<Shape<'_>> = vec![None];
+        let mut shapes: Vec<Shape<&str>> = vec![None];
         for k in 0..6 {
             shapes.extend(row);
             if k == 2 {
@@ -1001,7 +1139,7 @@ mod tests {
             Some((vec![1, 5, 9, 14, 18, 22], 26))
         );
         // Two records are not a run; a break (None) ends one.
-        let two: Vec<Shape<'_>> = row.iter().chain(&row).copied().collect();
+        let two: Vec<Shape<&str>> = row.iter().chain(&row).copied().collect();
         assert!(records_at(&two, 0, 4).is_none());
         let mut broken = two.clone();
         broken.push(None);

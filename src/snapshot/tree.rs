@@ -278,6 +278,8 @@ pub struct CondensedRun {
 }
 
 impl<'a> Tree<'a> {
+    /// Adds `node` under `parent` (a root when `None`). Ids are given in order, so each
+    /// `children` list and `roots` ascend, which readers may binary-search.
     pub fn push(&mut self, mut node: Node<'a>, parent: Option<usize>) -> usize {
         let id = self.nodes.len();
         node.parent = parent;
@@ -402,10 +404,11 @@ impl<'a> Tree<'a> {
     }
 }
 
-/// A multiply-rotate hash (FxHash's) for short uid strings: SipHash's flooding resistance buys
-/// nothing when counting the uids of one snapshot, and it is several times slower.
+/// A multiply-rotate hash (FxHash's) for short strings of one snapshot (uids, roles):
+/// SipHash's flooding resistance buys nothing when counting the uids of one snapshot, and it
+/// is several times slower.
 #[derive(Default)]
-struct UidHasher(u64);
+pub(super) struct UidHasher(u64);
 
 impl Hasher for UidHasher {
     fn write(&mut self, bytes: &[u8]) {
