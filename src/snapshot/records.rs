@@ -1105,8 +1105,8 @@ mod tests {
             // Stretches that repeat with a period of 3, 5 or 7, then noise and breaks.
             let shape = match (k / 60) % 3 {
                 0 => Some(roles[(k % 3) % roles.len()]),
-                1 if pick % 11 != 0 => Some(roles[(k % 5) % roles.len()]),
-                _ => (pick % 5 != 0).then(|| roles[pick % roles.len()]),
+                1 if !pick.is_multiple_of(11) => Some(roles[(k % 5) % roles.len()]),
+                _ => (!pick.is_multiple_of(5)).then(|| roles[pick % roles.len()]),
             };
             shapes.push(shape);
         }
