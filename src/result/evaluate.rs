@@ -6,7 +6,13 @@
 //! the fence says what was cut. A top-level string (typically `innerHTML`) and output that is not
 //! JSON are cut on a line or tag boundary. The closing fence is always kept.
 
-use serde_json::Value;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Number;
 
 use super::lines::split_last_newline;
 
@@ -109,13 +115,13 @@ pub fn filter_evaluate_message(section: &str, limits: &EvaluateLimits) -> Option
     let close = open + 1 + lines.get(open + 1..)?.iter().position(|l| *l == "```")?;
     let payload = lines.get(open + 1..close)?.join("\n");
     let mut cuts = Cuts::default();
-    let new_payload = match serde_json::from_str::<Value>(&payload) {
+    let new_payload = match serde_json::from_str::<Json<'_>>(&payload) {
         Ok(mut value) => {
             cut_value(&mut value, limits, &mut cuts);
             if !cuts.any() {
                 return None;
             }
-            value.to_string()
+            serde_json::to_string(&value).ok()?
         }
         Err(_) => {
             let cut = cut_at_boundary(&payload, limits.max_output_chars)?;
@@ -136,40 +142,41 @@ pub fn filter_evaluate_message(section: &str, limits: &EvaluateLimits) -> Option
 }
 
 /// Cuts a parsed value in place, with an explicit stack (no recursion on deep values).
-fn cut_value(root: &mut Value, limits: &EvaluateLimits, cuts: &mut Cuts) {
-    if let Value::String(s) = root {
+fn cut_value(root: &mut Json<'_>, limits: &EvaluateLimits, cuts: &mut Cuts) {
+    if let Json::String(s) = root {
         if let Some(cut) = cut_at_boundary(s, limits.max_output_chars) {
             cuts.output_chars = s.get(cut..).map_or(0, |rest| rest.chars().count());
+            let s = s.to_mut();
             s.truncate(cut);
             s.push('…');
         }
         return;
     }
-    let mut stack: Vec<(&mut Value, usize)> = vec![(root, 0)];
+    let mut stack: Vec<(&mut Json<'_>, usize)> = vec![(root, 0)];
     while let Some((value, depth)) = stack.pop() {
         let too_deep = depth >= limits.max_depth;
         let replacement = match &*value {
-            Value::Array(items) if too_deep && !items.is_empty() => {
+            Json::Array(items) if too_deep && !items.is_empty() => {
                 Some(format!("[… {} items]", items.len()))
             }
-            Value::Object(map) if too_deep && !map.is_empty() => {
-                Some(format!("{{… {} keys}}", map.len()))
+            Json::Object(members) if too_deep && !members.is_empty() => {
+                Some(format!("{{… {} keys}}", members.len()))
             }
             _ => None,
         };
         if let Some(marker) = replacement {
             cuts.deep += 1;
-            *value = Value::String(marker);
+            *value = Json::String(Cow::Owned(marker));
             continue;
         }
         match value {
-            Value::Array(items) => {
+            Json::Array(items) => {
                 if items.len() > limits.max_array_items {
                     let extra = items.len() - limits.max_array_items;
                     items.truncate(limits.max_array_items);
                     cuts.arrays += 1;
                     cuts.items += extra;
-                    items.push(Value::String(format!("… {extra} more items")));
+                    items.push(Json::String(Cow::Owned(format!("… {extra} more items"))));
                     // The marker is not pushed below: it is ours, not the page's.
                     let kept = items.len() - 1;
                     stack.extend(items.iter_mut().take(kept).map(|v| (v, depth + 1)));
@@ -177,11 +184,14 @@ fn cut_value(root: &mut Value, limits: &EvaluateLimits, cuts: &mut Cuts) {
                     stack.extend(items.iter_mut().map(|v| (v, depth + 1)));
                 }
             }
-            Value::Object(map) => stack.extend(map.values_mut().map(|v| (v, depth + 1))),
-            Value::String(s) => {
+            Json::Object(members) => {
+                stack.extend(members.iter_mut().map(|(_, v)| (v, depth + 1)));
+            }
+            Json::String(s) => {
                 if let Some(cut) = cut_at_boundary(s, limits.max_string_chars) {
                     cuts.strings += 1;
                     cuts.chars += s.get(cut..).map_or(0, |rest| rest.chars().count());
+                    let s = s.to_mut();
                     s.truncate(cut);
                     s.push('…');
                 }
@@ -191,10 +201,163 @@ fn cut_value(root: &mut Value, limits: &EvaluateLimits, cuts: &mut Cuts) {
     }
 }
 
+/// The script's JSON as the filter reads and writes it: `serde_json::Value`'s reading and
+/// writing (its numbers, escapes and nesting limit, a repeated key's last value in its first
+/// place) without its map, objects kept as lists of members and strings borrowed from the
+/// payload where they hold no escape. Reading into `Value` hashed every key into an index map
+/// and copied every string: most of the filter's time on a page's worth of links.
+#[derive(Debug, Clone, PartialEq)]
+enum Json<'a> {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(Cow<'a, str>),
+    Array(Vec<Json<'a>>),
+    Object(Vec<(Cow<'a, str>, Json<'a>)>),
+}
+
+/// A string borrowed from the payload when it holds no escape.
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(JsonVisitor)
+            .and_then(|json| match json {
+                Json::String(s) => Ok(Text(s)),
+                _ => Err(de::Error::custom("a string")),
+            })
+    }
+}
+
+impl<'de> Deserialize<'de> for Json<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(JsonVisitor)
+    }
+}
+
+struct JsonVisitor;
+
+impl<'de> Visitor<'de> for JsonVisitor {
+    type Value = Json<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<Json<'de>, E> {
+        Ok(Json::Null)
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<Json<'de>, E> {
+        Ok(Json::Bool(b))
+    }
+
+    fn visit_i64<E>(self, n: i64) -> Result<Json<'de>, E> {
+        Ok(Json::Number(n.into()))
+    }
+
+    fn visit_u64<E>(self, n: u64) -> Result<Json<'de>, E> {
+        Ok(Json::Number(n.into()))
+    }
+
+    fn visit_f64<E>(self, n: f64) -> Result<Json<'de>, E> {
+        Ok(Number::from_f64(n).map_or(Json::Null, Json::Number))
+    }
+
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Json<'de>, E> {
+        Ok(Json::String(Cow::Borrowed(s)))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Json<'de>, E> {
+        Ok(Json::String(Cow::Owned(s.to_owned())))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Json<'de>, E> {
+        Ok(Json::String(Cow::Owned(s)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json<'de>, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Json::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json<'de>, A::Error> {
+        let mut members: Vec<(Cow<'de, str>, Json<'de>)> = Vec::new();
+        while let Some((Text(key), value)) = map.next_entry()? {
+            members.push((key, value));
+        }
+        Ok(Json::Object(merge_repeated_keys(members)))
+    }
+}
+
+/// A key given twice keeps its first place and its last value, as `serde_json::Map` does.
+fn merge_repeated_keys<'a>(
+    members: Vec<(Cow<'a, str>, Json<'a>)>,
+) -> Vec<(Cow<'a, str>, Json<'a>)> {
+    let repeated = match members.len() {
+        0 | 1 => false,
+        // Most objects are small: a compare of each pair costs less than a set.
+        2..=8 => members
+            .iter()
+            .enumerate()
+            .any(|(i, (k, _))| members.iter().skip(i + 1).any(|(other, _)| other == k)),
+        n => {
+            let mut seen = std::collections::HashSet::with_capacity(n);
+            !members.iter().all(|(k, _)| seen.insert(k.as_ref()))
+        }
+    };
+    if !repeated {
+        return members;
+    }
+    let mut at: HashMap<Cow<'a, str>, usize> = HashMap::new();
+    let mut merged: Vec<(Cow<'a, str>, Json<'a>)> = Vec::new();
+    for (key, value) in members {
+        match at.get(&key) {
+            Some(&i) => {
+                if let Some(slot) = merged.get_mut(i) {
+                    slot.1 = value;
+                }
+            }
+            None => {
+                at.insert(key.clone(), merged.len());
+                merged.push((key, value));
+            }
+        }
+    }
+    merged
+}
+
+impl Serialize for Json<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Json::Null => serializer.serialize_unit(),
+            Json::Bool(b) => serializer.serialize_bool(*b),
+            Json::Number(n) => n.serialize(serializer),
+            Json::String(s) => serializer.serialize_str(s),
+            Json::Array(items) => serializer.collect_seq(items),
+            Json::Object(members) => {
+                let mut map = serializer.serialize_map(Some(members.len()))?;
+                for (key, value) in members {
+                    map.serialize_entry(key.as_ref(), value)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
 /// Where to cut `text` to keep at most `max_chars` characters: after the last newline or `>`,
 /// or before the last `<`, in the final fifth of the allowance; otherwise at `max_chars`.
 /// `None` when the text is short enough.
 fn cut_at_boundary(text: &str, max_chars: usize) -> Option<usize> {
+    // No more bytes than that is no more characters: most strings are told by their length.
+    if text.len() <= max_chars {
+        return None;
+    }
     let (limit, _) = text.char_indices().nth(max_chars)?;
     let window_start = text
         .char_indices()
@@ -215,6 +378,7 @@ fn cut_at_boundary(text: &str, max_chars: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     fn limits() -> EvaluateLimits {
         EvaluateLimits {
@@ -292,6 +456,38 @@ mod tests {
         let out = filter_evaluate_message(&fenced(&deep), &limits()).expect("cut");
         assert_eq!(payload_of(&out), "[".repeat(20));
         assert_eq!(out.split('\n').nth(3), Some("```"));
+    }
+
+    /// The filter's own reading and writing of JSON gives what `serde_json::Value` gives, byte
+    /// for byte: numbers of every kind, escapes, non-ASCII text, repeated keys, nesting.
+    #[test]
+    fn the_lean_value_reads_and_writes_as_serde_json_value_does() {
+        let payloads = [
+            r#"[0,-0,1,-1,18446744073709551615,18446744073709551616,-9223372036854775809]"#,
+            r#"[1.0,0.1,1e21,1e+21,1E-7,0.000001,123456789012345680000,5e-324,-2.5e300]"#,
+            r#"{"a":"x\"y\\z\n\t\u0001\u001f\u007f\/","b":"é✓😀\u00e9\ud83d\ude00"}"#,
+            r#"{"k":1,"j":2,"k":3,"":{"":[]},"l":{"m":4,"m":5}}"#,
+            r#"{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"a":10}"#,
+            r#"[true,false,null,[],{},[[[{"x":[{"y":null}]}]]]]"#,
+            r#"  {"spaced" : [ 1 , 2 ] }  "#,
+            r#""just a string with \u2028 and \r\n""#,
+        ];
+        for payload in payloads {
+            let value: Value = serde_json::from_str(payload).expect(payload);
+            let lean: Json<'_> = serde_json::from_str(payload).expect(payload);
+            assert_eq!(
+                serde_json::to_string(&lean).expect("written"),
+                value.to_string(),
+                "{payload}"
+            );
+        }
+        for bad in ["[1,]", r#"{"a"}"#, r#""\ud800""#, "[1] 2", "nul"] {
+            assert_eq!(
+                serde_json::from_str::<Json<'_>>(bad).is_ok(),
+                serde_json::from_str::<Value>(bad).is_ok(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

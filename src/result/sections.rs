@@ -54,13 +54,13 @@ pub fn split_sections(text: &str, is_error: bool) -> Vec<Section<'_>> {
     } else {
         None
     };
-    let lines: Vec<(usize, &str)> = line_offsets(text);
+    let mut lines = line_offsets(text).peekable();
     let mut sections = Vec::new();
     let mut kind = SectionKind::Message;
     let mut start = 0;
     let mut in_fence = false;
     let mut seen_snapshot = false;
-    for (index, &(offset, line)) in lines.iter().enumerate() {
+    while let Some((offset, line)) = lines.next() {
         if Some(offset) == error_start {
             push(&mut sections, kind, &text[start..offset]);
             sections.push(Section {
@@ -68,6 +68,11 @@ pub fn split_sections(text: &str, is_error: bool) -> Vec<Section<'_>> {
                 text: &text[offset..],
             });
             return sections;
+        }
+        // Only a header (`#`), a console detail (`ID: `) or a fence changes the section
+        // (`header_kind`): the lines of a tree are passed over by their first byte.
+        if !matches!(line.as_bytes().first(), Some(b'#' | b'I' | b'`')) {
+            continue;
         }
         let content = line.strip_suffix('\n').unwrap_or(line);
         if fence_tracked(kind) && content.starts_with("```") {
@@ -78,7 +83,7 @@ pub fn split_sections(text: &str, is_error: bool) -> Vec<Section<'_>> {
             continue;
         }
         let next = lines
-            .get(index + 1)
+            .peek()
             .map(|&(_, l)| l.strip_suffix('\n').unwrap_or(l));
         let Some(header) = header_kind(content, next, kind, seen_snapshot) else {
             continue;
@@ -99,23 +104,25 @@ fn push<'a>(sections: &mut Vec<Section<'a>>, kind: SectionKind, text: &'a str) {
 }
 
 /// Lines with their terminating `\n` and their byte offset.
-fn line_offsets(text: &str) -> Vec<(usize, &str)> {
+fn line_offsets(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let mut offset = 0;
-    text.split_inclusive('\n')
-        .map(|line| {
-            let at = offset;
-            offset += line.len();
-            (at, line)
-        })
-        .collect()
+    text.split_inclusive('\n').map(move |line| {
+        let at = offset;
+        offset += line.len();
+        (at, line)
+    })
 }
 
 fn last_error_line(text: &str) -> Option<usize> {
-    line_offsets(text)
-        .into_iter()
-        .rev()
-        .find(|(_, line)| line.starts_with("Error: "))
-        .map(|(offset, _)| offset)
+    let mut end = text.len();
+    for line in text.split_inclusive('\n').rev() {
+        let start = end - line.len();
+        if line.starts_with("Error: ") {
+            return Some(start);
+        }
+        end = start;
+    }
+    None
 }
 
 /// Sections whose text may hold a fenced block (a script result, later upstream sections).

@@ -15,10 +15,11 @@ pub fn cut_long_names(tree: &mut Tree<'_>, max_chars: usize) {
             continue;
         }
         // Count at most max_chars + 2 characters: linear even on a 10 MB name.
-        let long = node
-            .name
-            .as_deref()
-            .is_some_and(|n| n.chars().take(max_chars.saturating_add(2)).count() > max_chars + 1);
+        // No more bytes than that is no more characters: most names are told by their length.
+        let long = node.name.as_deref().is_some_and(|n| {
+            n.len() > max_chars.saturating_add(1)
+                && n.chars().take(max_chars.saturating_add(2)).count() > max_chars + 1
+        });
         if long {
             node.keep_chars = Some(max_chars);
         }
@@ -98,10 +99,10 @@ fn budget_items(tree: &mut Tree<'_>, items: &[usize], budget: usize, scratch: &m
             return false;
         };
         let label = is_control(k + 1);
-        let short = node
-            .name
-            .as_deref()
-            .is_some_and(|n| n.chars().take(SHORT_TEXT_CHARS + 1).count() <= SHORT_TEXT_CHARS);
+        let short = node.name.as_deref().is_some_and(|n| {
+            n.len() <= SHORT_TEXT_CHARS
+                || n.chars().take(SHORT_TEXT_CHARS + 1).count() <= SHORT_TEXT_CHARS
+        });
         let title = short && (k + 1..k + 1 + TITLE_REACH).any(is_control);
         label || title
     }));
@@ -122,10 +123,14 @@ fn budget_items(tree: &mut Tree<'_>, items: &[usize], budget: usize, scratch: &m
             node.hidden = true;
         } else {
             let shown = node.keep_chars.unwrap_or(usize::MAX);
-            used += node
-                .name
-                .as_deref()
-                .map_or(0, |n| n.chars().take(shown).count());
+            // `chars().count()` counts a word at a time where `take` decodes each character.
+            used += node.name.as_deref().map_or(0, |n| {
+                if n.len() <= shown {
+                    n.chars().count()
+                } else {
+                    n.chars().take(shown).count()
+                }
+            });
         }
     }
 }
