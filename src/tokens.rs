@@ -366,6 +366,22 @@ mod tests {
         }
         let snapshot = "uid=1_0 RootWebArea \"Café 2026\" url=\"http://127.0.0.1:8765/a?b=1234567\"\n  uid=1_1 button \"getElementById\"\n";
         assert_eq!(estimate_tokens(snapshot), reference(snapshot));
+        // Longer texts, fed whole and in pieces cut anywhere (the renderer's output cap feeds
+        // its count so): the letter run and the class before are carried across pieces.
+        for _ in 0..2000 {
+            let len = rng.below(120);
+            let text: String = (0..len).map(|_| rng.pick(&alphabet)).collect();
+            assert_eq!(estimate_tokens(&text), reference(&text), "{text:?}");
+            let bytes = text.as_bytes();
+            let mut count = TokenCount::default();
+            let mut at = 0;
+            while at < bytes.len() {
+                let piece = (1 + rng.below(40) as usize).min(bytes.len() - at);
+                count.add(&bytes[at..at + piece]);
+                at += piece;
+            }
+            assert_eq!(count.tokens(), reference(&text), "{text:?} in pieces");
+        }
     }
 
     /// The estimate's cost beside the filter's, on the same snapshots, one core (a bench, not a
