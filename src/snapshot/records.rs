@@ -66,6 +66,13 @@ impl Role for &str {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct RoleCode(u32);
 
+impl RoleCode {
+    /// The role's place among those numbered (`RoleCodes::names`).
+    fn index(self) -> usize {
+        (self.0 >> 2) as usize
+    }
+}
+
 impl Role for RoleCode {
     fn is_text(self) -> bool {
         self.0 & 1 != 0
@@ -96,10 +103,7 @@ impl<'a> RoleCodes<'a> {
     }
 
     fn name(&self, code: RoleCode) -> &'a str {
-        self.names
-            .get((code.0 >> 2) as usize)
-            .copied()
-            .unwrap_or("")
+        self.names.get(code.index()).copied().unwrap_or("")
     }
 }
 
@@ -766,6 +770,8 @@ pub fn collapse_records<'a>(
     let mut codes = RoleCodes::default();
     let mut shapes = Vec::new();
     let mut same_until: Vec<usize> = Vec::new();
+    let mut next_same: Vec<usize> = Vec::new();
+    let mut last_at: Vec<usize> = Vec::new();
     let mut cells = Vec::new();
     let mut members = Vec::new();
     let mut labels = Vec::new();
@@ -800,34 +806,56 @@ pub fn collapse_records<'a>(
                 _ => k + 1,
             };
         }
+        // The next sibling of each one's shape: a run `records_at` finds from a sibling has
+        // that distance for its period (the head opens each record once), so no other period
+        // is tried there.
+        next_same.clear();
+        next_same.resize(shapes.len(), usize::MAX);
+        last_at.clear();
+        last_at.resize(codes.names.len(), usize::MAX);
+        for (k, shape) in shapes.iter().enumerate().rev() {
+            if let Some(last) = shape.and_then(|code| last_at.get_mut(code.index())) {
+                if let Some(next) = next_same.get_mut(k) {
+                    *next = *last;
+                }
+                *last = k;
+            }
+        }
         let mut i = 0;
         let mut floor = 0;
         let mut repeat_ends = RepeatEnds::new();
         while i + MIN_PERIOD * MIN_RECORDS <= shapes.len() {
             // The period covering most siblings from here (the shortest on ties).
             let mut best: Option<FoundRun> = None;
-            if shapes.get(i).copied().flatten().is_some() {
-                for p in MIN_PERIOD..=MAX_PERIOD {
-                    if i + p * MIN_RECORDS > shapes.len() {
-                        break;
-                    }
-                    if shapes.get(i + p) != shapes.get(i) {
-                        continue;
-                    }
-                    let uniform = same_until.get(i).is_some_and(|&e| e >= i + p);
-                    let found = records_at(&shapes, i, p).or_else(|| {
+            // The periods tried are the distances to the later siblings of this one's shape
+            // (a record repeats its first sibling), shortest first: along `next_same`.
+            let first = next_same.get(i).copied().unwrap_or(usize::MAX);
+            let mut later = first;
+            while let Some(p) = later.checked_sub(i).filter(|&p| p <= MAX_PERIOD) {
+                later = next_same.get(later).copied().unwrap_or(usize::MAX);
+                if p < MIN_PERIOD {
+                    continue;
+                }
+                if i + p * MIN_RECORDS > shapes.len() {
+                    break;
+                }
+                let uniform = same_until.get(i).is_some_and(|&e| e >= i + p);
+                let head_period = first == i + p;
+                let found = head_period
+                    .then(|| records_at(&shapes, i, p))
+                    .flatten()
+                    .or_else(|| {
                         (tables_here && !uniform)
                             .then(|| exact_records_at(&shapes, i, p, repeat_ends.at(&shapes, i, p)))
                             .flatten()
                     });
-                    if let Some((starts, end)) = found {
-                        if best.as_ref().is_none_or(|b| end > b.end) {
-                            best = Some(FoundRun {
-                                starts,
-                                end,
-                                period: p,
-                            });
-                        }
+                if let Some((starts, end)) = found {
+                    if best.as_ref().is_none_or(|b| end > b.end) {
+                        best = Some(FoundRun {
+                            starts,
+                            end,
+                            period: p,
+                        });
                     }
                 }
             }
