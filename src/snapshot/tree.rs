@@ -332,6 +332,11 @@ impl<'a> Tree<'a> {
         if !self.nodes.is_empty() && self.first_with_uid.len() == self.nodes.len() {
             return self.distinct_uids;
         }
+        if let Some(count) = self.count_ascending_uids() {
+            self.first_with_uid = (0..self.nodes.len()).collect();
+            self.distinct_uids = count;
+            return count;
+        }
         let mut first: HashMap<&str, usize, BuildHasherDefault<UidHasher>> =
             HashMap::with_capacity_and_hasher(self.nodes.len(), Default::default());
         let mut index = Vec::with_capacity(self.nodes.len());
@@ -345,6 +350,45 @@ impl<'a> Tree<'a> {
         self.first_with_uid = index;
         self.distinct_uids = first.len();
         self.distinct_uids
+    }
+
+    /// How many uids the tree holds when, read in document order, each one's number is past
+    /// the last of its prefix (`1_` 7 then `1_` 9; `e` 5, `f1e` 1, `e` 6): then no two are
+    /// alike and every node finds itself. Upstream numbers its ids in document order, so this
+    /// holds for what it writes, and the check reads the uids in order instead of hashing each
+    /// one into a map of the whole page (whose misses showed on big snapshots). `None` when
+    /// not (a repeated uid, one without a number, numbers out of order): the map decides.
+    fn count_ascending_uids(&self) -> Option<usize> {
+        // The last number of each prefix; a page has a few (one per frame).
+        const MAX_PREFIXES: usize = 32;
+        let mut last: Vec<(&str, u64)> = Vec::new();
+        let mut current = 0;
+        let mut count = 0;
+        for node in &self.nodes {
+            if node.kind != NodeKind::Element || node.uid.is_empty() {
+                continue;
+            }
+            let (prefix, number) = split_number(node.uid)?;
+            if last.get(current).is_none_or(|&(p, _)| p != prefix) {
+                match last.iter().position(|&(p, _)| p == prefix) {
+                    Some(at) => current = at,
+                    None if last.len() < MAX_PREFIXES => {
+                        last.push((prefix, number));
+                        current = last.len() - 1;
+                        count += 1;
+                        continue;
+                    }
+                    None => return None,
+                }
+            }
+            let slot = last.get_mut(current)?;
+            if number <= slot.1 {
+                return None;
+            }
+            slot.1 = number;
+            count += 1;
+        }
+        Some(count)
     }
 
     /// Takes back everything the lossy passes and a delta set (`snapshot::apply_passes`,
@@ -402,6 +446,17 @@ impl<'a> Tree<'a> {
             .filter(|n| n.kind == NodeKind::Element && !n.uid.is_empty())
             .map(|n| n.uid)
     }
+}
+
+/// `f1e12` → (`f1e`, 12): a uid's trailing digits as a number, `None` without any (or too
+/// many for a `u64`). Two uids alike split alike, so different splits are different uids.
+fn split_number(uid: &str) -> Option<(&str, u64)> {
+    let prefix = uid.trim_end_matches(|c: char| c.is_ascii_digit());
+    let digits = uid.get(prefix.len()..)?;
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
+    Some((prefix, digits.parse().ok()?))
 }
 
 /// A multiply-rotate hash (FxHash's) for short strings of one snapshot (uids, roles):
@@ -462,6 +517,50 @@ mod tests {
             let filled = buckets.len() as f64 / f64::from(1u32 << BITS);
             assert!(filled > 0.7, "{shape}: {filled:.3} of the buckets used");
         }
+    }
+
+    /// Uids read in order by their numbers (`count_ascending_uids`) or through the map index
+    /// alike: each node finds the first node with its uid, whichever way the uids come.
+    #[test]
+    fn index_uids_agrees_with_a_scan_for_the_first_node() {
+        let cases: &[&[&str]] = &[
+            &["1_1", "1_2", "", "1_10", "1_11"],
+            &["e1", "e2", "f1e1", "f1e2", "e3", "f2e1", "e4"],
+            &["e1", "e2", "f1e1", "e2", "e3"],
+            &["e5", "e3", "e4", "e3"],
+            &["e1", "e01", "e2"],
+            &["a", "b", "a", "1"],
+            &["7", "8", "9"],
+            &["e1", "e99999999999999999999", "e99999999999999999999"],
+        ];
+        for uids in cases {
+            let mut tree = Tree::default();
+            for uid in *uids {
+                let mut node = Node::new(NodeKind::Element, None);
+                node.uid = uid;
+                tree.push(node, None);
+            }
+            let distinct: HashSet<&str> = uids.iter().copied().filter(|u| !u.is_empty()).collect();
+            assert_eq!(tree.index_uids(), distinct.len(), "{uids:?}");
+            for (id, uid) in uids.iter().enumerate() {
+                let first = if uid.is_empty() {
+                    id
+                } else {
+                    uids.iter().position(|u| u == uid).unwrap_or(id)
+                };
+                assert_eq!(tree.first_with_uid(id), first, "{uids:?} at {id}");
+            }
+        }
+        // Prefixes past the few a page has: the map takes over, still right.
+        let many: Vec<String> = (0..100).map(|k| format!("f{k}e1")).collect();
+        let mut tree = Tree::default();
+        for uid in many.iter().chain(many.iter().take(1)) {
+            let mut node = Node::new(NodeKind::Element, None);
+            node.uid = uid;
+            tree.push(node, None);
+        }
+        assert_eq!(tree.index_uids(), 100);
+        assert_eq!(tree.first_with_uid(100), 0);
     }
 
     /// The index of a big snapshot's uids, ids renumbered past six digits, finds each first node.
