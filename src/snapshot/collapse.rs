@@ -5,24 +5,19 @@ use std::collections::HashSet;
 
 use super::prune::Facts;
 use super::roles;
-use super::tree::{NodeKind, Tree};
+use super::tree::{Node, NodeKind, Tree};
 use super::walk::Containers;
 
-/// Names longer than `max_chars` keep their first `max_chars` characters.
-pub fn cut_long_names(tree: &mut Tree<'_>, max_chars: usize) {
-    for node in tree.nodes.iter_mut() {
-        if node.kind != NodeKind::Element || node.role == "RootWebArea" {
-            continue;
-        }
-        // Count at most max_chars + 2 characters: linear even on a 10 MB name.
-        let long = node
-            .name
-            .as_deref()
-            .is_some_and(|n| n.chars().take(max_chars.saturating_add(2)).count() > max_chars + 1);
-        if long {
-            node.keep_chars = Some(max_chars);
-        }
+/// Whether `node`'s name is longer than `max_chars` (it keeps its first `max_chars`
+/// characters). Asked of every node by `apply_passes`, in its one sweep of the per-node marks.
+pub fn name_is_long(node: &Node<'_>, max_chars: usize) -> bool {
+    if node.kind != NodeKind::Element || node.role == "RootWebArea" {
+        return false;
     }
+    // Count at most max_chars + 2 characters: linear even on a 10 MB name.
+    node.name
+        .as_deref()
+        .is_some_and(|n| n.chars().take(max_chars.saturating_add(2)).count() > max_chars + 1)
 }
 
 /// A text this short with a control among the next `TITLE_REACH` siblings is the title of the
