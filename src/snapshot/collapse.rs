@@ -1,11 +1,9 @@
 //! Lossy passes that shorten content: long names cut (`cut=N`), text beyond a budget per
 //! container hidden, and runs of similar siblings collapsed after the first few.
 
-use std::collections::HashSet;
-
 use super::prune::Facts;
 use super::roles;
-use super::tree::{Node, NodeKind, Tree};
+use super::tree::{Node, NodeKind, NodeSet, Tree};
 use super::walk::Containers;
 
 /// Whether `node`'s name is longer than `max_chars` (it keeps its first `max_chars`
@@ -40,7 +38,7 @@ pub fn budget_and_collapse(
 ) {
     // The records of a nested table (and the cells under them) are its rows: written one line
     // each, never collapsed (a grid row holds ten `cell`s in a row).
-    let rows: HashSet<usize> = tree
+    let rows: NodeSet = tree
         .tables
         .values()
         .flat_map(|t| t.record_nodes.iter().flat_map(|&r| tree.subtree(r)))
@@ -137,7 +135,7 @@ fn collapse_items(
     facts: &Facts,
     (keep, keep_nav): (usize, usize),
     keep_main_controls: bool,
-    rows: &HashSet<usize>,
+    rows: &NodeSet,
     scratch: &mut Scratch,
 ) {
     let mut run_role: Option<&str> = None;

@@ -4,7 +4,7 @@
 //! nodes are never dropped; roots and markers are never hidden.
 
 use super::roles;
-use super::tree::{NodeKind, Tree};
+use super::tree::{NodeKind, NodeSet, Tree};
 use super::walk::Containers;
 
 /// Facts about every node, computed once in document order (parents come before children).
@@ -260,9 +260,9 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
     let n = tree.nodes.len();
     // The nodes between a nested table's records and their cells (`cell`, `group`) get no
     // line: the table writes its rows' cells only.
-    let mut unwritten = std::collections::HashSet::new();
+    let mut unwritten = NodeSet::new();
     for table in tree.tables.values() {
-        let cells: std::collections::HashSet<usize> = table.items.iter().copied().collect();
+        let cells: NodeSet = table.items.iter().copied().collect();
         for &r in &table.record_nodes {
             unwritten.extend(tree.subtree(r).skip(1).filter(|d| !cells.contains(d)));
         }

@@ -126,14 +126,14 @@ pub struct Tree<'a> {
     /// nodes they hide (`condensed_cells`).
     pub condensed_records: BTreeMap<usize, CondensedRun>,
     /// The nodes hidden inside condensed records: named by their run's marker, not one each.
-    pub condensed_cells: HashSet<usize>,
+    pub condensed_cells: NodeSet,
     /// The siblings of the records a run shows (whole, or condensed to their controls and
     /// labels): later passes leave them, so a row shows as a whole, never its buttons without
     /// the cells that name it.
-    pub record_members: HashSet<usize>,
+    pub record_members: NodeSet,
     /// The texts that name a record shown (its labels, its first text when no link names it):
     /// the text budget leaves them.
-    pub record_labels: HashSet<usize>,
+    pub record_labels: NodeSet,
     /// Runs of records written as a table (`records::collapse_records`), keyed by the first
     /// sibling of their first record: the renderer writes a header and one line per record.
     pub tables: BTreeMap<usize, Table<'a>>,
@@ -150,6 +150,86 @@ pub struct Tree<'a> {
     /// `snapshot::filter_tree`'s render of the tree stopped at `output_cap`: what it returned
     /// is the start of the output only.
     pub gave_up: bool,
+}
+
+/// A set of node ids, a bit per id: the passes ask their sets about node after node, and a
+/// hash set hashed each id and, on a big page, missed the cache at each lookup; the bits of
+/// half a million nodes fit in 64 KB.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NodeSet {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl NodeSet {
+    pub fn new() -> NodeSet {
+        NodeSet::default()
+    }
+
+    /// Adds `id`; whether it was not in the set.
+    pub fn insert(&mut self, id: usize) -> bool {
+        let (word, bit) = (id / 64, 1u64 << (id % 64));
+        if self.words.len() <= word {
+            self.words.resize(word + 1, 0);
+        }
+        let Some(w) = self.words.get_mut(word) else {
+            return false;
+        };
+        let new = *w & bit == 0;
+        *w |= bit;
+        self.len += usize::from(new);
+        new
+    }
+
+    pub fn contains(&self, id: &usize) -> bool {
+        self.words
+            .get(id / 64)
+            .is_some_and(|w| w & (1u64 << (id % 64)) != 0)
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn clear(&mut self) {
+        self.words.clear();
+        self.len = 0;
+    }
+
+    /// The ids in the set, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.words.iter().enumerate().flat_map(|(k, &w)| {
+            let mut rest = w;
+            std::iter::from_fn(move || {
+                if rest == 0 {
+                    return None;
+                }
+                let bit = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                Some(k * 64 + bit)
+            })
+        })
+    }
+}
+
+impl Extend<usize> for NodeSet {
+    fn extend<I: IntoIterator<Item = usize>>(&mut self, ids: I) {
+        for id in ids {
+            self.insert(id);
+        }
+    }
+}
+
+impl FromIterator<usize> for NodeSet {
+    fn from_iter<I: IntoIterator<Item = usize>>(ids: I) -> NodeSet {
+        let mut set = NodeSet::new();
+        set.extend(ids);
+        set
+    }
 }
 
 /// The lines a delta adds to a render (`render::render_with` writes them).
@@ -561,6 +641,25 @@ mod tests {
         }
         assert_eq!(tree.index_uids(), 100);
         assert_eq!(tree.first_with_uid(100), 0);
+    }
+
+    /// A node set answers as a hash set of the same ids would, and lists them ascending.
+    #[test]
+    fn node_set_holds_what_was_inserted() {
+        let ids = [0usize, 63, 64, 65, 1000, 7, 64, 129, 0];
+        let mut set: NodeSet = ids.iter().copied().collect();
+        let expected: std::collections::BTreeSet<usize> = ids.iter().copied().collect();
+        assert_eq!(set.len(), expected.len());
+        assert_eq!(
+            set.iter().collect::<Vec<_>>(),
+            expected.iter().copied().collect::<Vec<_>>()
+        );
+        for id in 0..1100 {
+            assert_eq!(set.contains(&id), expected.contains(&id), "{id}");
+        }
+        assert!(!set.insert(63) && set.insert(62) && set.contains(&62));
+        set.clear();
+        assert!(set.is_empty() && !set.contains(&0) && set.iter().next().is_none());
     }
 
     /// The index of a big snapshot's uids, ids renumbered past six digits, finds each first node.
