@@ -1,29 +1,23 @@
 //! Lossy passes that shorten content: long names cut (`cut=N`), text beyond a budget per
 //! container hidden, and runs of similar siblings collapsed after the first few.
 
-use std::collections::HashSet;
-
 use super::prune::Facts;
 use super::roles;
-use super::tree::{NodeKind, Tree};
+use super::tree::{Node, NodeKind, NodeSet, Tree};
 use super::walk::Containers;
 
-/// Names longer than `max_chars` keep their first `max_chars` characters.
-pub fn cut_long_names(tree: &mut Tree<'_>, max_chars: usize) {
-    for node in tree.nodes.iter_mut() {
-        if node.kind != NodeKind::Element || node.role == "RootWebArea" {
-            continue;
-        }
-        // Count at most max_chars + 2 characters: linear even on a 10 MB name.
-        // No more bytes than that is no more characters: most names are told by their length.
-        let long = node.name.as_deref().is_some_and(|n| {
-            n.len() > max_chars.saturating_add(1)
-                && n.chars().take(max_chars.saturating_add(2)).count() > max_chars + 1
-        });
-        if long {
-            node.keep_chars = Some(max_chars);
-        }
+/// Whether `node`'s name is longer than `max_chars` (it keeps its first `max_chars`
+/// characters). Asked of every node by `apply_passes`, in its one sweep of the per-node marks.
+pub fn name_is_long(node: &Node<'_>, max_chars: usize) -> bool {
+    if node.kind != NodeKind::Element || node.role == "RootWebArea" {
+        return false;
     }
+    // Count at most max_chars + 2 characters: linear even on a 10 MB name. No more bytes than
+    // that is no more characters: most names are told by their length.
+    node.name.as_deref().is_some_and(|n| {
+        n.len() > max_chars.saturating_add(1)
+            && n.chars().take(max_chars.saturating_add(2)).count() > max_chars + 1
+    })
 }
 
 /// A text this short with a control among the next `TITLE_REACH` siblings is the title of the
@@ -46,7 +40,7 @@ pub fn budget_and_collapse(
 ) {
     // The records of a nested table (and the cells under them) are its rows: written one line
     // each, never collapsed (a grid row holds ten `cell`s in a row).
-    let rows: HashSet<usize> = tree
+    let rows: NodeSet = tree
         .tables
         .values()
         .flat_map(|t| t.record_nodes.iter().flat_map(|&r| tree.subtree(r)))
@@ -147,7 +141,7 @@ fn collapse_items(
     facts: &Facts,
     (keep, keep_nav): (usize, usize),
     keep_main_controls: bool,
-    rows: &HashSet<usize>,
+    rows: &NodeSet,
     scratch: &mut Scratch,
 ) {
     let mut run_role: Option<&str> = None;

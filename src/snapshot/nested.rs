@@ -10,7 +10,7 @@
 use super::prune::Facts;
 use super::records::{cell_options, holds_form_control, table_columns, MIN_RECORDS};
 use super::roles;
-use super::tree::{NodeKind, Table, Tree};
+use super::tree::{NodeKind, NodeSet, Table, Tree};
 use super::walk::{visible_children, Containers};
 
 /// Cells a record needs to be a table's: one is a list of links, not a table.
@@ -114,7 +114,7 @@ pub fn collapse_nested(tree: &mut Tree<'_>, facts: &Facts, keep: usize, max_text
     // Every container: records often sit in a layout node dropped (a `generic` holding the
     // cards), whose parent has fewer raw children than records.
     let mut containers = Containers::new().skip_hidden();
-    let mut members = std::collections::HashSet::new();
+    let mut members = NodeSet::new();
     while let Some((parent, items)) = containers.next(tree) {
         if items.len() < MIN_RECORDS || !facts.in_main(parent) || members.contains(&parent) {
             continue;
@@ -201,5 +201,5 @@ pub fn collapse_nested(tree: &mut Tree<'_>, facts: &Facts, keep: usize, max_text
             tree.tables.insert(first, table);
         }
     }
-    tree.record_members.extend(members);
+    tree.record_members.extend(members.iter());
 }

@@ -4,7 +4,7 @@
 //! nodes are never dropped; roots and markers are never hidden.
 
 use super::roles;
-use super::tree::{NodeKind, Tree};
+use super::tree::{NodeKind, NodeSet, Tree};
 use super::walk::Containers;
 
 /// Facts about every node, computed once in document order (parents come before children).
@@ -23,7 +23,9 @@ impl Facts {
         let mut in_nav = vec![false; n];
         let mut contains_main = vec![false; n];
         let mut subtree_size = vec![1; n];
+        let mut has_main = false;
         for (id, node) in tree.nodes.iter().enumerate() {
+            has_main |= node.role == "main";
             let parent_in =
                 |v: &[bool]| node.parent.and_then(|p| v.get(p).copied()).unwrap_or(false);
             let (main, nav) = (parent_in(&in_main), parent_in(&in_nav));
@@ -37,7 +39,7 @@ impl Facts {
         // A page without a `main` landmark (PostgreSQL's documentation, many old sites): its
         // content is what lies outside the page's landmarks, and is read as main, so its
         // controls and records stay in place as they would inside one.
-        if !tree.nodes.iter().any(|node| node.role == "main") {
+        if !has_main {
             let mut outside = vec![false; n];
             for (id, node) in tree.nodes.iter().enumerate() {
                 let parent_outside = node.parent.and_then(|p| outside.get(p).copied());
@@ -89,28 +91,25 @@ impl Facts {
     }
 }
 
-/// Layout-only nodes and empty text lose their line; their children move up. So does an image
-/// inside a named link: the link's name says what it shows (mostly it is the image's alt), and
-/// the agent clicks the link.
-pub fn drop_decorative(tree: &mut Tree<'_>) {
-    let n = tree.nodes.len();
-    for id in 0..n {
-        let image_in_link = tree.nodes.get(id).is_some_and(|node| {
-            node.role == "image"
-                && node.children.is_empty()
-                && node
-                    .parent
-                    .and_then(|p| tree.nodes.get(p))
-                    .is_some_and(|p| p.role == "link" && !p.name_str().trim().is_empty())
-        });
-        let Some(node) = tree.nodes.get_mut(id) else {
-            continue;
-        };
-        let droppable = roles::is_decorative(node) || image_in_link;
-        if node.parent.is_some() && node.kind == NodeKind::Element && droppable {
-            node.dropped = true;
-        }
-    }
+/// Whether `id` loses its line (its children move up): a layout-only node or empty text, or
+/// an image inside a named link (the link's name says what it shows, mostly it is the image's
+/// alt, and the agent clicks the link). Asked of every node by `apply_passes`, in its one sweep
+/// of the per-node marks.
+pub fn is_decorative_at(tree: &Tree<'_>, id: usize) -> bool {
+    let Some(node) = tree.nodes.get(id) else {
+        return false;
+    };
+    let image_in_link = || {
+        node.role == "image"
+            && node.children.is_empty()
+            && node
+                .parent
+                .and_then(|p| tree.nodes.get(p))
+                .is_some_and(|p| p.role == "link" && !p.name_str().trim().is_empty())
+    };
+    node.parent.is_some()
+        && node.kind == NodeKind::Element
+        && (roles::is_decorative(node) || image_in_link())
 }
 
 /// Navigation, banner, footer and sidebars outside `main`: their content hides behind one
@@ -261,9 +260,9 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
     let n = tree.nodes.len();
     // The nodes between a nested table's records and their cells (`cell`, `group`) get no
     // line: the table writes its rows' cells only.
-    let mut unwritten = std::collections::HashSet::new();
+    let mut unwritten = NodeSet::new();
     for table in tree.tables.values() {
-        let cells: std::collections::HashSet<usize> = table.items.iter().copied().collect();
+        let cells: NodeSet = table.items.iter().copied().collect();
         for &r in &table.record_nodes {
             unwritten.extend(tree.subtree(r).skip(1).filter(|d| !cells.contains(d)));
         }

@@ -126,14 +126,14 @@ pub struct Tree<'a> {
     /// nodes they hide (`condensed_cells`).
     pub condensed_records: BTreeMap<usize, CondensedRun>,
     /// The nodes hidden inside condensed records: named by their run's marker, not one each.
-    pub condensed_cells: HashSet<usize>,
+    pub condensed_cells: NodeSet,
     /// The siblings of the records a run shows (whole, or condensed to their controls and
     /// labels): later passes leave them, so a row shows as a whole, never its buttons without
     /// the cells that name it.
-    pub record_members: HashSet<usize>,
+    pub record_members: NodeSet,
     /// The texts that name a record shown (its labels, its first text when no link names it):
     /// the text budget leaves them.
-    pub record_labels: HashSet<usize>,
+    pub record_labels: NodeSet,
     /// Runs of records written as a table (`records::collapse_records`), keyed by the first
     /// sibling of their first record: the renderer writes a header and one line per record.
     pub tables: BTreeMap<usize, Table<'a>>,
@@ -150,6 +150,86 @@ pub struct Tree<'a> {
     /// `snapshot::filter_tree`'s render of the tree stopped at `output_cap`: what it returned
     /// is the start of the output only.
     pub gave_up: bool,
+}
+
+/// A set of node ids, a bit per id: the passes ask their sets about node after node, and a
+/// hash set hashed each id and, on a big page, missed the cache at each lookup; the bits of
+/// half a million nodes fit in 64 KB.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NodeSet {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl NodeSet {
+    pub fn new() -> NodeSet {
+        NodeSet::default()
+    }
+
+    /// Adds `id`; whether it was not in the set.
+    pub fn insert(&mut self, id: usize) -> bool {
+        let (word, bit) = (id / 64, 1u64 << (id % 64));
+        if self.words.len() <= word {
+            self.words.resize(word + 1, 0);
+        }
+        let Some(w) = self.words.get_mut(word) else {
+            return false;
+        };
+        let new = *w & bit == 0;
+        *w |= bit;
+        self.len += usize::from(new);
+        new
+    }
+
+    pub fn contains(&self, id: &usize) -> bool {
+        self.words
+            .get(id / 64)
+            .is_some_and(|w| w & (1u64 << (id % 64)) != 0)
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn clear(&mut self) {
+        self.words.clear();
+        self.len = 0;
+    }
+
+    /// The ids in the set, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.words.iter().enumerate().flat_map(|(k, &w)| {
+            let mut rest = w;
+            std::iter::from_fn(move || {
+                if rest == 0 {
+                    return None;
+                }
+                let bit = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                Some(k * 64 + bit)
+            })
+        })
+    }
+}
+
+impl Extend<usize> for NodeSet {
+    fn extend<I: IntoIterator<Item = usize>>(&mut self, ids: I) {
+        for id in ids {
+            self.insert(id);
+        }
+    }
+}
+
+impl FromIterator<usize> for NodeSet {
+    fn from_iter<I: IntoIterator<Item = usize>>(ids: I) -> NodeSet {
+        let mut set = NodeSet::new();
+        set.extend(ids);
+        set
+    }
 }
 
 /// The lines a delta adds to a render (`render::render_with` writes them).
@@ -332,6 +412,11 @@ impl<'a> Tree<'a> {
         if !self.nodes.is_empty() && self.first_with_uid.len() == self.nodes.len() {
             return self.distinct_uids;
         }
+        if let Some(count) = self.count_ascending_uids() {
+            self.first_with_uid = (0..self.nodes.len()).collect();
+            self.distinct_uids = count;
+            return count;
+        }
         let mut first: HashMap<&str, usize, BuildHasherDefault<UidHasher>> =
             HashMap::with_capacity_and_hasher(self.nodes.len(), Default::default());
         let mut index = Vec::with_capacity(self.nodes.len());
@@ -345,6 +430,45 @@ impl<'a> Tree<'a> {
         self.first_with_uid = index;
         self.distinct_uids = first.len();
         self.distinct_uids
+    }
+
+    /// How many uids the tree holds when, read in document order, each one's number is past
+    /// the last of its prefix (`1_` 7 then `1_` 9; `e` 5, `f1e` 1, `e` 6): then no two are
+    /// alike and every node finds itself. Upstream numbers its ids in document order, so this
+    /// holds for what it writes, and the check reads the uids in order instead of hashing each
+    /// one into a map of the whole page (whose misses showed on big snapshots). `None` when
+    /// not (a repeated uid, one without a number, numbers out of order): the map decides.
+    fn count_ascending_uids(&self) -> Option<usize> {
+        // The last number of each prefix; a page has a few (one per frame).
+        const MAX_PREFIXES: usize = 32;
+        let mut last: Vec<(&str, u64)> = Vec::new();
+        let mut current = 0;
+        let mut count = 0;
+        for node in &self.nodes {
+            if node.kind != NodeKind::Element || node.uid.is_empty() {
+                continue;
+            }
+            let (prefix, number) = split_number(node.uid)?;
+            if last.get(current).is_none_or(|&(p, _)| p != prefix) {
+                match last.iter().position(|&(p, _)| p == prefix) {
+                    Some(at) => current = at,
+                    None if last.len() < MAX_PREFIXES => {
+                        last.push((prefix, number));
+                        current = last.len() - 1;
+                        count += 1;
+                        continue;
+                    }
+                    None => return None,
+                }
+            }
+            let slot = last.get_mut(current)?;
+            if number <= slot.1 {
+                return None;
+            }
+            slot.1 = number;
+            count += 1;
+        }
+        Some(count)
     }
 
     /// Takes back everything the lossy passes and a delta set (`snapshot::apply_passes`,
@@ -402,6 +526,17 @@ impl<'a> Tree<'a> {
             .filter(|n| n.kind == NodeKind::Element && !n.uid.is_empty())
             .map(|n| n.uid)
     }
+}
+
+/// `f1e12` → (`f1e`, 12): a uid's trailing digits as a number, `None` without any (or too
+/// many for a `u64`). Two uids alike split alike, so different splits are different uids.
+fn split_number(uid: &str) -> Option<(&str, u64)> {
+    let prefix = uid.trim_end_matches(|c: char| c.is_ascii_digit());
+    let digits = uid.get(prefix.len()..)?;
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
+    Some((prefix, digits.parse().ok()?))
 }
 
 /// A multiply-rotate hash (FxHash's) for short strings of one snapshot (uids, roles):
@@ -462,6 +597,69 @@ mod tests {
             let filled = buckets.len() as f64 / f64::from(1u32 << BITS);
             assert!(filled > 0.7, "{shape}: {filled:.3} of the buckets used");
         }
+    }
+
+    /// Uids read in order by their numbers (`count_ascending_uids`) or through the map index
+    /// alike: each node finds the first node with its uid, whichever way the uids come.
+    #[test]
+    fn index_uids_agrees_with_a_scan_for_the_first_node() {
+        let cases: &[&[&str]] = &[
+            &["1_1", "1_2", "", "1_10", "1_11"],
+            &["e1", "e2", "f1e1", "f1e2", "e3", "f2e1", "e4"],
+            &["e1", "e2", "f1e1", "e2", "e3"],
+            &["e5", "e3", "e4", "e3"],
+            &["e1", "e01", "e2"],
+            &["a", "b", "a", "1"],
+            &["7", "8", "9"],
+            &["e1", "e99999999999999999999", "e99999999999999999999"],
+        ];
+        for uids in cases {
+            let mut tree = Tree::default();
+            for uid in *uids {
+                let mut node = Node::new(NodeKind::Element, None);
+                node.uid = uid;
+                tree.push(node, None);
+            }
+            let distinct: HashSet<&str> = uids.iter().copied().filter(|u| !u.is_empty()).collect();
+            assert_eq!(tree.index_uids(), distinct.len(), "{uids:?}");
+            for (id, uid) in uids.iter().enumerate() {
+                let first = if uid.is_empty() {
+                    id
+                } else {
+                    uids.iter().position(|u| u == uid).unwrap_or(id)
+                };
+                assert_eq!(tree.first_with_uid(id), first, "{uids:?} at {id}");
+            }
+        }
+        // Prefixes past the few a page has: the map takes over, still right.
+        let many: Vec<String> = (0..100).map(|k| format!("f{k}e1")).collect();
+        let mut tree = Tree::default();
+        for uid in many.iter().chain(many.iter().take(1)) {
+            let mut node = Node::new(NodeKind::Element, None);
+            node.uid = uid;
+            tree.push(node, None);
+        }
+        assert_eq!(tree.index_uids(), 100);
+        assert_eq!(tree.first_with_uid(100), 0);
+    }
+
+    /// A node set answers as a hash set of the same ids would, and lists them ascending.
+    #[test]
+    fn node_set_holds_what_was_inserted() {
+        let ids = [0usize, 63, 64, 65, 1000, 7, 64, 129, 0];
+        let mut set: NodeSet = ids.iter().copied().collect();
+        let expected: std::collections::BTreeSet<usize> = ids.iter().copied().collect();
+        assert_eq!(set.len(), expected.len());
+        assert_eq!(
+            set.iter().collect::<Vec<_>>(),
+            expected.iter().copied().collect::<Vec<_>>()
+        );
+        for id in 0..1100 {
+            assert_eq!(set.contains(&id), expected.contains(&id), "{id}");
+        }
+        assert!(!set.insert(63) && set.insert(62) && set.contains(&62));
+        set.clear();
+        assert!(set.is_empty() && !set.contains(&0) && set.iter().next().is_none());
     }
 
     /// The index of a big snapshot's uids, ids renumbered past six digits, finds each first node.

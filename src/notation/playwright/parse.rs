@@ -41,9 +41,13 @@ struct Line<'a> {
     item: Item<'a>,
 }
 
-/// The lines of a snapshot, read but not yet linked into a tree.
+/// A snapshot's lines, read one at a time as they are linked into a tree (`Scan::lines`):
+/// never held all at once, since a big page's lines, each with its node, cost more memory than
+/// the tree they make.
 pub struct Scan<'a> {
-    lines: Vec<Line<'a>>,
+    /// The lines after the legend, without the final newline; `None` when there are none
+    /// (`Some("")` is one empty line).
+    body: Option<&'a str>,
     /// The body carried our legend line: refs may be implied.
     light: bool,
     legend: Option<&'a str>,
@@ -62,42 +66,61 @@ pub fn parse<'a>(text: &'a str, implied: &'a mut Vec<String>) -> Tree<'a> {
 pub fn scan(text: &str) -> Scan<'_> {
     let trailing_newline = text.ends_with('\n');
     let body = text.strip_suffix('\n').unwrap_or(text);
-    let mut scan = Scan {
-        lines: Vec::new(),
-        light: false,
-        legend: None,
-        trailing_newline,
+    let first = body.split('\n').next().unwrap_or(body);
+    let legend = first.starts_with(LEGEND_TAG).then_some(first);
+    let body = match legend {
+        _ if text.is_empty() => None,
+        Some(_) => body.split_once('\n').map(|(_, rest)| rest),
+        None => Some(body),
     };
-    if text.is_empty() {
-        return scan;
+    Scan {
+        body,
+        light: legend.is_some(),
+        legend,
+        trailing_newline,
     }
-    // The header of the table whose rows follow, and how many are left.
-    let mut table: Option<(table::Header<'_>, usize)> = None;
-    for (i, raw) in body.split('\n').enumerate() {
-        if i == 0 && raw.starts_with(LEGEND_TAG) {
-            scan.light = true;
-            scan.legend = Some(raw);
-            continue;
-        }
+}
+
+/// The lines of a body (see `Scan::lines`).
+struct Lines<'a> {
+    /// `None` once the body is read (an empty body has no line).
+    rest: Option<&'a str>,
+    /// The header of the table whose rows follow, and how many are left.
+    table: Option<(table::Header<'a>, usize)>,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Line<'a>;
+
+    fn next(&mut self) -> Option<Line<'a>> {
+        let rest = self.rest?;
+        let raw = match rest.split_once('\n') {
+            Some((raw, after)) => {
+                self.rest = Some(after);
+                raw
+            }
+            None => {
+                self.rest = None;
+                rest
+            }
+        };
         let (depth, item) = read_line(raw);
-        if let Some((header, left)) = table.as_mut().filter(|(_, left)| *left > 0) {
+        if let Some((header, left)) = self.table.as_mut().filter(|(_, left)| *left > 0) {
             *left -= 1;
             let row = table::item_text(raw).and_then(|t| table::read_row(t, header));
             if let Some(nodes) = row {
                 let item = Item::Row(nodes);
-                scan.lines.push(Line { depth, raw, item });
-                continue;
+                return Some(Line { depth, raw, item });
             }
         }
         if matches!(item, Item::Marker(_)) {
-            table = table::item_text(raw).and_then(table::read_header).map(|h| {
+            self.table = table::item_text(raw).and_then(table::read_header).map(|h| {
                 let rows = h.rows;
                 (h, rows)
             });
         }
-        scan.lines.push(Line { depth, raw, item });
+        Some(Line { depth, raw, item })
     }
-    scan
 }
 
 /// A structural node: one whose ref our renderer leaves implied when it follows the previous
@@ -131,6 +154,14 @@ pub fn next_ref(r: &str) -> Option<String> {
 }
 
 impl<'a> Scan<'a> {
+    /// The lines after the legend, read as they come.
+    fn lines(&self) -> Lines<'a> {
+        Lines {
+            rest: self.body,
+            table: None,
+        }
+    }
+
     /// The refs our renderer left implied, in document order (empty unless `light`).
     pub fn implied_refs(&self) -> Vec<String> {
         let mut out = Vec::new();
@@ -138,7 +169,7 @@ impl<'a> Scan<'a> {
             return out;
         }
         let mut prev: Option<String> = None;
-        for line in &self.lines {
+        for line in self.lines() {
             let Item::Element { node, noref, .. } = &line.item else {
                 continue;
             };
@@ -175,7 +206,13 @@ impl<'a> Scan<'a> {
             }
             stack.last().map(|&(_, id)| id)
         };
-        for line in self.lines {
+        // About one node a line (inline texts add some, `/url` lines none): the arena is sized
+        // once instead of regrown, each regrowth a copy of it.
+        let lines = self
+            .body
+            .map_or(0, |b| b.bytes().filter(|&c| c == b'\n').count() + 1);
+        tree.nodes.reserve(lines);
+        for line in self.lines() {
             let depth = line.depth;
             match line.item {
                 Item::Element {

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::parse::{parse, scan};
+use super::parse::{parse, scan, LEGEND_TAG};
 use super::sections::find_yaml_snapshot;
 use super::{filter_result_text, filter_yaml_snapshot};
 use crate::level::Level;
@@ -641,4 +641,34 @@ fn the_node_cap_counts_a_table_by_what_its_rows_write() {
     let out = filter_yaml_snapshot(&small_grid(40), &options).text;
     assert!(out.contains("'… table of 40 records"), "{out}");
     assert!(out.contains("heading \"After the grid\""), "{out}");
+}
+
+/// The lines are read one at a time (`Scan::lines`): every line but the legend makes its node,
+/// an empty line included, whatever the body's ends.
+#[test]
+fn every_line_but_the_legend_is_read() {
+    let legend = format!("{LEGEND_TAG} (light notation)");
+    let cases = [
+        (String::new(), vec![]),
+        ("\n".to_string(), vec![""]),
+        ("\n\n".to_string(), vec!["", ""]),
+        (legend.clone(), vec![]),
+        (format!("{legend}\n"), vec![]),
+        (format!("{legend}\n\n"), vec![""]),
+        (format!("{legend}\n- a\n"), vec!["- a"]),
+        ("- a\n- b".to_string(), vec!["- a", "- b"]),
+        ("- a\n\n- b\n".to_string(), vec!["- a", "", "- b"]),
+        (format!("- a\n{legend}"), vec!["- a", legend.as_str()]),
+    ];
+    for (text, lines) in cases {
+        with_tree(&text, |tree| {
+            let raws: Vec<&str> = tree.nodes.iter().filter_map(|n| n.raw).collect();
+            assert_eq!(raws, lines, "{text:?}");
+            assert_eq!(
+                tree.light_notation,
+                text.starts_with(LEGEND_TAG),
+                "{text:?}"
+            );
+        });
+    }
 }
