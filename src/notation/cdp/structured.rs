@@ -173,7 +173,8 @@ impl<'a> TextFacts<'a> {
         let mut facts = TextFacts {
             note_lines: Vec::new(),
             selected: None,
-            line_uids: HashSet::new(),
+            // A set per line, sized at once: growing it rehashes every uid again.
+            line_uids: HashSet::with_capacity(body.bytes().filter(|&b| b == b'\n').count() + 1),
         };
         let mut in_tree = false;
         for line in body.split('\n') {
