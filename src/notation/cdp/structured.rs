@@ -203,21 +203,14 @@ impl<'a> TextFacts<'a> {
     /// line of the first child's uid at the children's depth.
     fn shows_children(&self, name: Option<&str>, children: &[Value], depth: usize) -> bool {
         let repeats_name = name.is_some_and(|name| {
-            let mut text = String::new();
-            for child in children {
-                let Some(child) = child.as_object() else {
-                    return false;
-                };
-                let leaf = child
-                    .get("children")
-                    .and_then(Value::as_array)
-                    .is_none_or(|c| c.is_empty());
-                if child.get("role").and_then(Value::as_str) != Some("StaticText") || !leaf {
-                    return false;
-                }
-                text.push_str(child.get("name").and_then(Value::as_str).unwrap_or(""));
-            }
-            without_whitespace(&text) == without_whitespace(name)
+            let visible = |c: &char| !c.is_whitespace();
+            children.iter().all(|c| text_leaf_name(c).is_some())
+                && children
+                    .iter()
+                    .filter_map(text_leaf_name)
+                    .flat_map(str::chars)
+                    .filter(visible)
+                    .eq(name.chars().filter(visible))
         });
         if !repeats_name || children.is_empty() {
             return true;
@@ -230,6 +223,17 @@ impl<'a> TextFacts<'a> {
     }
 }
 
-fn without_whitespace(s: &str) -> String {
-    s.chars().filter(|c| !c.is_whitespace()).collect()
+/// The name of a childless `StaticText` node (`""` when it has none), read in one pass over its
+/// members; `None` for any other node.
+fn text_leaf_name(node: &Value) -> Option<&str> {
+    let (mut role, mut name, mut leaf) = (None, None, true);
+    for (key, value) in node.as_object()? {
+        match key.as_str() {
+            "role" => role = value.as_str(),
+            "name" => name = value.as_str(),
+            "children" => leaf = value.as_array().is_none_or(|c| c.is_empty()),
+            _ => {}
+        }
+    }
+    (role == Some("StaticText") && leaf).then_some(name.unwrap_or(""))
 }
