@@ -208,6 +208,9 @@ pub(crate) fn text_blocks(result: &Map<String, Value>) -> impl Iterator<Item = &
 /// `ParsedTrees::text`).
 type TextTree<'r> = (&'r str, RefCell<Tree<'r>>, OnceCell<usize>, OnceCell<usize>);
 
+/// A body read from `structuredContent.snapshot`, its tree, and that tree in the light notation.
+type ExactTree<'r> = (&'r str, RefCell<Tree<'r>>, String);
+
 /// Snapshot trees of a result read once, for the budget's ladder, which filters the result at
 /// several steps: each step filters the same tree, its marks of the step before taken back
 /// (`Tree::clear_marks`), instead of parsing its body again or copying it. Looked up by the
@@ -218,7 +221,10 @@ pub struct ParsedTrees<'r> {
     /// when a step's render gave up and the body's length does not tell: `over_after_giving_up`)
     text: Vec<TextTree<'r>>,
     /// (body, its tree read from `structuredContent.snapshot`, that tree in the light notation)
-    structured: Vec<(&'r str, RefCell<Tree<'r>>, String)>,
+    structured: Vec<ExactTree<'r>>,
+    /// Bodies whose raw snapshot a step's capture was given already: the ladder keeps the first
+    /// step's (`budget::fit`), so later steps are not given a copy of it.
+    raw_given: RefCell<Vec<&'r str>>,
     /// (a text block, its sections): every step splits the same text.
     sections: Vec<(&'r str, Vec<sections::Section<'r>>)>,
     /// The result's `structuredContent`, and what dropping it saves, measured once for all the
@@ -331,6 +337,19 @@ impl<'r> ParsedTrees<'r> {
         })
     }
 
+    /// Whether the raw snapshot of `body`, one of these trees, is to be given to this step's
+    /// capture: the first time only.
+    fn first_raw(&self, body: &'r str) -> bool {
+        let Ok(mut given) = self.raw_given.try_borrow_mut() else {
+            return true;
+        };
+        if given.iter().any(|g| std::ptr::eq(*g, body)) {
+            return false;
+        }
+        given.push(body);
+        true
+    }
+
     fn sections_of(&self, text: &str) -> Option<Vec<sections::Section<'r>>> {
         self.sections
             .iter()
@@ -338,12 +357,13 @@ impl<'r> ParsedTrees<'r> {
             .map(|(_, sections)| sections.clone())
     }
 
-    /// The tree of `body`, as parsed: the marks of the step before taken back.
-    fn text_tree(&self, body: &str) -> Option<RefMut<'_, Tree<'r>>> {
-        let (_, tree, _, _) = self.text.iter().find(|(b, _, _, _)| *b == body)?;
+    /// The tree of `body`, as parsed: the marks of the step before taken back; and whether the
+    /// step is to keep its raw snapshot (`first_raw`).
+    fn text_tree(&self, body: &str) -> Option<(RefMut<'_, Tree<'r>>, bool)> {
+        let (known, tree, _, _) = self.text.iter().find(|(b, _, _, _)| *b == body)?;
         let mut tree = tree.try_borrow_mut().ok()?;
         tree.clear_marks();
-        Some(tree)
+        Some((tree, self.first_raw(known)))
     }
 
     /// Whether a step whose render of `body` gave up at `cap` is over the budget whatever the
@@ -361,11 +381,11 @@ impl<'r> ParsedTrees<'r> {
     }
 
     /// `text_tree` of a body read from `structuredContent`, with that tree in the light notation.
-    fn structured_tree(&self, body: &str) -> Option<(RefMut<'_, Tree<'r>>, &str)> {
-        let (_, tree, raw) = self.structured.iter().find(|(b, _, _)| *b == body)?;
+    fn structured_tree(&self, body: &str) -> Option<(RefMut<'_, Tree<'r>>, &str, bool)> {
+        let (known, tree, raw) = self.structured.iter().find(|(b, _, _)| *b == body)?;
         let mut tree = tree.try_borrow_mut().ok()?;
         tree.clear_marks();
-        Some((tree, raw.as_str()))
+        Some((tree, raw.as_str(), self.first_raw(known)))
     }
 }
 
@@ -392,9 +412,21 @@ pub struct SnapshotCapture<'p> {
 impl SnapshotCapture<'_> {
     /// Filters a snapshot body in whichever notation, as a delta where the rules allow.
     pub fn filter(&mut self, body: &str, options: &SnapshotOptions) -> FilteredSnapshot {
-        self.raw = Some(body.to_string());
         let notation = crate::notation::notation_of(body);
         let parsed = self.trees.and_then(|t| Some((t, t.text_tree(body)?)));
+        // A step of the ladder after the first keeps no raw snapshot (`first_raw`).
+        let parsed = match parsed {
+            Some((trees, (tree, first))) => {
+                if first {
+                    self.raw = Some(body.to_string());
+                }
+                Some((trees, tree))
+            }
+            None => {
+                self.raw = Some(body.to_string());
+                None
+            }
+        };
         let out = match (self.deltas, parsed) {
             (None, None) => return crate::notation::filter_snapshot(body, options),
             (None, Some((trees, mut tree))) => {
@@ -422,15 +454,13 @@ impl SnapshotCapture<'_> {
     }
 
     /// `filter` on a chrome-devtools-mcp tree read already (from structuredContent), as parsed;
-    /// `raw` is what the proxy tools read for it.
+    /// the caller keeps what the proxy tools read for it (`filter_exact_tree`).
     pub fn filter_tree(
         &mut self,
         body: &str,
         tree: &mut Tree<'_>,
-        raw: String,
         options: &SnapshotOptions,
     ) -> FilteredSnapshot {
-        self.raw = Some(raw);
         let cdp = &crate::notation::cdp::Cdp;
         let Some(input) = self.deltas else {
             return crate::snapshot::filter_tree(cdp, body, tree, options);
@@ -856,8 +886,9 @@ fn filter_snapshot_section(
         limits: options.snapshot.clone(),
     };
     let filtered = match capture.trees.and_then(|t| t.structured_tree(body)) {
-        Some((mut tree, raw)) => {
-            filter_exact_tree(body, &mut tree, raw.to_string(), &snapshot_options, capture)
+        Some((mut tree, raw, keep)) => {
+            let raw = std::borrow::Cow::Borrowed(raw);
+            filter_exact_tree(body, &mut tree, raw, keep, &snapshot_options, capture)
         }
         None => match structured_snapshot
             .filter(|_| !crate::notation::playwright::is_yaml_snapshot(body))
@@ -865,7 +896,8 @@ fn filter_snapshot_section(
         {
             Some(mut tree) => {
                 let raw = crate::notation::cdp::writer::render(&tree, false).text;
-                filter_exact_tree(body, &mut tree, raw, &snapshot_options, capture)
+                let raw = std::borrow::Cow::Owned(raw);
+                filter_exact_tree(body, &mut tree, raw, true, &snapshot_options, capture)
             }
             None => capture.filter(body, &snapshot_options),
         },
@@ -884,22 +916,28 @@ fn filter_snapshot_section(
 }
 
 /// A snapshot body filtered from its exact tree (upstream's `structuredContent.snapshot`), `raw`
-/// that tree in the light notation.
+/// that tree in the light notation, kept as the capture's raw snapshot when `keep`.
 fn filter_exact_tree(
     body: &str,
     tree: &mut Tree<'_>,
-    raw: String,
+    raw: std::borrow::Cow<'_, str>,
+    keep: bool,
     options: &SnapshotOptions,
     capture: &mut SnapshotCapture<'_>,
 ) -> FilteredSnapshot {
-    let mut filtered = capture.filter_tree(body, tree, raw, options);
-    if filtered.text == body {
-        // No smaller than upstream's text (a small page: the legend alone is 130 bytes), yet
-        // that text is ambiguous where the tree is exact: page text in it can read as nodes.
-        // The tree goes, in the lossless notation.
-        if let Some(raw) = &capture.raw {
-            filtered.text = raw.clone();
+    let mut filtered = capture.filter_tree(body, tree, options);
+    // No smaller than upstream's text (a small page: the legend alone is 130 bytes), yet that
+    // text is ambiguous where the tree is exact: page text in it can read as nodes. The tree
+    // goes, in the lossless notation.
+    let whole = filtered.text == body;
+    match (whole, keep) {
+        (true, true) => {
+            filtered.text = raw.to_string();
+            capture.raw = Some(raw.into_owned());
         }
+        (true, false) => filtered.text = raw.into_owned(),
+        (false, true) => capture.raw = Some(raw.into_owned()),
+        (false, false) => {}
     }
     filtered
 }

@@ -93,12 +93,36 @@ pub fn reconcile_structured_content(
     }
 }
 
-/// What the client no longer receives when `v` is removed: its JSON's bytes and tokens.
+/// What the client no longer receives when `v` is removed: its JSON's bytes and tokens, counted
+/// as the JSON is written rather than from a copy of it (`v` may be megabytes).
 pub fn size(v: &Value) -> Removed {
-    let json = v.to_string();
+    let mut sink = Counted::default();
+    // Writing to `Counted` cannot fail, nor can serializing a `Value` (its keys are strings).
+    if serde_json::to_writer(&mut sink, v).is_err() {
+        return Removed::default();
+    }
     Removed {
-        bytes: json.len(),
-        tokens: crate::tokens::estimate_tokens(&json),
+        bytes: sink.bytes,
+        tokens: sink.tokens.tokens(),
+    }
+}
+
+/// A writer that keeps only the length and the token estimate of what it is given.
+#[derive(Default)]
+struct Counted {
+    bytes: usize,
+    tokens: crate::tokens::TokenCount,
+}
+
+impl std::io::Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.bytes += buf.len();
+        self.tokens.add(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -160,6 +184,20 @@ mod tests {
         assert_eq!(removed.bytes, r#"{"a":1}"#.len());
         assert!(!map.contains_key("structuredContent"));
         assert!(map.contains_key("_meta"));
+    }
+
+    #[test]
+    fn size_counts_the_json_as_written() {
+        let v = json!({"snapshot": {"id": "1_0", "name": "caf\u{e9} \"q\"\n\u{1}", "n": 1.5e300,
+            "children": [{"a": true, "b": null, "c": -3}]}, "getElementById": "x\\y"});
+        let json = v.to_string();
+        assert_eq!(
+            size(&v),
+            Removed {
+                bytes: json.len(),
+                tokens: crate::tokens::estimate_tokens(&json),
+            }
+        );
     }
 
     #[test]

@@ -44,13 +44,14 @@ pub fn tree_from_structured<'a>(snapshot: &'a Value, text: &'a str) -> Option<Tr
     // Explicit stack (trees may be thousands of levels deep): (node, parent id, depth).
     let mut stack: Vec<(&'a Map<String, Value>, Option<usize>, usize)> = vec![(root, None, 0)];
     while let Some((object, parent, depth)) = stack.pop() {
-        let Some(uid) = uid_of(object) else {
+        let fields = Fields::of(object);
+        let Some(uid) = fields.uid() else {
             // Not a node: its subtree is not read (the text fallback would be no better).
             return None;
         };
         let mut node = Node::new(NodeKind::Element, None);
         node.uid = uid;
-        let role = object.get("role").and_then(Value::as_str).unwrap_or("");
+        let role = fields.role.unwrap_or("");
         if !is_role(role) {
             return None;
         }
@@ -59,22 +60,60 @@ pub fn tree_from_structured<'a>(snapshot: &'a Value, text: &'a str) -> Option<Tr
             "none" => "ignored",
             other => other,
         };
-        let name = object
-            .get("name")
-            .and_then(Value::as_str)
-            .filter(|n| !n.is_empty());
+        let name = fields.name.filter(|n| !n.is_empty());
         node.name = name.map(Cow::Borrowed);
-        node.attrs = attributes(object, role, name)?;
+        node.attrs = attributes(fields.attrs, role, name)?;
         node.devtools_selected = printed.selected == Some(uid);
         let id = tree.push(node, parent);
-        let children = object.get("children").and_then(Value::as_array);
-        if let Some(children) = children.filter(|c| printed.shows_children(object, c, depth + 1)) {
+        if let Some(children) = fields
+            .children
+            .filter(|c| printed.shows_children(name, c, depth + 1))
+        {
             for child in children.iter().rev() {
                 stack.push((child.as_object()?, Some(id), depth + 1));
             }
         }
     }
     Some(tree)
+}
+
+/// The members of a structured node, read in one pass over them (a page has tens of
+/// thousands of nodes: a lookup per member would hash every key again).
+struct Fields<'a> {
+    id: Option<&'a str>,
+    role: Option<&'a str>,
+    name: Option<&'a str>,
+    children: Option<&'a [Value]>,
+    /// The members that are not in `NOT_ATTRIBUTES`, in their order.
+    attrs: Vec<(&'a str, &'a Value)>,
+}
+
+impl<'a> Fields<'a> {
+    fn of(object: &'a Map<String, Value>) -> Fields<'a> {
+        let mut fields = Fields {
+            id: None,
+            role: None,
+            name: None,
+            children: None,
+            attrs: Vec::with_capacity(object.len().saturating_sub(3)),
+        };
+        // Keys are unique in a `Map`: each slot is set once at most.
+        for (key, value) in object {
+            match key.as_str() {
+                "id" => fields.id = value.as_str(),
+                "role" => fields.role = value.as_str(),
+                "name" => fields.name = value.as_str(),
+                "children" => fields.children = value.as_array().map(Vec::as_slice),
+                k if NOT_ATTRIBUTES.contains(&k) => {}
+                k => fields.attrs.push((k, value)),
+            }
+        }
+        fields
+    }
+
+    fn uid(&self) -> Option<&'a str> {
+        self.id.filter(|id| is_uid(id))
+    }
 }
 
 fn uid_of(object: &Map<String, Value>) -> Option<&str> {
@@ -93,21 +132,15 @@ fn is_role(role: &str) -> bool {
 /// The attributes as upstream prints them: keys sorted (a capability word sorts just before its
 /// state word, as upstream places it), `true` as a bare word, strings and numbers as values.
 fn attributes<'a>(
-    object: &'a Map<String, Value>,
+    mut members: Vec<(&'a str, &'a Value)>,
     role: &str,
     name: Option<&str>,
 ) -> Option<Vec<Attr<'a>>> {
-    let mut keys: Vec<&'a String> = object
-        .keys()
-        .filter(|k| !NOT_ATTRIBUTES.contains(&k.as_str()))
-        .collect();
-    keys.sort_unstable();
+    // Keys are unique (`Fields::of`): sorted by key alone.
+    members.sort_unstable_by_key(|&(key, _)| key);
     let option = role == "option";
-    let mut attrs = Vec::with_capacity(keys.len());
-    for key in keys {
-        let Some(value) = object.get(key) else {
-            continue;
-        };
+    let mut attrs = Vec::with_capacity(members.len());
+    for (key, value) in members {
         if !is_key(key) {
             return None;
         }
@@ -140,7 +173,8 @@ impl<'a> TextFacts<'a> {
         let mut facts = TextFacts {
             note_lines: Vec::new(),
             selected: None,
-            line_uids: HashSet::new(),
+            // A set per line, sized at once: growing it rehashes every uid again.
+            line_uids: HashSet::with_capacity(body.bytes().filter(|&b| b == b'\n').count() + 1),
         };
         let mut in_tree = false;
         for line in body.split('\n') {
@@ -167,33 +201,17 @@ impl<'a> TextFacts<'a> {
     /// Upstream leaves out the children of a named node when they are all childless text
     /// that only repeats its name (unless the snapshot is verbose): the text says which, by a
     /// line of the first child's uid at the children's depth.
-    fn shows_children(
-        &self,
-        object: &Map<String, Value>,
-        children: &[Value],
-        depth: usize,
-    ) -> bool {
-        let repeats_name = object
-            .get("name")
-            .and_then(Value::as_str)
-            .filter(|n| !n.is_empty())
-            .is_some_and(|name| {
-                let mut text = String::new();
-                for child in children {
-                    let Some(child) = child.as_object() else {
-                        return false;
-                    };
-                    let leaf = child
-                        .get("children")
-                        .and_then(Value::as_array)
-                        .is_none_or(|c| c.is_empty());
-                    if child.get("role").and_then(Value::as_str) != Some("StaticText") || !leaf {
-                        return false;
-                    }
-                    text.push_str(child.get("name").and_then(Value::as_str).unwrap_or(""));
-                }
-                without_whitespace(&text) == without_whitespace(name)
-            });
+    fn shows_children(&self, name: Option<&str>, children: &[Value], depth: usize) -> bool {
+        let repeats_name = name.is_some_and(|name| {
+            let visible = |c: &char| !c.is_whitespace();
+            children.iter().all(|c| text_leaf_name(c).is_some())
+                && children
+                    .iter()
+                    .filter_map(text_leaf_name)
+                    .flat_map(str::chars)
+                    .filter(visible)
+                    .eq(name.chars().filter(visible))
+        });
         if !repeats_name || children.is_empty() {
             return true;
         }
@@ -205,6 +223,17 @@ impl<'a> TextFacts<'a> {
     }
 }
 
-fn without_whitespace(s: &str) -> String {
-    s.chars().filter(|c| !c.is_whitespace()).collect()
+/// The name of a childless `StaticText` node (`""` when it has none), read in one pass over its
+/// members; `None` for any other node.
+fn text_leaf_name(node: &Value) -> Option<&str> {
+    let (mut role, mut name, mut leaf) = (None, None, true);
+    for (key, value) in node.as_object()? {
+        match key.as_str() {
+            "role" => role = value.as_str(),
+            "name" => name = value.as_str(),
+            "children" => leaf = value.as_array().is_none_or(|c| c.is_empty()),
+            _ => {}
+        }
+    }
+    (role == Some("StaticText") && leaf).then_some(name.unwrap_or(""))
 }
