@@ -222,9 +222,6 @@ pub struct ParsedTrees<'r> {
     text: Vec<TextTree<'r>>,
     /// (body, its tree read from `structuredContent.snapshot`, that tree in the light notation)
     structured: Vec<ExactTree<'r>>,
-    /// Bodies whose raw snapshot a step's capture was given already: the ladder keeps the first
-    /// step's (`budget::fit`), so later steps are not given a copy of it.
-    raw_given: RefCell<Vec<&'r str>>,
     /// (a text block, its sections): every step splits the same text.
     sections: Vec<(&'r str, Vec<sections::Section<'r>>)>,
     /// The result's `structuredContent`, and what dropping it saves, measured once for all the
@@ -337,19 +334,6 @@ impl<'r> ParsedTrees<'r> {
         })
     }
 
-    /// Whether the raw snapshot of `body`, one of these trees, is to be given to this step's
-    /// capture: the first time only.
-    fn first_raw(&self, body: &'r str) -> bool {
-        let Ok(mut given) = self.raw_given.try_borrow_mut() else {
-            return true;
-        };
-        if given.iter().any(|g| std::ptr::eq(*g, body)) {
-            return false;
-        }
-        given.push(body);
-        true
-    }
-
     fn sections_of(&self, text: &str) -> Option<Vec<sections::Section<'r>>> {
         self.sections
             .iter()
@@ -357,13 +341,12 @@ impl<'r> ParsedTrees<'r> {
             .map(|(_, sections)| sections.clone())
     }
 
-    /// The tree of `body`, as parsed: the marks of the step before taken back; and whether the
-    /// step is to keep its raw snapshot (`first_raw`).
-    fn text_tree(&self, body: &str) -> Option<(RefMut<'_, Tree<'r>>, bool)> {
-        let (known, tree, _, _) = self.text.iter().find(|(b, _, _, _)| *b == body)?;
+    /// The tree of `body`, as parsed: the marks of the step before taken back.
+    fn text_tree(&self, body: &str) -> Option<RefMut<'_, Tree<'r>>> {
+        let (_, tree, _, _) = self.text.iter().find(|(b, _, _, _)| *b == body)?;
         let mut tree = tree.try_borrow_mut().ok()?;
         tree.clear_marks();
-        Some((tree, self.first_raw(known)))
+        Some(tree)
     }
 
     /// Whether a step whose render of `body` gave up at `cap` is over the budget whatever the
@@ -381,11 +364,11 @@ impl<'r> ParsedTrees<'r> {
     }
 
     /// `text_tree` of a body read from `structuredContent`, with that tree in the light notation.
-    fn structured_tree(&self, body: &str) -> Option<(RefMut<'_, Tree<'r>>, &str, bool)> {
-        let (known, tree, raw) = self.structured.iter().find(|(b, _, _)| *b == body)?;
+    fn structured_tree(&self, body: &str) -> Option<(RefMut<'_, Tree<'r>>, &str)> {
+        let (_, tree, raw) = self.structured.iter().find(|(b, _, _)| *b == body)?;
         let mut tree = tree.try_borrow_mut().ok()?;
         tree.clear_marks();
-        Some((tree, raw.as_str(), self.first_raw(known)))
+        Some((tree, raw.as_str()))
     }
 }
 
@@ -401,6 +384,9 @@ pub struct SnapshotCapture<'p> {
     /// deltas) may give up here, the step then over the budget (`gave_up`).
     pub cap: Option<OutputCap>,
     pub gave_up: bool,
+    /// A step of the budget's ladder after the one whose raw snapshot the ladder keeps
+    /// (`budget::fit`): no copy of the raw is made.
+    pub skip_raw: bool,
     pub raw: Option<String>,
     pub holds: Option<SentPage>,
     pub sent: Option<Sent>,
@@ -413,20 +399,10 @@ impl SnapshotCapture<'_> {
     /// Filters a snapshot body in whichever notation, as a delta where the rules allow.
     pub fn filter(&mut self, body: &str, options: &SnapshotOptions) -> FilteredSnapshot {
         let notation = crate::notation::notation_of(body);
+        if !self.skip_raw {
+            self.raw = Some(body.to_string());
+        }
         let parsed = self.trees.and_then(|t| Some((t, t.text_tree(body)?)));
-        // A step of the ladder after the first keeps no raw snapshot (`first_raw`).
-        let parsed = match parsed {
-            Some((trees, (tree, first))) => {
-                if first {
-                    self.raw = Some(body.to_string());
-                }
-                Some((trees, tree))
-            }
-            None => {
-                self.raw = Some(body.to_string());
-                None
-            }
-        };
         let out = match (self.deltas, parsed) {
             (None, None) => return crate::notation::filter_snapshot(body, options),
             (None, Some((trees, mut tree))) => {
@@ -886,9 +862,9 @@ fn filter_snapshot_section(
         limits: options.snapshot.clone(),
     };
     let filtered = match capture.trees.and_then(|t| t.structured_tree(body)) {
-        Some((mut tree, raw, keep)) => {
+        Some((mut tree, raw)) => {
             let raw = std::borrow::Cow::Borrowed(raw);
-            filter_exact_tree(body, &mut tree, raw, keep, &snapshot_options, capture)
+            filter_exact_tree(body, &mut tree, raw, &snapshot_options, capture)
         }
         None => match structured_snapshot
             .filter(|_| !crate::notation::playwright::is_yaml_snapshot(body))
@@ -897,7 +873,7 @@ fn filter_snapshot_section(
             Some(mut tree) => {
                 let raw = crate::notation::cdp::writer::render(&tree, false).text;
                 let raw = std::borrow::Cow::Owned(raw);
-                filter_exact_tree(body, &mut tree, raw, true, &snapshot_options, capture)
+                filter_exact_tree(body, &mut tree, raw, &snapshot_options, capture)
             }
             None => capture.filter(body, &snapshot_options),
         },
@@ -916,15 +892,15 @@ fn filter_snapshot_section(
 }
 
 /// A snapshot body filtered from its exact tree (upstream's `structuredContent.snapshot`), `raw`
-/// that tree in the light notation, kept as the capture's raw snapshot when `keep`.
+/// that tree in the light notation, kept as the capture's raw snapshot (unless `skip_raw`).
 fn filter_exact_tree(
     body: &str,
     tree: &mut Tree<'_>,
     raw: std::borrow::Cow<'_, str>,
-    keep: bool,
     options: &SnapshotOptions,
     capture: &mut SnapshotCapture<'_>,
 ) -> FilteredSnapshot {
+    let keep = !capture.skip_raw;
     let mut filtered = capture.filter_tree(body, tree, options);
     // No smaller than upstream's text (a small page: the legend alone is 130 bytes), yet that
     // text is ambiguous where the tree is exact: page text in it can read as nodes. The tree

@@ -321,6 +321,9 @@ pub fn fit(
                 deltas: capture.deltas,
                 trees: Some(&trees),
                 cap,
+                // The ladder keeps the first raw snapshot a step reads (below): later steps
+                // make no copy of it.
+                skip_raw: capture.raw.is_some(),
                 ..SnapshotCapture::default()
             };
             let out = filter_result_map(
