@@ -114,15 +114,10 @@ fn line_offsets(text: &str) -> impl Iterator<Item = (usize, &str)> {
 }
 
 fn last_error_line(text: &str) -> Option<usize> {
-    let mut end = text.len();
-    for line in text.split_inclusive('\n').rev() {
-        let start = end - line.len();
-        if line.starts_with("Error: ") {
-            return Some(start);
-        }
-        end = start;
-    }
-    None
+    line_offsets(text)
+        .filter(|(_, line)| line.starts_with("Error: "))
+        .last()
+        .map(|(offset, _)| offset)
 }
 
 /// Sections whose text may hold a fenced block (a script result, later upstream sections).

@@ -12,12 +12,21 @@ pub fn name_is_long(node: &Node<'_>, max_chars: usize) -> bool {
     if node.kind != NodeKind::Element || node.role == "RootWebArea" {
         return false;
     }
-    // Count at most max_chars + 2 characters: linear even on a 10 MB name. No more bytes than
-    // that is no more characters: most names are told by their length.
-    node.name.as_deref().is_some_and(|n| {
-        n.len() > max_chars.saturating_add(1)
-            && n.chars().take(max_chars.saturating_add(2)).count() > max_chars + 1
-    })
+    // Count at most max_chars + 2 characters: linear even on a 10 MB name.
+    node.name
+        .as_deref()
+        .is_some_and(|n| chars_up_to(n, max_chars.saturating_add(2)) > max_chars + 1)
+}
+
+/// `text.chars().take(limit).count()`: the characters of `text`, counted up to `limit`. A text
+/// of no more bytes than that has no more characters, and `chars().count()` counts it a word
+/// at a time where `take` decodes each character.
+fn chars_up_to(text: &str, limit: usize) -> usize {
+    if text.len() <= limit {
+        text.chars().count()
+    } else {
+        text.chars().take(limit).count()
+    }
 }
 
 /// A text this short with a control among the next `TITLE_REACH` siblings is the title of the
@@ -93,10 +102,10 @@ fn budget_items(tree: &mut Tree<'_>, items: &[usize], budget: usize, scratch: &m
             return false;
         };
         let label = is_control(k + 1);
-        let short = node.name.as_deref().is_some_and(|n| {
-            n.len() <= SHORT_TEXT_CHARS
-                || n.chars().take(SHORT_TEXT_CHARS + 1).count() <= SHORT_TEXT_CHARS
-        });
+        let short = node
+            .name
+            .as_deref()
+            .is_some_and(|n| chars_up_to(n, SHORT_TEXT_CHARS + 1) <= SHORT_TEXT_CHARS);
         let title = short && (k + 1..k + 1 + TITLE_REACH).any(is_control);
         label || title
     }));
@@ -117,14 +126,7 @@ fn budget_items(tree: &mut Tree<'_>, items: &[usize], budget: usize, scratch: &m
             node.hidden = true;
         } else {
             let shown = node.keep_chars.unwrap_or(usize::MAX);
-            // `chars().count()` counts a word at a time where `take` decodes each character.
-            used += node.name.as_deref().map_or(0, |n| {
-                if n.len() <= shown {
-                    n.chars().count()
-                } else {
-                    n.chars().take(shown).count()
-                }
-            });
+            used += node.name.as_deref().map_or(0, |n| chars_up_to(n, shown));
         }
     }
 }
