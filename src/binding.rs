@@ -8,7 +8,7 @@ use std::ptr;
 use std::time::Instant;
 
 use napi::bindgen_prelude::{
-    Buffer, FromNapiValue, Function, TypeName, ValidateNapiValue, ValueType,
+    Buffer, FromNapiValue, Function, ToNapiValue, TypeName, ValidateNapiValue, ValueType,
 };
 use napi::{sys, Error, Result, Status};
 use napi_derive::napi;
@@ -23,6 +23,7 @@ use crate::session::{Session, SessionOptions};
 use crate::snapshot::{SnapshotLimits, SnapshotOptions};
 use crate::stats::{SavingsTotals, StatsMode};
 use crate::tokens;
+use crate::utf16;
 
 fn to_napi(error: FilterError) -> Error {
     match error {
@@ -30,12 +31,12 @@ fn to_napi(error: FilterError) -> Error {
     }
 }
 
-/// A JS string argument (a payload: result JSON, snapshot text) as UTF-8, converted in one pass.
-/// napi-rs's `String` asks V8 for the UTF-8 length first (a full scalar pass over the text),
-/// zero-fills the buffer, then converts (a second pass): on non-ASCII text that made crossing
-/// cost about twice `Buffer.from(text)`. The UTF-16 length is known without a pass, and one
-/// UTF-16 unit never takes more than 3 UTF-8 bytes, so one conversion into a buffer of that
-/// size suffices. Declared as `string` in index.d.ts (`ts_arg_type`).
+/// A JS string argument (a payload: result JSON, snapshot text) as UTF-8. napi-rs's `String`
+/// asks V8 for the UTF-8 length first (a full scalar pass over the text), zero-fills the buffer,
+/// then converts (a second pass); V8's own conversion to UTF-8 is a scalar loop too. The
+/// UTF-16 units are copied out as they are (a copy, or a widening one for a Latin-1 string) and
+/// transcoded here (`utf16::to_utf8`: ASCII stretches a block at a time, lone surrogates to
+/// U+FFFD as V8 does). Declared as `string` in index.d.ts (`ts_arg_type`).
 pub struct TextArg(String);
 
 impl TypeName for TextArg {
@@ -52,42 +53,77 @@ impl ValidateNapiValue for TextArg {}
 
 impl FromNapiValue for TextArg {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
-        let mut units = 0usize;
+        let mut len = 0usize;
         // SAFETY: a null buffer only asks for the length (O(1)); fails on a non-string.
         let status =
-            unsafe { sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut units) };
+            unsafe { sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut len) };
         if status != sys::Status::napi_ok {
             // Not a string: napi-rs's own conversion throws its usual `StringExpected` error.
             return unsafe { String::from_napi_value(env, value) }.map(TextArg);
         }
-        // Room for the worst case and the terminating NUL napi writes.
-        let capacity = units.saturating_mul(3).saturating_add(1);
-        let mut bytes = Vec::<u8>::with_capacity(capacity);
+        // Room for the terminating NUL napi writes.
+        let capacity = len.saturating_add(1);
+        let mut units = Vec::<u16>::with_capacity(capacity);
         let mut written = 0usize;
-        // SAFETY: napi writes at most `capacity` bytes (including its NUL) into the buffer and
-        // reports the bytes written without the NUL.
+        // SAFETY: napi writes at most `capacity` units (including its NUL) into the buffer and
+        // reports the units written without the NUL.
         let status = unsafe {
-            sys::napi_get_value_string_utf8(
-                env,
-                value,
-                bytes.as_mut_ptr().cast(),
-                capacity,
-                &mut written,
-            )
+            sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), capacity, &mut written)
         };
-        if status != sys::Status::napi_ok || written >= capacity {
+        if status != sys::Status::napi_ok || written > len {
             return unsafe { String::from_napi_value(env, value) }.map(TextArg);
         }
-        // SAFETY: the first `written` bytes were initialised by napi above.
-        unsafe { bytes.set_len(written) };
-        // Give the unused worst-case room back (a realloc that shrinks in place).
-        if bytes.capacity() - written > 4096 {
-            bytes.shrink_to_fit();
-        }
-        // SAFETY: V8 writes well-formed UTF-8 (lone surrogates become U+FFFD), as napi-rs's
-        // own `String` conversion relies on.
-        Ok(TextArg(unsafe { String::from_utf8_unchecked(bytes) }))
+        // SAFETY: the first `written` units were initialised by napi above.
+        unsafe { units.set_len(written) };
+        Ok(TextArg(utf16::to_utf8(&units)))
     }
+}
+
+/// A payload returned to JS (filtered snapshot text, result JSON), declared as `string`
+/// (`ts_type`/`ts_return_type`). napi-rs's `String` makes the JS string from UTF-8, which V8
+/// decodes with a scalar loop, a pass to size it and one to convert: on the non-ASCII text of
+/// real pages that cost about a third of a light `filterSnapshot` call. ASCII text is made as
+/// Latin-1 (a copy); other text is transcoded here to UTF-16 (`utf16::from_utf8`, ASCII stretches a
+/// block at a time) and made from that (a copy).
+pub struct TextOut(String);
+
+impl TypeName for TextOut {
+    fn type_name() -> &'static str {
+        "String"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::String
+    }
+}
+
+impl ToNapiValue for TextOut {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> Result<sys::napi_value> {
+        let text = val.0;
+        let mut out = ptr::null_mut();
+        let status = if text.is_ascii() {
+            let len = isize::try_from(text.len()).map_err(|_| too_long())?;
+            // SAFETY: `len` bytes of ASCII (a subset of Latin-1) at `text`'s pointer.
+            unsafe { sys::napi_create_string_latin1(env, text.as_ptr().cast(), len, &mut out) }
+        } else {
+            let units = utf16::from_utf8(&text);
+            drop(text);
+            let len = isize::try_from(units.len()).map_err(|_| too_long())?;
+            // SAFETY: `len` UTF-16 units at `units`' pointer.
+            unsafe { sys::napi_create_string_utf16(env, units.as_ptr(), len, &mut out) }
+        };
+        if status != sys::Status::napi_ok {
+            return Err(Error::new(
+                Status::GenericFailure,
+                "could not make the result string",
+            ));
+        }
+        Ok(out)
+    }
+}
+
+fn too_long() -> Error {
+    Error::new(Status::GenericFailure, "result string too long")
 }
 
 /// Options of the snapshot and tool-result filters.
@@ -207,10 +243,11 @@ impl CompressOptions {
 }
 
 /// A filtered snapshot and what the filter did to it.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct SnapshotResult {
     /// The filtered snapshot text.
-    pub text: String,
+    #[napi(ts_type = "string")]
+    pub text: TextOut,
     /// Distinct uids in the input.
     pub uids_in: u32,
     /// Uids rendered as nodes in the output.
@@ -228,12 +265,12 @@ fn count(n: usize) -> u32 {
 /// Filters a `tools/call` result (`CallToolResult` as JSON) of the named tool.
 /// Returns the filtered result as JSON, or `null` when nothing was changed. Carries no stats
 /// line: that is the session's (`FilterSession`).
-#[napi(catch_unwind)]
+#[napi(catch_unwind, ts_return_type = "string | null")]
 pub fn filter_tool_result(
     tool_name: String,
     #[napi(ts_arg_type = "string")] result_json: TextArg,
     options: Option<FilterOptions>,
-) -> Result<Option<String>> {
+) -> Result<Option<TextOut>> {
     let options = options.unwrap_or_default();
     let level = options.level()?;
     let mut core = ResultOptions::for_level(level);
@@ -242,7 +279,7 @@ pub fn filter_tool_result(
     core.max_tokens = options.max_tokens();
     core.max_chars = options.max_chars();
     timed_core(|| result::filter_tool_result(&tool_name, &result_json.0, &core))
-        .map(|filtered| filtered.map(|f| f.json))
+        .map(|filtered| filtered.map(|f| TextOut(f.json)))
         .map_err(to_napi)
 }
 
@@ -255,24 +292,26 @@ pub fn is_filtered_tool(tool_name: String) -> bool {
 
 /// Compresses the descriptions of a `tools/list`, `prompts/list`, `resources/list` or
 /// `resources/templates/list` result (JSON). Returns the new JSON, or `null` when unchanged.
-#[napi(catch_unwind)]
+#[napi(catch_unwind, ts_return_type = "string | null")]
 pub fn compress_list_result(
     method: String,
     #[napi(ts_arg_type = "string")] result_json: TextArg,
     options: Option<CompressOptions>,
-) -> Result<Option<String>> {
+) -> Result<Option<TextOut>> {
     let core = options.unwrap_or_default().to_core()?;
-    timed_core(|| describe::compress_list_result(&method, &result_json.0, &core)).map_err(to_napi)
+    timed_core(|| describe::compress_list_result(&method, &result_json.0, &core))
+        .map(|out| out.map(TextOut))
+        .map_err(to_napi)
 }
 
 /// Compresses one prose text with the description rules.
-#[napi(catch_unwind)]
+#[napi(catch_unwind, ts_return_type = "string")]
 pub fn compress_text(
     #[napi(ts_arg_type = "string")] text: TextArg,
     options: Option<CompressOptions>,
-) -> Result<String> {
+) -> Result<TextOut> {
     let core = options.unwrap_or_default().to_core()?;
-    Ok(describe::compress_text(&text.0, core.level))
+    Ok(TextOut(describe::compress_text(&text.0, core.level)))
 }
 
 /// Filters bare snapshot text (the body of a `## Latest page snapshot` section).
@@ -289,7 +328,7 @@ pub fn filter_snapshot(
     };
     let out = timed_core(|| crate::notation::filter_snapshot(&text.0, &core));
     Ok(SnapshotResult {
-        text: out.text,
+        text: TextOut(out.text),
         uids_in: count(out.uids_in),
         uids_shown: count(out.uids_shown),
         uids_hidden: count(out.uids_hidden),
@@ -328,9 +367,9 @@ pub fn infer_tool(#[napi(ts_arg_type = "string")] text: TextArg) -> Option<Strin
 
 /// The accessibility tree of a chrome-devtools-mcp result text (its snapshot section without the
 /// `## Latest page snapshot` line), or `null` when it has none.
-#[napi]
-pub fn snapshot_body(#[napi(ts_arg_type = "string")] text: TextArg) -> Option<String> {
-    result::infer::snapshot_body(&text.0).map(str::to_string)
+#[napi(ts_return_type = "string | null")]
+pub fn snapshot_body(#[napi(ts_arg_type = "string")] text: TextArg) -> Option<TextOut> {
+    result::infer::snapshot_body(&text.0).map(|body| TextOut(body.to_string()))
 }
 
 /// Benchmark diagnostic (`npm run bench`), not a filter: the ns that the last `filterSnapshot`,
@@ -424,12 +463,12 @@ pub struct ExpandOptions {
 /// The unfiltered subtree under `uid` (or the siblings from `uid` to `until`) of a raw
 /// snapshot (chrome-devtools-mcp text or Playwright YAML), rendered at `light` (lossless).
 /// Throws `InvalidArg` when a uid is unknown.
-#[napi(catch_unwind)]
+#[napi(catch_unwind, ts_return_type = "string")]
 pub fn expand_snapshot(
     #[napi(ts_arg_type = "string")] raw: TextArg,
     uid: String,
     options: Option<ExpandOptions>,
-) -> Result<String> {
+) -> Result<TextOut> {
     let options = options.unwrap_or_default();
     crate::notation::expand_range(
         &raw.0,
@@ -437,6 +476,7 @@ pub fn expand_snapshot(
         options.until.as_deref(),
         options.depth.map(|d| d as usize),
     )
+    .map(TextOut)
     .map_err(to_napi)
 }
 
@@ -455,12 +495,12 @@ pub struct SearchOptions {
 /// Nodes of a raw snapshot whose role, name, text or attributes match `query`
 /// (case-insensitive), each with its uid and its ancestors, written for an agent.
 /// Throws `InvalidArg` on an invalid regex.
-#[napi(catch_unwind)]
+#[napi(catch_unwind, ts_return_type = "string")]
 pub fn search_snapshot(
     #[napi(ts_arg_type = "string")] raw: TextArg,
     query: String,
     options: Option<SearchOptions>,
-) -> Result<String> {
+) -> Result<TextOut> {
     let options = options.unwrap_or_default();
     crate::notation::search_snapshot(
         &raw.0,
@@ -472,7 +512,7 @@ pub fn search_snapshot(
                 l.max(1) as usize
             }),
     )
-    .map(|hits| hits.text)
+    .map(|hits| TextOut(hits.text))
     .map_err(to_napi)
 }
 
@@ -599,15 +639,16 @@ impl FilterSession {
 
     /// Filters a `tools/call` result; `argumentsJson` is the request's `arguments` as JSON.
     /// Returns the filtered result JSON, or `null` to forward the original.
-    #[napi(catch_unwind)]
+    #[napi(catch_unwind, ts_return_type = "string | null")]
     pub fn filter_tool_result(
         &mut self,
         tool_name: String,
         #[napi(ts_arg_type = "string")] result_json: TextArg,
         arguments_json: Option<String>,
-    ) -> Result<Option<String>> {
+    ) -> Result<Option<TextOut>> {
         self.inner
             .filter_tool_result(&tool_name, &result_json.0, arguments_json.as_deref())
+            .map(|out| out.map(TextOut))
             .map_err(to_napi)
     }
 
@@ -615,15 +656,16 @@ impl FilterSession {
     /// (`{"jsonrpc":"2.0","id":…,"result":{…}}`): returns the response (same keys, in the same
     /// order) with its result filtered, as JSON, or `null` to forward the original. Spares the
     /// caller serializing the result and parsing the filtered one.
-    #[napi(catch_unwind)]
+    #[napi(catch_unwind, ts_return_type = "string | null")]
     pub fn filter_tool_response(
         &mut self,
         tool_name: String,
         #[napi(ts_arg_type = "string")] response_json: TextArg,
         arguments_json: Option<String>,
-    ) -> Result<Option<String>> {
+    ) -> Result<Option<TextOut>> {
         self.inner
             .filter_tool_response(&tool_name, &response_json.0, arguments_json.as_deref())
+            .map(|out| out.map(TextOut))
             .map_err(to_napi)
     }
 
@@ -706,14 +748,15 @@ impl FilterSession {
 
     /// Answers a call of one of the proxy's tools: the `CallToolResult` as JSON (an `isError`
     /// result when there is no snapshot or the uid is unknown).
-    #[napi(catch_unwind)]
+    #[napi(catch_unwind, ts_return_type = "string")]
     pub fn call_proxy_tool(
         &mut self,
         tool_name: String,
         arguments_json: Option<String>,
-    ) -> Result<String> {
+    ) -> Result<TextOut> {
         self.inner
             .call_proxy_tool(&tool_name, arguments_json.as_deref())
+            .map(TextOut)
             .map_err(to_napi)
     }
 
@@ -722,13 +765,13 @@ impl FilterSession {
     /// `"result":{…}` or `"error":{…}` member, to write after the `id`. Modern requests get
     /// `resultType` and the upstream's `serverInfo`, or the envelope errors a modern server
     /// answers with (`-32602`, `-32022`).
-    #[napi(catch_unwind)]
+    #[napi(catch_unwind, ts_return_type = "string")]
     pub fn answer_proxy_tool(
         &mut self,
         tool_name: String,
         arguments_json: Option<String>,
         meta_json: Option<String>,
-    ) -> Result<String> {
+    ) -> Result<TextOut> {
         self.era
             .answer_proxy_tool(
                 &mut self.inner,
@@ -736,6 +779,7 @@ impl FilterSession {
                 arguments_json.as_deref(),
                 meta_json.as_deref(),
             )
+            .map(TextOut)
             .map_err(to_napi)
     }
 
@@ -779,14 +823,15 @@ impl FilterSession {
     }
 
     /// Compresses a list result (and remembers the tools' output schemas).
-    #[napi(catch_unwind)]
+    #[napi(catch_unwind, ts_return_type = "string | null")]
     pub fn compress_list_result(
         &mut self,
         method: String,
         #[napi(ts_arg_type = "string")] result_json: TextArg,
-    ) -> Result<Option<String>> {
+    ) -> Result<Option<TextOut>> {
         self.inner
             .compress_list_result(&method, &result_json.0)
+            .map(|out| out.map(TextOut))
             .map_err(to_napi)
     }
 

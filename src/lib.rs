@@ -19,6 +19,7 @@ pub mod stats;
 #[cfg(test)]
 mod test_support;
 pub mod tokens;
+pub mod utf16;
 
 #[cfg(test)]
 mod delta_prop_tests;
