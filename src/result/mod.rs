@@ -384,8 +384,8 @@ pub struct SnapshotCapture<'p> {
     /// deltas) may give up here, the step then over the budget (`gave_up`).
     pub cap: Option<OutputCap>,
     pub gave_up: bool,
-    /// A step of the budget's ladder after the one whose raw snapshot the ladder keeps
-    /// (`budget::fit`): no copy of the raw is made.
+    /// No copy of the raw snapshot is made: the caller keeps none (no session), or this is a
+    /// step of the budget's ladder after the one whose raw the ladder keeps (`budget::fit`).
     pub skip_raw: bool,
     pub raw: Option<String>,
     pub holds: Option<SentPage>,
@@ -586,12 +586,12 @@ pub fn filter_tool_result_value(
     result_json: &str,
     options: &ResultOptions,
 ) -> FilterResult<Option<FilteredValue>> {
-    filter_tool_result_capturing(
-        tool_name,
-        result_json,
-        options,
-        &mut SnapshotCapture::default(),
-    )
+    // No session keeps the raw snapshot for the proxy tools.
+    let mut capture = SnapshotCapture {
+        skip_raw: true,
+        ..SnapshotCapture::default()
+    };
+    filter_tool_result_capturing(tool_name, result_json, options, &mut capture)
 }
 
 /// `filter_tool_result_value` that also hands back the raw body of the result's accessibility
@@ -863,20 +863,30 @@ fn filter_snapshot_section(
     };
     let filtered = match capture.trees.and_then(|t| t.structured_tree(body)) {
         Some((mut tree, raw)) => {
-            let raw = std::borrow::Cow::Borrowed(raw);
-            filter_exact_tree(body, &mut tree, raw, &snapshot_options, capture)
+            let raw = Some(std::borrow::Cow::Borrowed(raw));
+            filter_exact_tree(body, &mut tree, raw, || None, &snapshot_options, capture)
         }
-        None => match structured_snapshot
-            .filter(|_| !crate::notation::playwright::is_yaml_snapshot(body))
-            .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body))
-        {
-            Some(mut tree) => {
-                let raw = crate::notation::cdp::writer::render(&tree, false).text;
-                let raw = std::borrow::Cow::Owned(raw);
-                filter_exact_tree(body, &mut tree, raw, &snapshot_options, capture)
+        None => {
+            let structured = structured_snapshot
+                .filter(|_| !crate::notation::playwright::is_yaml_snapshot(body));
+            let read = || {
+                structured
+                    .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body))
+            };
+            match read() {
+                Some(mut tree) => {
+                    // The tree in the light notation, before the passes mark it: made now only
+                    // for a caller that keeps it; else only if it is the output, from the tree
+                    // read again.
+                    let light =
+                        |tree: &Tree<'_>| crate::notation::cdp::writer::render(tree, false).text;
+                    let raw = (!capture.skip_raw).then(|| std::borrow::Cow::Owned(light(&tree)));
+                    let reread = || read().map(|tree| light(&tree));
+                    filter_exact_tree(body, &mut tree, raw, reread, &snapshot_options, capture)
+                }
+                None => capture.filter(body, &snapshot_options),
             }
-            None => capture.filter(body, &snapshot_options),
-        },
+        }
     };
     if filtered.text == body {
         return None;
@@ -891,12 +901,14 @@ fn filter_snapshot_section(
     Some(out)
 }
 
-/// A snapshot body filtered from its exact tree (upstream's `structuredContent.snapshot`), `raw`
-/// that tree in the light notation, kept as the capture's raw snapshot (unless `skip_raw`).
-fn filter_exact_tree(
+/// A snapshot body filtered from its exact tree (upstream's `structuredContent.snapshot`).
+/// `raw`, that tree in the light notation, is kept as the capture's raw snapshot (unless
+/// `skip_raw`, when it may be `None`: `reread` makes it if it is the output).
+fn filter_exact_tree<'r>(
     body: &str,
     tree: &mut Tree<'_>,
-    raw: std::borrow::Cow<'_, str>,
+    raw: Option<std::borrow::Cow<'r, str>>,
+    reread: impl FnOnce() -> Option<String>,
     options: &SnapshotOptions,
     capture: &mut SnapshotCapture<'_>,
 ) -> FilteredSnapshot {
@@ -905,15 +917,15 @@ fn filter_exact_tree(
     // No smaller than upstream's text (a small page: the legend alone is 130 bytes), yet that
     // text is ambiguous where the tree is exact: page text in it can read as nodes. The tree
     // goes, in the lossless notation.
-    let whole = filtered.text == body;
-    match (whole, keep) {
-        (true, true) => {
+    if filtered.text == body {
+        if let Some(raw) = raw.or_else(|| reread().map(std::borrow::Cow::Owned)) {
             filtered.text = raw.to_string();
-            capture.raw = Some(raw.into_owned());
+            if keep {
+                capture.raw = Some(raw.into_owned());
+            }
         }
-        (true, false) => filtered.text = raw.into_owned(),
-        (false, true) => capture.raw = Some(raw.into_owned()),
-        (false, false) => {}
+    } else if let Some(raw) = raw.filter(|_| keep) {
+        capture.raw = Some(raw.into_owned());
     }
     filtered
 }

@@ -449,6 +449,44 @@ fn a_result_carrying_the_tree_is_read_from_the_tree() {
     }
 }
 
+/// A page too small to shrink goes out as its tree in the light notation, through a session
+/// (which keeps that text for the proxy tools) and through the library's call alike (which
+/// keeps none, and writes it only then).
+#[test]
+fn a_small_page_goes_out_as_its_tree_with_or_without_a_session() {
+    use crate::result::{filter_tool_result, filter_tool_result_capturing, ResultOptions};
+    let snapshot = serde_json::json!({"id": "1_0", "role": "RootWebArea", "name": "Tiny",
+        "url": "http://127.0.0.1/t.html", "children": [
+            {"id": "1_1", "role": "button", "name": "Go", "children": []}]});
+    let body =
+        "uid=1_0 RootWebArea \"Tiny\" url=\"http://127.0.0.1/t.html\"\n  uid=1_1 button \"Go\"\n";
+    let result = serde_json::json!({
+        "content": [{"type": "text", "text": format!("## Latest page snapshot\n{body}")}],
+        "structuredContent": {"snapshot": snapshot},
+    })
+    .to_string();
+    for level in [Level::Light, Level::Moderate, Level::Aggressive] {
+        let options = ResultOptions::for_level(level);
+        let mut capture = crate::result::SnapshotCapture::default();
+        let kept = filter_tool_result_capturing("take_snapshot", &result, &options, &mut capture)
+            .expect("filters")
+            .expect("changed");
+        let raw = capture.raw.expect("raw snapshot kept");
+        let text = kept.result["content"][0]["text"].as_str().expect("text");
+        assert_eq!(text, format!("## Latest page snapshot\n{raw}"), "{level}");
+        assert!(raw.starts_with(super::syntax::LEGEND_TAG), "{raw}");
+        let library = filter_tool_result("take_snapshot", &result, &options)
+            .expect("filters")
+            .expect("changed");
+        let library: Value = serde_json::from_str(&library.json).expect("json");
+        assert_eq!(
+            library["content"][0]["text"].as_str(),
+            Some(text),
+            "{level}"
+        );
+    }
+}
+
 /// When the proxy asked upstream for the tree (`drop_structured_content`), no result reaches
 /// the client with a `structuredContent` it did not ask for: filtered or not, whatever the tool;
 /// the text of results no filter changes stays as it was. Without it, unfiltered results pass

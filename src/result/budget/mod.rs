@@ -322,8 +322,8 @@ pub fn fit(
                 trees: Some(&trees),
                 cap,
                 // The ladder keeps the first raw snapshot a step reads (below): later steps
-                // make no copy of it.
-                skip_raw: capture.raw.is_some(),
+                // make no copy of it; nor does any when the caller keeps none.
+                skip_raw: capture.skip_raw || capture.raw.is_some(),
                 ..SnapshotCapture::default()
             };
             let out = filter_result_map(
