@@ -183,16 +183,24 @@ impl Default for TokenCount {
 const BLOCK: usize = 64;
 
 impl TokenCount {
+    #[inline]
     pub fn add(&mut self, bytes: &[u8]) {
-        // The byte after the pieces before (and a piece up to a block long, as the writers
-        // that feed a count in small pieces give) weighs by the state carried.
+        // A piece up to a block long (serde_json writing a value gives many) goes byte by
+        // byte, inline in the writer as before.
+        if bytes.len() <= BLOCK {
+            self.add_bytewise(bytes);
+        } else {
+            self.add_blocks(bytes);
+        }
+    }
+
+    /// A piece of more than a block: its first byte weighs by the state carried, the rest
+    /// block by block.
+    #[inline(never)]
+    fn add_blocks(&mut self, bytes: &[u8]) {
         let Some((&first, rest)) = bytes.split_first() else {
             return;
         };
-        if rest.len() < BLOCK {
-            self.add_bytewise(bytes);
-            return;
-        }
         self.add_bytewise(&[first]);
         // Every other byte weighs by the byte before it, in blocks of `BLOCK` (each window
         // holds its block and the byte before), the bytes after the last block one by one.
@@ -238,6 +246,7 @@ impl TokenCount {
     }
 
     /// One byte after another, carrying the class before and the letter run.
+    #[inline]
     fn add_bytewise(&mut self, bytes: &[u8]) {
         let (mut milli, mut prev, mut run) = (self.milli, self.prev, self.run);
         for &b in bytes {
