@@ -18,14 +18,15 @@ pub fn name_is_long(node: &Node<'_>, max_chars: usize) -> bool {
         .is_some_and(|n| chars_up_to(n, max_chars.saturating_add(2)) > max_chars + 1)
 }
 
-/// `text.chars().take(limit).count()`: the characters of `text`, counted up to `limit`. A text
-/// of no more bytes than that has no more characters, and `chars().count()` counts it a word
-/// at a time where `take` decodes each character.
+/// `text.chars().take(limit).count()`: the characters of `text`, counted up to `limit`. A
+/// character is one to four bytes: a text of `4 * limit` bytes or more has `limit` characters
+/// at least, and one shorter is counted whole, `chars().count()` counting a word at a time
+/// where `take` decodes each character.
 fn chars_up_to(text: &str, limit: usize) -> usize {
-    if text.len() <= limit {
-        text.chars().count()
+    if text.len() >= limit.saturating_mul(4) {
+        limit
     } else {
-        text.chars().take(limit).count()
+        text.chars().count().min(limit)
     }
 }
 
@@ -101,13 +102,13 @@ fn budget_items(tree: &mut Tree<'_>, items: &[usize], budget: usize, scratch: &m
         let Some(node) = tree.nodes.get(c) else {
             return false;
         };
-        let label = is_control(k + 1);
-        let short = node
-            .name
-            .as_deref()
-            .is_some_and(|n| chars_up_to(n, SHORT_TEXT_CHARS + 1) <= SHORT_TEXT_CHARS);
-        let title = short && (k + 1..k + 1 + TITLE_REACH).any(is_control);
-        label || title
+        // Its name counted last, for a text near a control only.
+        let short = || {
+            node.name
+                .as_deref()
+                .is_some_and(|n| chars_up_to(n, SHORT_TEXT_CHARS + 1) <= SHORT_TEXT_CHARS)
+        };
+        is_control(k + 1) || (k + 1..k + 1 + TITLE_REACH).any(is_control) && short()
     }));
     let mut used = 0usize;
     for (k, &c) in items.iter().enumerate() {

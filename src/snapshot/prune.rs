@@ -8,6 +8,7 @@ use super::tree::{NodeKind, NodeSet, Tree};
 use super::walk::Containers;
 
 /// Facts about every node, computed once in document order (parents come before children).
+#[derive(Debug, Clone)]
 pub struct Facts {
     pub in_main: Vec<bool>,
     /// Inside a `navigation` landmark (the landmark included).
@@ -283,6 +284,10 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
             && !side(id)
         {
             rest += 1;
+            // The navigations get nothing whatever the rest.
+            if rest >= max_nodes {
+                break;
+            }
         }
         if let Some(slot) = eff.get_mut(id) {
             *slot = hidden;
