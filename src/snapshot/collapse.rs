@@ -2,7 +2,6 @@
 //! container hidden, and runs of similar siblings collapsed after the first few.
 
 use super::prune::Facts;
-use super::roles;
 use super::tree::{Node, NodeKind, NodeSet, Tree};
 use super::walk::Containers;
 
@@ -58,7 +57,7 @@ pub fn budget_and_collapse(
     let mut containers = Containers::new();
     let mut scratch = Scratch::default();
     while let Some((_, items)) = containers.next(tree) {
-        budget_items(tree, items, budget, &mut scratch);
+        budget_items(tree, facts, items, budget, &mut scratch);
         collapse_items(
             tree,
             items,
@@ -85,16 +84,18 @@ struct Scratch {
 /// title a few siblings before a control are never hidden here and spend nothing; the budget
 /// goes to prose, in order, counted as shown (a name `cut_long_names` cut counts its kept
 /// characters only).
-fn budget_items(tree: &mut Tree<'_>, items: &[usize], budget: usize, scratch: &mut Scratch) {
+fn budget_items(
+    tree: &mut Tree<'_>,
+    facts: &Facts,
+    items: &[usize],
+    budget: usize,
+    scratch: &mut Scratch,
+) {
     // Whether each item is a labelled control, asked once per item (not once per text within
     // reach of it).
     let control = &mut scratch.control;
     control.clear();
-    control.extend(
-        items
-            .iter()
-            .map(|&c| tree.nodes.get(c).is_some_and(roles::is_labelled_control)),
-    );
+    control.extend(items.iter().map(|&c| facts.is_labelled_control(c)));
     let is_control = |k: usize| control.get(k).copied().unwrap_or(false);
     let protected = &mut scratch.protected;
     protected.clear();
@@ -164,7 +165,7 @@ fn collapse_items(
             && !rows.contains(&c)
             && !(keep_main_controls
                 && !side_nav
-                && (facts.in_nav(c) || facts.in_main(c) && roles::is_interactive(node)));
+                && (facts.in_nav(c) || facts.in_main(c) && facts.is_control(c)));
         if !eligible {
             run_role = None;
             run_len = 0;

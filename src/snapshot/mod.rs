@@ -213,7 +213,7 @@ fn mark_before_budget(tree: &mut tree::Tree<'_>, options: &SnapshotOptions, fact
     // page every sweep of the nodes is a trip through memory, not cache. Names are cut here,
     // before the passes that hide, which do not read the cut.
     for id in 0..tree.nodes.len() {
-        let decorative = prune::is_decorative_at(tree, id);
+        let decorative = prune::is_decorative_at(tree, facts, id);
         let Some(node) = tree.nodes.get_mut(id) else {
             continue;
         };

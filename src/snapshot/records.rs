@@ -830,6 +830,7 @@ pub fn collapse_records<'a>(
             // The periods tried are the distances to the later siblings of this one's shape
             // (a record repeats its first sibling), shortest first: along `next_same`.
             let first = next_same.get(i).copied().unwrap_or(usize::MAX);
+            let same_end = same_until.get(i).copied().unwrap_or(0);
             let mut later = first;
             while let Some(p) = later.checked_sub(i).filter(|&p| p <= MAX_PERIOD) {
                 later = next_same.get(later).copied().unwrap_or(usize::MAX);
@@ -839,8 +840,13 @@ pub fn collapse_records<'a>(
                 if i + p * MIN_RECORDS > shapes.len() {
                     break;
                 }
-                let uniform = same_until.get(i).is_some_and(|&e| e >= i + p);
                 let head_period = first == i + p;
+                // Past the head's period only exact repetition finds a run, where it is looked
+                // for: the other periods are not tried.
+                if !head_period && !tables_here {
+                    break;
+                }
+                let uniform = same_end >= i + p;
                 let found = head_period
                     .then(|| records_at(&shapes, i, p))
                     .flatten()
