@@ -36,7 +36,11 @@ impl Facts {
         for (id, node) in tree.nodes.iter().enumerate() {
             has_main |= node.role == "main";
             if let (true, Some(slot)) = (roles::is_interactive(node), control.get_mut(id)) {
-                *slot = CONTROL | u8::from(roles::is_labelled_if_interactive(node)) * LABELLED;
+                *slot = if roles::is_labelled_if_interactive(node) {
+                    CONTROL | LABELLED
+                } else {
+                    CONTROL
+                };
             }
             let parent_in =
                 |v: &[bool]| node.parent.and_then(|p| v.get(p).copied()).unwrap_or(false);
