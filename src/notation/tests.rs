@@ -667,3 +667,60 @@ fn clear_marks_gives_back_the_parsed_tree() {
         );
     }
 }
+
+/// A tree that keeps what its passes compute (`snapshot::remember_passes`, as the budget's
+/// ladder's trees do) and is filtered at step after step, each as parsed again, writes what a
+/// fresh parse of the body writes at each: the steps in the ladder's order, one of them twice in
+/// a row, and `moderate` again after the others (its kept marks were replaced by then).
+#[test]
+fn a_tree_that_remembers_its_passes_filters_as_a_fresh_parse() {
+    use crate::snapshot::params::{coarse_steps, lean_limits};
+    let mut bodies: Vec<String> = all_corpus_bodies().into_iter().map(|(_, b)| b).collect();
+    for dir in ["samples", "__test__/fixtures/playwright"] {
+        let files = crate::test_support::files_under(&crate::test_support::shipped(dir), &["json"]);
+        for path in files {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let mut texts = Vec::new();
+            if let Ok(value) = serde_json::from_str(&text) {
+                collect_texts(&value, &mut texts);
+            }
+            bodies.extend(texts.iter().flat_map(|t| bodies_of(t)));
+        }
+    }
+    assert!(bodies.len() >= 3, "no snapshot bodies found");
+    let at = SnapshotOptions::for_level;
+    let lean = SnapshotOptions {
+        level: Level::Moderate,
+        limits: lean_limits(),
+    };
+    let mut steps = vec![
+        at(Level::Light),
+        at(Level::Moderate),
+        lean.clone(),
+        lean,
+        at(Level::Aggressive),
+    ];
+    steps.extend(coarse_steps().into_iter().map(|(_, c)| SnapshotOptions {
+        level: Level::Aggressive,
+        limits: c.snapshot,
+    }));
+    steps.push(at(Level::Moderate));
+    for body in &bodies {
+        let notation = notation_of(body);
+        let mut implied = Vec::new();
+        let mut tree = notation.parse(body, &mut implied);
+        crate::snapshot::remember_passes(&mut tree);
+        for options in &steps {
+            tree.clear_marks();
+            let kept = crate::snapshot::filter_tree(notation, body, &mut tree, options);
+            let fresh = crate::snapshot::filter_with(notation, body, options);
+            assert!(
+                kept == fresh,
+                "{:?} {:?}: a remembering tree of a body of {} bytes writes otherwise",
+                options.level,
+                options.limits,
+                body.len()
+            );
+        }
+    }
+}

@@ -278,7 +278,9 @@ impl<'r> ParsedTrees<'r> {
                 let exact = structured
                     .filter(|_| !playwright && !crate::notation::playwright::is_yaml_snapshot(body))
                     .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body));
-                if let Some(tree) = exact {
+                if let Some(mut tree) = exact {
+                    // Each step filters it: what its passes compute of it once is kept.
+                    crate::snapshot::remember_passes(&mut tree);
                     let raw = crate::notation::cdp::writer::render(&tree, false).text;
                     trees.structured.push((body, RefCell::new(tree), raw));
                     continue;
@@ -288,7 +290,8 @@ impl<'r> ParsedTrees<'r> {
                 let Some(slot) = slots.next() else {
                     continue;
                 };
-                let tree = crate::notation::notation_of(body).parse(body, slot);
+                let mut tree = crate::notation::notation_of(body).parse(body, slot);
+                crate::snapshot::remember_passes(&mut tree);
                 trees
                     .text
                     .push((body, RefCell::new(tree), OnceCell::new(), OnceCell::new()));

@@ -2,7 +2,6 @@
 //! container hidden, and runs of similar siblings collapsed after the first few.
 
 use super::prune::Facts;
-use super::roles;
 use super::tree::{Node, NodeKind, NodeSet, Tree};
 use super::walk::Containers;
 
@@ -18,14 +17,15 @@ pub fn name_is_long(node: &Node<'_>, max_chars: usize) -> bool {
         .is_some_and(|n| chars_up_to(n, max_chars.saturating_add(2)) > max_chars + 1)
 }
 
-/// `text.chars().take(limit).count()`: the characters of `text`, counted up to `limit`. A text
-/// of no more bytes than that has no more characters, and `chars().count()` counts it a word
-/// at a time where `take` decodes each character.
+/// `text.chars().take(limit).count()`: the characters of `text`, counted up to `limit`. A
+/// character is one to four bytes: a text of `4 * limit` bytes or more has `limit` characters
+/// at least, and one shorter is counted whole, `chars().count()` counting a word at a time
+/// where `take` decodes each character.
 fn chars_up_to(text: &str, limit: usize) -> usize {
-    if text.len() <= limit {
-        text.chars().count()
+    if text.len() >= limit.saturating_mul(4) {
+        limit
     } else {
-        text.chars().take(limit).count()
+        text.chars().count().min(limit)
     }
 }
 
@@ -57,7 +57,7 @@ pub fn budget_and_collapse(
     let mut containers = Containers::new();
     let mut scratch = Scratch::default();
     while let Some((_, items)) = containers.next(tree) {
-        budget_items(tree, items, budget, &mut scratch);
+        budget_items(tree, facts, items, budget, &mut scratch);
         collapse_items(
             tree,
             items,
@@ -84,16 +84,18 @@ struct Scratch {
 /// title a few siblings before a control are never hidden here and spend nothing; the budget
 /// goes to prose, in order, counted as shown (a name `cut_long_names` cut counts its kept
 /// characters only).
-fn budget_items(tree: &mut Tree<'_>, items: &[usize], budget: usize, scratch: &mut Scratch) {
+fn budget_items(
+    tree: &mut Tree<'_>,
+    facts: &Facts,
+    items: &[usize],
+    budget: usize,
+    scratch: &mut Scratch,
+) {
     // Whether each item is a labelled control, asked once per item (not once per text within
     // reach of it).
     let control = &mut scratch.control;
     control.clear();
-    control.extend(
-        items
-            .iter()
-            .map(|&c| tree.nodes.get(c).is_some_and(roles::is_labelled_control)),
-    );
+    control.extend(items.iter().map(|&c| facts.is_labelled_control(c)));
     let is_control = |k: usize| control.get(k).copied().unwrap_or(false);
     let protected = &mut scratch.protected;
     protected.clear();
@@ -101,13 +103,13 @@ fn budget_items(tree: &mut Tree<'_>, items: &[usize], budget: usize, scratch: &m
         let Some(node) = tree.nodes.get(c) else {
             return false;
         };
-        let label = is_control(k + 1);
-        let short = node
-            .name
-            .as_deref()
-            .is_some_and(|n| chars_up_to(n, SHORT_TEXT_CHARS + 1) <= SHORT_TEXT_CHARS);
-        let title = short && (k + 1..k + 1 + TITLE_REACH).any(is_control);
-        label || title
+        // Its name counted last, for a text near a control only.
+        let short = || {
+            node.name
+                .as_deref()
+                .is_some_and(|n| chars_up_to(n, SHORT_TEXT_CHARS + 1) <= SHORT_TEXT_CHARS)
+        };
+        is_control(k + 1) || (k + 1..k + 1 + TITLE_REACH).any(is_control) && short()
     }));
     let mut used = 0usize;
     for (k, &c) in items.iter().enumerate() {
@@ -163,7 +165,7 @@ fn collapse_items(
             && !rows.contains(&c)
             && !(keep_main_controls
                 && !side_nav
-                && (facts.in_nav(c) || facts.in_main(c) && roles::is_interactive(node)));
+                && (facts.in_nav(c) || facts.in_main(c) && facts.is_control(c)));
         if !eligible {
             run_role = None;
             run_len = 0;

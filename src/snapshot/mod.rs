@@ -102,19 +102,118 @@ pub struct FilteredSnapshot {
 /// Visible siblings between two hidden runs that aggressive hides to write one marker, not two.
 const AGGRESSIVE_MAX_GAP: usize = 3;
 
-/// Applies the lossy passes of `options` to a parsed tree (nothing at `off`/`light`).
+/// Applies the lossy passes of `options` to a parsed tree (nothing at `off`/`light`), whose
+/// marks are those of the parse (`Tree::clear_marks`).
 pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
     if options.level < Level::Moderate {
         return;
     }
+    match tree.pass_memo.take() {
+        None => {
+            let facts = prune::Facts::new(tree);
+            run_passes(tree, options, &facts, None);
+        }
+        Some(mut memo) => {
+            let facts = memo.facts.take().unwrap_or_else(|| prune::Facts::new(tree));
+            run_passes(tree, options, &facts, Some(&mut memo));
+            memo.facts = Some(facts);
+            tree.pass_memo = Some(memo);
+        }
+    }
+}
+
+/// What `apply_passes` keeps of a tree filtered at several steps (the token budget's ladder
+/// filters one parse at each: `crate::result::ParsedTrees`), for the next: what no limit
+/// changes, and the marks of the passes before the text budget for the limits they read.
+/// Kept on the tree (`Tree::pass_memo`, set by `remember_passes`).
+#[derive(Debug, Clone, Default)]
+pub struct PassMemo<'a> {
+    facts: Option<prune::Facts>,
+    /// The marks `run_passes` set before `collapse::budget_and_collapse`, and the limits that
+    /// set them: the ladder's `moderate` and `lean` steps differ after it only.
+    before_budget: Option<(BeforeBudget, tree::Marks<'a>)>,
+}
+
+/// The options the passes before the text budget read (`run_passes`): equal ones set equal
+/// marks on one tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct BeforeBudget {
+    aggressive: bool,
+    max_text_length: usize,
+    max_records: usize,
+    max_condensed_records: usize,
+    max_table_text: usize,
+    max_options: usize,
+}
+
+impl BeforeBudget {
+    fn of(options: &SnapshotOptions) -> BeforeBudget {
+        let limits = &options.limits;
+        BeforeBudget {
+            aggressive: options.level >= Level::Aggressive,
+            max_text_length: limits.max_text_length,
+            max_records: limits.max_records,
+            max_condensed_records: limits.max_condensed_records,
+            max_table_text: limits.max_table_text,
+            max_options: limits.max_options,
+        }
+    }
+}
+
+/// Keeps what the lossy passes compute of `tree` for its next filterings (`PassMemo`): for a
+/// tree filtered again and again, each time as parsed (`Tree::clear_marks`), never changed.
+pub fn remember_passes(tree: &mut tree::Tree<'_>) {
+    tree.pass_memo.get_or_insert_with(Box::default);
+}
+
+/// The passes of `apply_passes`, with the tree's `facts`, and `memo` to read and fill if kept.
+fn run_passes<'a>(
+    tree: &mut tree::Tree<'a>,
+    options: &SnapshotOptions,
+    facts: &prune::Facts,
+    memo: Option<&mut PassMemo<'a>>,
+) {
     let limits = &options.limits;
     let aggressive = options.level >= Level::Aggressive;
-    let facts = prune::Facts::new(tree);
+    let key = BeforeBudget::of(options);
+    let kept = memo
+        .as_ref()
+        .and_then(|m| m.before_budget.as_ref())
+        .filter(|(k, _)| *k == key);
+    match kept {
+        Some((_, marks)) => tree.set_marks(marks),
+        None => {
+            mark_before_budget(tree, options, facts);
+            if let Some(memo) = memo {
+                memo.before_budget = Some((key, tree.marks()));
+            }
+        }
+    }
+    collapse::budget_and_collapse(
+        tree,
+        facts,
+        limits.max_text_per_container,
+        limits.max_similar_siblings,
+        limits.max_nav_controls,
+        !aggressive,
+    );
+    prune::cap_depth(tree, limits.max_depth);
+    prune::cap_nodes(tree, facts, limits.max_nodes);
+    if aggressive {
+        prune::coalesce_hidden_runs(tree, AGGRESSIVE_MAX_GAP);
+    }
+    prune::show_short_hidden_runs(tree);
+}
+
+/// The passes before the text budget: they read of `options` what `BeforeBudget` holds only.
+fn mark_before_budget(tree: &mut tree::Tree<'_>, options: &SnapshotOptions, facts: &prune::Facts) {
+    let limits = &options.limits;
+    let aggressive = options.level >= Level::Aggressive;
     // The marks each node takes from itself alone (and its parent), in one sweep: on a big
     // page every sweep of the nodes is a trip through memory, not cache. Names are cut here,
     // before the passes that hide, which do not read the cut.
     for id in 0..tree.nodes.len() {
-        let decorative = prune::is_decorative_at(tree, id);
+        let decorative = prune::is_decorative_at(tree, facts, id);
         let Some(node) = tree.nodes.get_mut(id) else {
             continue;
         };
@@ -127,32 +226,18 @@ pub fn apply_passes(tree: &mut tree::Tree<'_>, options: &SnapshotOptions) {
         }
     }
     if aggressive {
-        prune::focus_main(tree, &facts);
+        prune::focus_main(tree, facts);
     }
-    prune::summarise_landmarks(tree, &facts, aggressive);
-    nested::collapse_nested(tree, &facts, limits.max_records, limits.max_table_text);
+    prune::summarise_landmarks(tree, facts, aggressive);
+    nested::collapse_nested(tree, facts, limits.max_records, limits.max_table_text);
     records::collapse_records(
         tree,
-        &facts,
+        facts,
         limits.max_records,
         limits.max_condensed_records,
         limits.max_table_text,
     );
     records::summarise_options(tree, limits.max_options);
-    collapse::budget_and_collapse(
-        tree,
-        &facts,
-        limits.max_text_per_container,
-        limits.max_similar_siblings,
-        limits.max_nav_controls,
-        !aggressive,
-    );
-    prune::cap_depth(tree, limits.max_depth);
-    prune::cap_nodes(tree, &facts, limits.max_nodes);
-    if aggressive {
-        prune::coalesce_hidden_runs(tree, AGGRESSIVE_MAX_GAP);
-    }
-    prune::show_short_hidden_runs(tree);
 }
 
 /// The level's passes over a snapshot in `notation`, written back in it. The input comes back

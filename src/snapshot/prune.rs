@@ -8,13 +8,21 @@ use super::tree::{NodeKind, NodeSet, Tree};
 use super::walk::Containers;
 
 /// Facts about every node, computed once in document order (parents come before children).
+#[derive(Debug, Clone)]
 pub struct Facts {
     pub in_main: Vec<bool>,
     /// Inside a `navigation` landmark (the landmark included).
     pub in_nav: Vec<bool>,
     pub contains_main: Vec<bool>,
     pub subtree_size: Vec<usize>,
+    /// Per node, `CONTROL` and `LABELLED` (`roles::is_interactive`, `is_labelled_control`):
+    /// passes ask them of node after node, and each asking read the node's attributes.
+    control: Vec<u8>,
 }
+
+/// `Facts::control`'s bits.
+const CONTROL: u8 = 1;
+const LABELLED: u8 = 2;
 
 impl Facts {
     pub fn new(tree: &Tree<'_>) -> Facts {
@@ -23,9 +31,17 @@ impl Facts {
         let mut in_nav = vec![false; n];
         let mut contains_main = vec![false; n];
         let mut subtree_size = vec![1; n];
+        let mut control = vec![0u8; n];
         let mut has_main = false;
         for (id, node) in tree.nodes.iter().enumerate() {
             has_main |= node.role == "main";
+            if let (true, Some(slot)) = (roles::is_interactive(node), control.get_mut(id)) {
+                *slot = if roles::is_labelled_if_interactive(node) {
+                    CONTROL | LABELLED
+                } else {
+                    CONTROL
+                };
+            }
             let parent_in =
                 |v: &[bool]| node.parent.and_then(|p| v.get(p).copied()).unwrap_or(false);
             let (main, nav) = (parent_in(&in_main), parent_in(&in_nav));
@@ -75,7 +91,18 @@ impl Facts {
             in_nav,
             contains_main,
             subtree_size,
+            control,
         }
+    }
+
+    /// `roles::is_interactive` of the node.
+    pub fn is_control(&self, id: usize) -> bool {
+        self.control.get(id).is_some_and(|c| c & CONTROL != 0)
+    }
+
+    /// `roles::is_labelled_control` of the node.
+    pub fn is_labelled_control(&self, id: usize) -> bool {
+        self.control.get(id).is_some_and(|c| c & LABELLED != 0)
     }
 
     pub fn in_main(&self, id: usize) -> bool {
@@ -95,7 +122,7 @@ impl Facts {
 /// an image inside a named link (the link's name says what it shows, mostly it is the image's
 /// alt, and the agent clicks the link). Asked of every node by `apply_passes`, in its one sweep
 /// of the per-node marks.
-pub fn is_decorative_at(tree: &Tree<'_>, id: usize) -> bool {
+pub fn is_decorative_at(tree: &Tree<'_>, facts: &Facts, id: usize) -> bool {
     let Some(node) = tree.nodes.get(id) else {
         return false;
     };
@@ -109,7 +136,7 @@ pub fn is_decorative_at(tree: &Tree<'_>, id: usize) -> bool {
     };
     node.parent.is_some()
         && node.kind == NodeKind::Element
-        && (roles::is_decorative(node) || image_in_link())
+        && (!facts.is_control(id) && roles::is_decorative_if_inert(node) || image_in_link())
 }
 
 /// Navigation, banner, footer and sidebars outside `main`: their content hides behind one
@@ -125,7 +152,7 @@ pub fn summarise_landmarks(tree: &mut Tree<'_>, facts: &Facts, strict: bool) {
             let Some(node) = tree.nodes.get(id) else {
                 continue;
             };
-            let nav_control = facts.in_nav(id) && roles::is_interactive(node);
+            let nav_control = facts.in_nav(id) && facts.is_control(id);
             let mine = has_kept.get(id).copied().unwrap_or(false)
                 || roles::is_kept_in_landmark(node)
                 || nav_control;
@@ -283,6 +310,10 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
             && !side(id)
         {
             rest += 1;
+            // The navigations get nothing whatever the rest.
+            if rest >= max_nodes {
+                break;
+            }
         }
         if let Some(slot) = eff.get_mut(id) {
             *slot = hidden;

@@ -771,6 +771,7 @@ pub fn collapse_records<'a>(
     let mut shapes = Vec::new();
     let mut same_until: Vec<usize> = Vec::new();
     let mut next_same: Vec<usize> = Vec::new();
+    let mut next_control: Vec<usize> = Vec::new();
     let mut last_at: Vec<usize> = Vec::new();
     let mut cells = Vec::new();
     let mut members = Vec::new();
@@ -821,6 +822,19 @@ pub fn collapse_records<'a>(
                 *last = k;
             }
         }
+        // The next sibling from each on that is a control other than a link (`exact_records_at`
+        // finds no run without one in its template).
+        next_control.clear();
+        next_control.resize(shapes.len(), usize::MAX);
+        let mut next = usize::MAX;
+        for (k, shape) in shapes.iter().enumerate().rev() {
+            if shape.is_some_and(|r| r.is_form_control()) {
+                next = k;
+            }
+            if let Some(slot) = next_control.get_mut(k) {
+                *slot = next;
+            }
+        }
         let mut i = 0;
         let mut floor = 0;
         let mut repeat_ends = RepeatEnds::new();
@@ -830,6 +844,12 @@ pub fn collapse_records<'a>(
             // The periods tried are the distances to the later siblings of this one's shape
             // (a record repeats its first sibling), shortest first: along `next_same`.
             let first = next_same.get(i).copied().unwrap_or(usize::MAX);
+            let same_end = same_until.get(i).copied().unwrap_or(0);
+            // The shortest period whose template from here holds such a control.
+            let exact_from = match next_control.get(i) {
+                Some(&c) if tables_here && c != usize::MAX => c - i + 1,
+                _ => usize::MAX,
+            };
             let mut later = first;
             while let Some(p) = later.checked_sub(i).filter(|&p| p <= MAX_PERIOD) {
                 later = next_same.get(later).copied().unwrap_or(usize::MAX);
@@ -839,8 +859,17 @@ pub fn collapse_records<'a>(
                 if i + p * MIN_RECORDS > shapes.len() {
                     break;
                 }
-                let uniform = same_until.get(i).is_some_and(|&e| e >= i + p);
                 let head_period = first == i + p;
+                // Past the head's period only exact repetition finds a run, of a template
+                // holding a control other than a link: shorter periods are not tried, nor any
+                // where there is no such control ahead or none is looked for.
+                if !head_period && p < exact_from {
+                    if exact_from > MAX_PERIOD {
+                        break;
+                    }
+                    continue;
+                }
+                let uniform = same_end >= i + p;
                 let found = head_period
                     .then(|| records_at(&shapes, i, p))
                     .flatten()

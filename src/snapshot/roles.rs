@@ -93,15 +93,18 @@ pub fn is_interactive(node: &Node<'_>) -> bool {
 /// A control whose meaning the text before it often carries (a form field, a button, a
 /// toggle): interactive and not a link (a link's own name is its label).
 pub fn is_labelled_control(node: &Node<'_>) -> bool {
-    is_interactive(node) && node.role != "link"
+    is_interactive(node) && is_labelled_if_interactive(node)
 }
 
-/// A node whose own line says nothing: layout roles without a name (InlineTextBox always: it
+/// `is_labelled_control` of a node known to be interactive.
+pub fn is_labelled_if_interactive(node: &Node<'_>) -> bool {
+    node.role != "link"
+}
+
+/// Whether a node known not to be interactive (`is_interactive`: a control always has its
+/// line) says nothing on its own line: layout roles without a name (InlineTextBox always: it
 /// repeats its parent's text), and text that is only spaces or a separator.
-pub fn is_decorative(node: &Node<'_>) -> bool {
-    if is_interactive(node) {
-        return false;
-    }
+pub fn is_decorative_if_inert(node: &Node<'_>) -> bool {
     if node.role == "InlineTextBox" || node.role == "LineBreak" {
         return true;
     }

@@ -150,6 +150,24 @@ pub struct Tree<'a> {
     /// `snapshot::filter_tree`'s render of the tree stopped at `output_cap`: what it returned
     /// is the start of the output only.
     pub gave_up: bool,
+    /// What the lossy passes keep of this tree for its next filtering (`snapshot::PassMemo`),
+    /// on a tree filtered at several steps; `clear_marks` leaves it: it reads the tree as
+    /// parsed.
+    pub(crate) pass_memo: Option<Box<super::PassMemo<'a>>>,
+}
+
+/// The marks of a tree's lossy passes (what `clear_marks` takes back, but a delta's), kept to
+/// be set again (`Tree::set_marks`): each marked node's flags, and the maps.
+#[derive(Debug, Clone, Default)]
+pub struct Marks<'a> {
+    /// (id, hidden, dropped, drop_url, keep_chars) of each node with a mark, ascending.
+    nodes: Vec<(usize, bool, bool, bool, Option<usize>)>,
+    hidden_records: BTreeMap<usize, RecordRun<'a>>,
+    condensed_records: BTreeMap<usize, CondensedRun>,
+    condensed_cells: NodeSet,
+    record_members: NodeSet,
+    record_labels: NodeSet,
+    tables: BTreeMap<usize, Table<'a>>,
 }
 
 /// A set of node ids, a bit per id: the passes ask their sets about node after node, and a
@@ -491,6 +509,51 @@ impl<'a> Tree<'a> {
         self.tables.clear();
         self.delta = None;
         self.gave_up = false;
+    }
+
+    /// The marks the lossy passes set so far (not a delta's).
+    pub fn marks(&self) -> Marks<'a> {
+        let nodes = self
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.hidden || n.dropped || n.drop_url || n.keep_chars.is_some())
+            .map(|(id, n)| (id, n.hidden, n.dropped, n.drop_url, n.keep_chars))
+            .collect();
+        Marks {
+            nodes,
+            hidden_records: self.hidden_records.clone(),
+            condensed_records: self.condensed_records.clone(),
+            condensed_cells: self.condensed_cells.clone(),
+            record_members: self.record_members.clone(),
+            record_labels: self.record_labels.clone(),
+            tables: self.tables.clone(),
+        }
+    }
+
+    /// Sets `marks` (taken by `marks` of this tree) on the tree as parsed (`clear_marks`): it
+    /// reads as it did when they were taken, but for a delta's marks.
+    pub fn set_marks(&mut self, marks: &Marks<'a>) {
+        debug_assert!(
+            self.nodes
+                .iter()
+                .all(|n| !(n.hidden || n.dropped || n.drop_url || n.keep_chars.is_some())),
+            "marks set on a marked tree"
+        );
+        for &(id, hidden, dropped, drop_url, keep_chars) in &marks.nodes {
+            if let Some(node) = self.nodes.get_mut(id) {
+                node.hidden = hidden;
+                node.dropped = dropped;
+                node.drop_url = drop_url;
+                node.keep_chars = keep_chars;
+            }
+        }
+        self.hidden_records.clone_from(&marks.hidden_records);
+        self.condensed_records.clone_from(&marks.condensed_records);
+        self.condensed_cells.clone_from(&marks.condensed_cells);
+        self.record_members.clone_from(&marks.record_members);
+        self.record_labels.clone_from(&marks.record_labels);
+        self.tables.clone_from(&marks.tables);
     }
 
     /// The node a reader finds for `id`'s uid (`id` itself when the tree is not indexed).

@@ -10,7 +10,9 @@
 //! Each step is the whole filter run again on the original result with that step's options, so
 //! every step marks what it hid exactly as a level does; the result's snapshots are parsed once
 //! for all the steps, the level's own included (`ParsedTrees`), each filtering that one tree with
-//! the step before's marks taken back, and its text is estimated once (`block_tokens`).
+//! the step before's marks taken back, and its text is estimated once (`block_tokens`). What the
+//! snapshot passes compute of a tree that a step's limits do not change is kept with the tree
+//! for the next step (`crate::snapshot::PassMemo`).
 
 #[cfg(test)]
 mod corpus_tests;
