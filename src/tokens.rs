@@ -245,9 +245,11 @@ impl TokenCount {
         self.add_bytewise(&bytes[body + 1..]);
     }
 
-    /// One byte after another, carrying the class before and the letter run.
+    /// `add` one byte after another, carrying the class before and the letter run: as the count
+    /// went before it took blocks, and still goes for pieces up to a block long. The reference
+    /// the blocks agree with (the tests), and what `bench_tokens` times them against.
     #[inline]
-    fn add_bytewise(&mut self, bytes: &[u8]) {
+    pub fn add_bytewise(&mut self, bytes: &[u8]) {
         let (mut milli, mut prev, mut run) = (self.milli, self.prev, self.run);
         for &b in bytes {
             milli += u64::from(WEIGHT[prev][b as usize]);
@@ -592,56 +594,12 @@ mod tests {
         }
     }
 
-    /// The count as it was before blocks (up to 21a9165), byte by byte through the tables with
-    /// the letter run carried: the oracle `TokenCount` must agree with on every byte string,
-    /// whole or in pieces.
-    #[derive(Clone, Copy)]
-    struct BytewiseOracle {
-        milli: u64,
-        prev: usize,
-        run: u32,
-    }
-
-    impl BytewiseOracle {
-        fn new() -> Self {
-            BytewiseOracle {
-                milli: 0,
-                prev: OTHER as usize,
-                run: 0,
-            }
-        }
-
-        fn add(&mut self, bytes: &[u8]) {
-            let (mut milli, mut prev, mut run) = (self.milli, self.prev, self.run);
-            for &b in bytes {
-                milli += u64::from(WEIGHT[prev][b as usize]);
-                let class = CLASS[b as usize];
-                if class == LOWER || class == UPPER {
-                    let joint = prev == LOWER as usize && class == UPPER;
-                    run = if prev == LOWER as usize || prev == UPPER as usize {
-                        if joint {
-                            1
-                        } else {
-                            run + 1
-                        }
-                    } else {
-                        1
-                    };
-                    if run > LONG_RUN {
-                        milli += LONG_LETTER;
-                    }
-                }
-                prev = usize::from(class);
-            }
-            (self.milli, self.prev, self.run) = (milli, prev, run);
-        }
-    }
-
-    /// `bytes` counted by the oracle and by `TokenCount`, whole and cut at `cuts` (offsets,
-    /// ascending, in range): the thousandths of a token, not only the rounded count, agree.
+    /// `bytes` counted byte by byte (`add_bytewise`, the oracle) and by `add`, whole and cut at
+    /// `cuts` (offsets, ascending, in range): the thousandths of a token, not only the rounded
+    /// count, agree.
     fn assert_agrees_with_oracle(bytes: &[u8], cuts: &[usize], what: &str) {
-        let mut oracle = BytewiseOracle::new();
-        oracle.add(bytes);
+        let mut oracle = TokenCount::default();
+        oracle.add_bytewise(bytes);
         let mut whole = TokenCount::default();
         whole.add(bytes);
         assert_eq!(whole.milli, oracle.milli, "{what}: whole");

@@ -613,20 +613,11 @@ fn search_says_where_each_hit_matched() {
     assert_eq!(got, [("e3", "name"), ("e2", "url")]);
 }
 
-/// The budget's ladder filters one parse at every step, taking back the marks of the step before
-/// (`Tree::clear_marks`) instead of parsing again: after passes at every lossy level and a
-/// delta, the tree must read exactly as parsed (every field, by its `Debug` form), or a step
-/// would inherit what the one before hid. On the shipped samples, and the corpus when present.
-#[test]
-fn clear_marks_gives_back_the_parsed_tree() {
-    use crate::snapshot::delta::{filter_tree_with_deltas, DeltaInput};
+/// The snapshot bodies of the corpus (when present) and of the JSON files under the shipped
+/// `dirs`; at least three.
+fn corpus_and_shipped_bodies(dirs: &[&str]) -> Vec<String> {
     let mut bodies: Vec<String> = all_corpus_bodies().into_iter().map(|(_, b)| b).collect();
-    let shipped = [
-        "samples",
-        "__test__/fixtures/snapshots",
-        "__test__/fixtures/playwright",
-    ];
-    for dir in shipped {
+    for dir in dirs {
         let files = crate::test_support::files_under(&crate::test_support::shipped(dir), &["json"]);
         for path in files {
             let text = std::fs::read_to_string(&path).unwrap_or_default();
@@ -638,6 +629,21 @@ fn clear_marks_gives_back_the_parsed_tree() {
         }
     }
     assert!(bodies.len() >= 3, "no snapshot bodies found");
+    bodies
+}
+
+/// The budget's ladder filters one parse at every step, taking back the marks of the step before
+/// (`Tree::clear_marks`) instead of parsing again: after passes at every lossy level and a
+/// delta, the tree must read exactly as parsed (every field, by its `Debug` form), or a step
+/// would inherit what the one before hid. On the shipped samples, and the corpus when present.
+#[test]
+fn clear_marks_gives_back_the_parsed_tree() {
+    use crate::snapshot::delta::{filter_tree_with_deltas, DeltaInput};
+    let bodies = corpus_and_shipped_bodies(&[
+        "samples",
+        "__test__/fixtures/snapshots",
+        "__test__/fixtures/playwright",
+    ]);
     let at = SnapshotOptions::for_level;
     for body in &bodies {
         let notation = notation_of(body);
@@ -675,19 +681,7 @@ fn clear_marks_gives_back_the_parsed_tree() {
 #[test]
 fn a_tree_that_remembers_its_passes_filters_as_a_fresh_parse() {
     use crate::snapshot::params::{coarse_steps, lean_limits};
-    let mut bodies: Vec<String> = all_corpus_bodies().into_iter().map(|(_, b)| b).collect();
-    for dir in ["samples", "__test__/fixtures/playwright"] {
-        let files = crate::test_support::files_under(&crate::test_support::shipped(dir), &["json"]);
-        for path in files {
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
-            let mut texts = Vec::new();
-            if let Ok(value) = serde_json::from_str(&text) {
-                collect_texts(&value, &mut texts);
-            }
-            bodies.extend(texts.iter().flat_map(|t| bodies_of(t)));
-        }
-    }
-    assert!(bodies.len() >= 3, "no snapshot bodies found");
+    let bodies = corpus_and_shipped_bodies(&["samples", "__test__/fixtures/playwright"]);
     let at = SnapshotOptions::for_level;
     let lean = SnapshotOptions {
         level: Level::Moderate,
