@@ -430,8 +430,8 @@ impl<'a> Tree<'a> {
         if !self.nodes.is_empty() && self.first_with_uid.len() == self.nodes.len() {
             return self.distinct_uids;
         }
-        if let Some(count) = self.count_ascending_uids() {
-            self.first_with_uid = (0..self.nodes.len()).collect();
+        if let Some((index, count)) = self.index_ascending_uids() {
+            self.first_with_uid = index;
             self.distinct_uids = count;
             return count;
         }
@@ -450,28 +450,34 @@ impl<'a> Tree<'a> {
         self.distinct_uids
     }
 
-    /// How many uids the tree holds when, read in document order, each one's number is past
-    /// the last of its prefix (`1_` 7 then `1_` 9; `e` 5, `f1e` 1, `e` 6): then no two are
-    /// alike and every node finds itself. Upstream numbers its ids in document order, so this
-    /// holds for what it writes, and the check reads the uids in order instead of hashing each
-    /// one into a map of the whole page (whose misses showed on big snapshots). `None` when
-    /// not (a repeated uid, one without a number, numbers out of order): the map decides.
-    fn count_ascending_uids(&self) -> Option<usize> {
-        // The last number of each prefix; a page has a few (one per frame).
+    /// The index of the uids read in document order, where most numbers come past the last of
+    /// their prefix (`1_` 7 then `1_` 9; `e` 5, `f1e` 1, `e` 6): each such one is new and finds
+    /// itself. Upstream numbers its ids in document order, so this holds for what it writes,
+    /// but for the one uid it gives the nodes without a DOM node of their own (a few repeats).
+    /// Those few are looked up among the earlier numbers of their prefix (ascending, so a
+    /// binary search), instead of hashing every uid into a map of the whole page (whose misses
+    /// showed on big snapshots). `None` when a uid has no canonical number (`e01` is not `e1`),
+    /// the prefixes are too many or the numbers too often out of order: the map decides.
+    fn index_ascending_uids(&self) -> Option<(Vec<usize>, usize)> {
+        // A page has a few prefixes (one per frame).
         const MAX_PREFIXES: usize = 32;
-        let mut last: Vec<(&str, u64)> = Vec::new();
+        let max_behind = self.nodes.len() / 16 + 64;
+        // Per prefix: the last number, and the nodes that came in order (by number, ascending).
+        let mut last: Vec<(&str, u64, Vec<usize>)> = Vec::new();
+        // Nodes whose number is not past the last of their prefix: (node, prefix slot, number).
+        let mut behind: Vec<(usize, usize, u64)> = Vec::new();
         let mut current = 0;
         let mut count = 0;
-        for node in &self.nodes {
+        for (id, node) in self.nodes.iter().enumerate() {
             if node.kind != NodeKind::Element || node.uid.is_empty() {
                 continue;
             }
-            let (prefix, number) = split_number(node.uid)?;
-            if last.get(current).is_none_or(|&(p, _)| p != prefix) {
-                match last.iter().position(|&(p, _)| p == prefix) {
+            let (prefix, number) = split_canonical_number(node.uid)?;
+            if last.get(current).is_none_or(|(p, _, _)| *p != prefix) {
+                match last.iter().position(|(p, _, _)| *p == prefix) {
                     Some(at) => current = at,
                     None if last.len() < MAX_PREFIXES => {
-                        last.push((prefix, number));
+                        last.push((prefix, number, vec![id]));
                         current = last.len() - 1;
                         count += 1;
                         continue;
@@ -481,12 +487,40 @@ impl<'a> Tree<'a> {
             }
             let slot = last.get_mut(current)?;
             if number <= slot.1 {
-                return None;
+                if behind.len() >= max_behind {
+                    return None;
+                }
+                behind.push((id, current, number));
+                continue;
             }
             slot.1 = number;
+            slot.2.push(id);
             count += 1;
         }
-        Some(count)
+        let mut index: Vec<usize> = (0..self.nodes.len()).collect();
+        // The first of each behind uid that no node in order holds (a few).
+        let mut first_behind: HashMap<(usize, u64), usize> = HashMap::new();
+        let number_of = |id: usize| {
+            self.nodes
+                .get(id)
+                .and_then(|n| split_canonical_number(n.uid))
+                .map_or(0, |(_, number)| number)
+        };
+        for (id, at, number) in behind {
+            let in_order = last.get(at).map_or(&[][..], |(_, _, ids)| ids.as_slice());
+            let first = match in_order.binary_search_by_key(&number, |&k| number_of(k)) {
+                // In order ones with a number not past it all came before this node.
+                Ok(k) => in_order.get(k).copied().unwrap_or(id),
+                Err(_) => *first_behind.entry((at, number)).or_insert_with(|| {
+                    count += 1;
+                    id
+                }),
+            };
+            if let Some(slot) = index.get_mut(id) {
+                *slot = first;
+            }
+        }
+        Some((index, count))
     }
 
     /// Takes back everything the lossy passes and a delta set (`snapshot::apply_passes`,
@@ -593,13 +627,23 @@ impl<'a> Tree<'a> {
 
 /// `f1e12` → (`f1e`, 12): a uid's trailing digits as a number, `None` without any (or too
 /// many for a `u64`). Two uids alike split alike, so different splits are different uids.
-fn split_number(uid: &str) -> Option<(&str, u64)> {
-    let prefix = uid.trim_end_matches(|c: char| c.is_ascii_digit());
-    let digits = uid.get(prefix.len()..)?;
-    if digits.is_empty() || digits.len() > 19 {
+fn split_canonical_number(uid: &str) -> Option<(&str, u64)> {
+    // Bytes, not chars: the digits are ASCII, and a prefix ends at a non-digit byte either way.
+    let bytes = uid.as_bytes();
+    let start = bytes
+        .iter()
+        .rposition(|b| !b.is_ascii_digit())
+        .map_or(0, |p| p + 1);
+    let digits = bytes.get(start..)?;
+    // Two uids are alike exactly when prefix and number are: not so with leading zeros.
+    let canonical = digits.first() != Some(&b'0') || digits.len() == 1;
+    if digits.is_empty() || digits.len() > 19 || !canonical {
         return None;
     }
-    Some((prefix, digits.parse().ok()?))
+    let number = digits
+        .iter()
+        .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
+    Some((uid.get(..start)?, number))
 }
 
 /// A multiply-rotate hash (FxHash's) for short strings of one snapshot (uids, roles):
@@ -662,7 +706,7 @@ mod tests {
         }
     }
 
-    /// Uids read in order by their numbers (`count_ascending_uids`) or through the map index
+    /// Uids read in order by their numbers (`index_ascending_uids`, a few repeats looked up) or through the map index
     /// alike: each node finds the first node with its uid, whichever way the uids come.
     #[test]
     fn index_uids_agrees_with_a_scan_for_the_first_node() {
@@ -672,6 +716,10 @@ mod tests {
             &["e1", "e2", "f1e1", "e2", "e3"],
             &["e5", "e3", "e4", "e3"],
             &["e1", "e01", "e2"],
+            &["e0", "e00", "e0", "e1"],
+            &[
+                "1_1", "1_5", "2_1", "1_5", "1_3", "1_3", "2_1", "1_6", "1_1",
+            ],
             &["a", "b", "a", "1"],
             &["7", "8", "9"],
             &["e1", "e99999999999999999999", "e99999999999999999999"],

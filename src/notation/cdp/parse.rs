@@ -478,6 +478,9 @@ struct Builder {
     closes: Closes,
     stack: Vec<(usize, usize)>,
     last_element: Option<usize>,
+    /// The attribute starts of the last name read on its line (`raw_name_close_keeping`),
+    /// reused from line to line.
+    attr_starts: Vec<usize>,
 }
 
 impl Builder {
@@ -696,16 +699,59 @@ fn raw_name_close(piece: &str, min: usize) -> Option<usize> {
         .last()
 }
 
+/// [`raw_name_close`] from 0, keeping every attribute start of `piece` (right to left) in
+/// `starts` for [`parse_raw_attrs_after`]: the attributes after the close are not searched again.
+fn raw_name_close_keeping(piece: &str, starts: &mut Vec<usize>) -> Option<usize> {
+    starts.clear();
+    starts.extend(AttrTailStarts::new(piece));
+    let bytes = piece.as_bytes();
+    // The leftmost: the starts run right to left.
+    starts
+        .iter()
+        .copied()
+        .rfind(|&b| b > 0 && b.checked_sub(1).and_then(|q| bytes.get(q)) == Some(&b'"'))
+}
+
+/// [`parse_raw_attrs`] of `piece[close..]`, from the starts [`raw_name_close_keeping`] found in
+/// `piece` (`close` one of them). Those at or right of `close` are the tail's own: each was
+/// found looking no further left than the attribute it starts.
+fn parse_raw_attrs_after<'a>(node: &mut Node<'a>, piece: &'a str, close: usize, starts: &[usize]) {
+    let tail = piece.get(close..).unwrap_or("");
+    let stripped = tail.strip_suffix(DEVTOOLS_SELECTED);
+    // The piece's starts step over one suffix only, the tail's own reading over two.
+    if stripped.is_some_and(|t| t.ends_with(DEVTOOLS_SELECTED)) {
+        parse_raw_attrs(node, tail);
+        return;
+    }
+    // Read without the suffix, the tail's starts begin at the piece's second one.
+    let skip = usize::from(stripped.is_some());
+    let starts = starts
+        .iter()
+        .skip(skip)
+        .take_while(|&&b| b >= close)
+        .map(|&b| b - close);
+    read_raw_attrs(node, stripped.unwrap_or(tail), stripped.is_some(), starts);
+}
+
 /// Parses a raw attribute tail (already checked or not): ` key="value"`, bare words, suffix.
 fn parse_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
-    let mut tail = tail;
-    if let Some(t) = tail.strip_suffix(DEVTOOLS_SELECTED) {
+    let stripped = tail.strip_suffix(DEVTOOLS_SELECTED);
+    let tail = stripped.unwrap_or(tail);
+    read_raw_attrs(node, tail, stripped.is_some(), AttrTailStarts::new(tail));
+}
+
+/// The attributes of `tail` (its suffix taken off: `selected`) at `starts`, right to left.
+fn read_raw_attrs<'a>(
+    node: &mut Node<'a>,
+    tail: &'a str,
+    selected: bool,
+    mut starts: impl Iterator<Item = usize>,
+) {
+    if selected {
         node.devtools_selected = true;
-        tail = t;
     }
     // The starts come right to left: attributes are pushed last first, then put in order.
     let first_attr = node.attrs.len();
-    let mut starts = AttrTailStarts::new(tail);
     let mut prev = starts.next().unwrap_or(tail.len());
     let mut leftmost = prev;
     for a in starts {
@@ -801,16 +847,16 @@ fn parse_raw_line<'a>(
             None => (false, after_role),
         }
     };
-    let closes = |p: &str| {
-        if named {
-            raw_name_close(p, 0)
-        } else {
-            attrs_close(p)
-        }
-    };
     let holds_string = named || piece.contains('"');
-    // Without a string nothing can run on: the attributes are read once, below.
-    let first_close = if holds_string { closes(piece) } else { Some(0) };
+    // Without a string nothing can run on: the attributes are read once, below. A name's
+    // attribute starts are kept: a name closing on its line reads its attributes from them.
+    let first_close = if named {
+        raw_name_close_keeping(piece, &mut builder.attr_starts)
+    } else if holds_string {
+        attrs_close(piece)
+    } else {
+        Some(0)
+    };
     let within = |j: usize| {
         j < lines.len()
             && j - i <= MAX_CONTINUATION_LINES
@@ -861,6 +907,15 @@ fn parse_raw_line<'a>(
     } else {
         // The close that leaves a valid attribute list, else the last line's own.
         let close = if last == i { first_close } else { None };
+        if let Some(close) = close {
+            node.name = lines
+                .text
+                .get(piece_start..piece_start + close - 1)
+                .map(Cow::Borrowed);
+            parse_raw_attrs_after(&mut node, piece, close, &builder.attr_starts);
+            builder.add_element(tree, node, depth);
+            return 1;
+        }
         let close = close.or_else(|| raw_name_close(span, 0)).or_else(|| {
             let own = raw_name_close(lines.line(last)?, 0)?;
             (lines.start(last) + own).checked_sub(piece_start)
