@@ -6,10 +6,11 @@
 //! Texts: every corpus file (`.json`, `.jsonl`, `.txt`, `.md`) as it is, and the text blocks of
 //! each tool result. The count before is `TokenCount::add_bytewise`, byte by byte as the count
 //! went before it took blocks (it still counts pieces up to a block); before timing, every text
-//! is checked to count the same tokens both ways (the tests compare the thousandths). Both are timed over all texts, whole, in the renderer's
-//! 4096-byte pieces and in 16-byte pieces (serde_json writing into a count gives small ones),
-//! alternating round by round, each keeping its fastest round (the load of a shared machine
-//! comes and goes); MB/s move with the machine, the ratio is what holds.
+//! is checked to count the same tokens both ways (the tests compare the thousandths). Both are
+//! timed over all texts, whole, in the renderer's 4096-byte pieces and in 16-byte pieces
+//! (serde_json writing into a count gives small ones), alternating round by round, each keeping
+//! its fastest round (the load of a shared machine comes and goes); MB/s move with the machine,
+//! the ratio is what holds.
 
 #[path = "support/corpus.rs"]
 mod corpus;

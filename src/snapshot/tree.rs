@@ -706,8 +706,9 @@ mod tests {
         }
     }
 
-    /// Uids read in order by their numbers (`index_ascending_uids`, a few repeats looked up) or through the map index
-    /// alike: each node finds the first node with its uid, whichever way the uids come.
+    /// Uids read in order by their numbers (`index_ascending_uids`, a few repeats looked up) or
+    /// through the map index alike: each node finds the first node with its uid, whichever way
+    /// the uids come.
     #[test]
     fn index_uids_agrees_with_a_scan_for_the_first_node() {
         let cases: &[&[&str]] = &[
