@@ -83,8 +83,8 @@ impl FromNapiValue for TextArg {
 /// (`ts_type`/`ts_return_type`). napi-rs's `String` makes the JS string from UTF-8, which V8
 /// decodes with a scalar loop, a pass to size it and one to convert: on the non-ASCII text of
 /// real pages that cost about a third of a light `filterSnapshot` call. ASCII text is made as
-/// Latin-1 (a copy); other text is transcoded here to UTF-16 (`utf16::from_utf8`, ASCII stretches a
-/// block at a time) and made from that (a copy).
+/// Latin-1 (a copy); other text is transcoded here to UTF-16 (`utf16::from_utf8`, ASCII
+/// stretches a block at a time) and made from that (a copy).
 pub struct TextOut(String);
 
 impl TypeName for TextOut {
