@@ -462,8 +462,9 @@ impl<'a> Tree<'a> {
         // A page has a few prefixes (one per frame).
         const MAX_PREFIXES: usize = 32;
         let max_behind = self.nodes.len() / 16 + 64;
-        // Per prefix: the last number, and the nodes that came in order (by number, ascending).
-        let mut last: Vec<(&str, u64, Vec<usize>)> = Vec::new();
+        // Per prefix: its nodes that came in order, (node, number) by number ascending; the
+        // last one's number is what the next uid of the prefix must pass.
+        let mut prefixes: Vec<(&str, Vec<(usize, u64)>)> = Vec::new();
         // Nodes whose number is not past the last of their prefix: (node, prefix slot, number).
         let mut behind: Vec<(usize, usize, u64)> = Vec::new();
         let mut current = 0;
@@ -473,44 +474,39 @@ impl<'a> Tree<'a> {
                 continue;
             }
             let (prefix, number) = split_canonical_number(node.uid)?;
-            if last.get(current).is_none_or(|(p, _, _)| *p != prefix) {
-                match last.iter().position(|(p, _, _)| *p == prefix) {
+            if prefixes.get(current).is_none_or(|(p, _)| *p != prefix) {
+                match prefixes.iter().position(|(p, _)| *p == prefix) {
                     Some(at) => current = at,
-                    None if last.len() < MAX_PREFIXES => {
-                        last.push((prefix, number, vec![id]));
-                        current = last.len() - 1;
+                    None if prefixes.len() < MAX_PREFIXES => {
+                        prefixes.push((prefix, vec![(id, number)]));
+                        current = prefixes.len() - 1;
                         count += 1;
                         continue;
                     }
                     None => return None,
                 }
             }
-            let slot = last.get_mut(current)?;
-            if number <= slot.1 {
+            let (_, in_order) = prefixes.get_mut(current)?;
+            if in_order.last().is_some_and(|&(_, last)| number <= last) {
                 if behind.len() >= max_behind {
                     return None;
                 }
                 behind.push((id, current, number));
                 continue;
             }
-            slot.1 = number;
-            slot.2.push(id);
+            in_order.push((id, number));
             count += 1;
         }
         let mut index: Vec<usize> = (0..self.nodes.len()).collect();
         // The first of each behind uid that no node in order holds (a few).
         let mut first_behind: HashMap<(usize, u64), usize> = HashMap::new();
-        let number_of = |id: usize| {
-            self.nodes
-                .get(id)
-                .and_then(|n| split_canonical_number(n.uid))
-                .map_or(0, |(_, number)| number)
-        };
         for (id, at, number) in behind {
-            let in_order = last.get(at).map_or(&[][..], |(_, _, ids)| ids.as_slice());
-            let first = match in_order.binary_search_by_key(&number, |&k| number_of(k)) {
+            let in_order = prefixes
+                .get(at)
+                .map_or(&[][..], |(_, nodes)| nodes.as_slice());
+            let first = match in_order.binary_search_by_key(&number, |&(_, n)| n) {
                 // In order ones with a number not past it all came before this node.
-                Ok(k) => in_order.get(k).copied().unwrap_or(id),
+                Ok(k) => in_order.get(k).map_or(id, |&(first, _)| first),
                 Err(_) => *first_behind.entry((at, number)).or_insert_with(|| {
                     count += 1;
                     id
