@@ -85,19 +85,20 @@ fn main() {
 
 /// The tokens `TokenCount` counts of `text` fed in pieces of `piece` bytes.
 fn tokens(text: &[u8], piece: usize) -> usize {
-    let mut count = TokenCount::default();
-    for part in text.chunks(piece.max(1)) {
-        count.add(part);
-    }
-    count.tokens()
+    count_with(text, piece, TokenCount::add)
 }
 
 /// `tokens` counted byte by byte (`TokenCount::add_bytewise`), as the count went before it took
 /// blocks.
 fn tokens_bytewise(text: &[u8], piece: usize) -> usize {
+    count_with(text, piece, TokenCount::add_bytewise)
+}
+
+/// The tokens of `text` fed to `add` in pieces of `piece` bytes.
+fn count_with(text: &[u8], piece: usize, add: fn(&mut TokenCount, &[u8])) -> usize {
     let mut count = TokenCount::default();
     for part in text.chunks(piece.max(1)) {
-        count.add_bytewise(part);
+        add(&mut count, part);
     }
     count.tokens()
 }

@@ -695,8 +695,13 @@ impl Iterator for AttrTailStarts<'_> {
 fn raw_name_close(piece: &str, min: usize) -> Option<usize> {
     let bytes = piece.as_bytes();
     AttrTailStarts::new(piece)
-        .filter(|&b| b > min && b.checked_sub(1).and_then(|q| bytes.get(q)) == Some(&b'"'))
+        .filter(|&b| b > min && after_quote(bytes, b))
         .last()
+}
+
+/// Whether the attribute tail starting at `b` follows a `"`: a raw name can close there.
+fn after_quote(bytes: &[u8], b: usize) -> bool {
+    b.checked_sub(1).and_then(|q| bytes.get(q)) == Some(&b'"')
 }
 
 /// [`raw_name_close`] from 0, keeping every attribute start of `piece` (right to left) in
@@ -709,7 +714,7 @@ fn raw_name_close_keeping(piece: &str, starts: &mut Vec<usize>) -> Option<usize>
     starts
         .iter()
         .copied()
-        .rfind(|&b| b > 0 && b.checked_sub(1).and_then(|q| bytes.get(q)) == Some(&b'"'))
+        .rfind(|&b| b > 0 && after_quote(bytes, b))
 }
 
 /// [`parse_raw_attrs`] of `piece[close..]`, from the starts [`raw_name_close_keeping`] found in
