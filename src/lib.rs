@@ -10,6 +10,7 @@ pub mod era;
 pub mod error;
 pub mod held;
 pub mod level;
+pub mod newlines;
 pub mod notation;
 pub mod proxy_tools;
 pub mod result;

@@ -54,13 +54,12 @@ pub fn split_sections(text: &str, is_error: bool) -> Vec<Section<'_>> {
     } else {
         None
     };
-    let mut lines = line_offsets(text).peekable();
     let mut sections = Vec::new();
     let mut kind = SectionKind::Message;
     let mut start = 0;
     let mut in_fence = false;
     let mut seen_snapshot = false;
-    while let Some((offset, line)) = lines.next() {
+    for offset in line_starts(text) {
         if Some(offset) == error_start {
             push(&mut sections, kind, &text[start..offset]);
             sections.push(Section {
@@ -70,11 +69,12 @@ pub fn split_sections(text: &str, is_error: bool) -> Vec<Section<'_>> {
             return sections;
         }
         // Only a header (`#`), a console detail (`ID: `) or a fence changes the section
-        // (`header_kind`): the lines of a tree are passed over by their first byte.
-        if !matches!(line.as_bytes().first(), Some(b'#' | b'I' | b'`')) {
+        // (`header_kind`): the lines of a tree are passed over by their first byte, and only
+        // these few are read whole.
+        if !matches!(text.as_bytes().get(offset), Some(b'#' | b'I' | b'`')) {
             continue;
         }
-        let content = line.strip_suffix('\n').unwrap_or(line);
+        let (content, end) = line_at(text, offset);
         if fence_tracked(kind) && content.starts_with("```") {
             in_fence = !in_fence;
             continue;
@@ -82,9 +82,7 @@ pub fn split_sections(text: &str, is_error: bool) -> Vec<Section<'_>> {
         if in_fence {
             continue;
         }
-        let next = lines
-            .peek()
-            .map(|&(_, l)| l.strip_suffix('\n').unwrap_or(l));
+        let next = (end < text.len()).then(|| line_at(text, end).0);
         let Some(header) = header_kind(content, next, kind, seen_snapshot) else {
             continue;
         };
@@ -103,21 +101,30 @@ fn push<'a>(sections: &mut Vec<Section<'a>>, kind: SectionKind, text: &'a str) {
     }
 }
 
-/// Lines with their terminating `\n` and their byte offset.
-fn line_offsets(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let mut offset = 0;
-    text.split_inclusive('\n').map(move |line| {
-        let at = offset;
-        offset += line.len();
-        (at, line)
-    })
+/// The byte offset of every line of `text` (none for an empty text, nor after a final `\n`).
+fn line_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
+    let first = (!text.is_empty()).then_some(0);
+    first.into_iter().chain(
+        crate::newlines::newlines(text.as_bytes())
+            .map(|at| at + 1)
+            .filter(move |&at| at < text.len()),
+    )
+}
+
+/// The line starting at `offset`, without its `\n`, and the offset after that `\n` (the text's
+/// length for the last line).
+fn line_at(text: &str, offset: usize) -> (&str, usize) {
+    let rest = &text[offset..];
+    match rest.find('\n') {
+        Some(at) => (&rest[..at], offset + at + 1),
+        None => (rest, text.len()),
+    }
 }
 
 fn last_error_line(text: &str) -> Option<usize> {
-    line_offsets(text)
-        .filter(|(_, line)| line.starts_with("Error: "))
+    line_starts(text)
+        .filter(|&at| text[at..].starts_with("Error: "))
         .last()
-        .map(|(offset, _)| offset)
 }
 
 /// Sections whose text may hold a fenced block (a script result, later upstream sections).
@@ -275,5 +282,32 @@ mod tests {
             kinds(text, false),
             vec![SectionKind::Snapshot, SectionKind::Other]
         );
+    }
+
+    #[test]
+    fn line_starts_and_line_at_read_the_lines_as_split_does() {
+        for text in [
+            "",
+            "\n",
+            "\n\n",
+            "one",
+            "one\n",
+            "one\ntwo",
+            "## Pages\n\n# x\nI\n`\n",
+            &"uid=1_2 \"é\"\n  ".repeat(40),
+        ] {
+            let mut offset = 0;
+            let mut expected = Vec::new();
+            for line in text.split_inclusive('\n') {
+                expected.push((offset, line.strip_suffix('\n').unwrap_or(line)));
+                offset += line.len();
+            }
+            let starts: Vec<usize> = line_starts(text).collect();
+            assert_eq!(starts, expected.iter().map(|e| e.0).collect::<Vec<_>>());
+            for (k, &(at, line)) in expected.iter().enumerate() {
+                let next = expected.get(k + 1).map_or(text.len(), |e| e.0);
+                assert_eq!(line_at(text, at), (line, next), "{text:?} at {at}");
+            }
+        }
     }
 }

@@ -422,34 +422,16 @@ struct LineIndex<'a> {
 
 impl<'a> LineIndex<'a> {
     fn new(text: &'a str, body: &'a str) -> LineIndex<'a> {
-        // A byte scan (`match_indices('\n')` costs a call and a compare per line), 32 bytes at
-        // a time: the block's line ends as a bit mask (a branch-free test that vectorises),
-        // then one step per line end rather than per byte.
-        const BLOCK: usize = 32;
         let bytes = body.as_bytes();
         scanned(bytes.len());
-        let mut starts = Vec::with_capacity(bytes.len() / BLOCK + 2);
-        let mut ends = Vec::with_capacity(bytes.len() / BLOCK + 2);
+        // About one line in 32 bytes or more: few regrowths.
+        let mut starts = Vec::with_capacity(bytes.len() / 32 + 2);
+        let mut ends = Vec::with_capacity(bytes.len() / 32 + 2);
         starts.push(0);
-        let mut push_ends = |offset: usize, block: &[u8]| {
-            let mut mask = block
-                .iter()
-                .enumerate()
-                .fold(0u64, |mask, (k, &b)| mask | (u64::from(b == b'\n') << k));
-            while mask != 0 {
-                let k = mask.trailing_zeros() as usize;
-                ends.push(offset + k);
-                starts.push(offset + k + 1);
-                mask &= mask - 1;
-            }
-        };
-        let mut blocks = bytes.chunks_exact(BLOCK);
-        let mut offset = 0;
-        for block in &mut blocks {
-            push_ends(offset, block);
-            offset += BLOCK;
+        for at in crate::newlines::newlines(bytes) {
+            ends.push(at);
+            starts.push(at + 1);
         }
-        push_ends(offset, blocks.remainder());
         ends.push(body.len());
         LineIndex { text, starts, ends }
     }
