@@ -217,7 +217,7 @@ impl Session {
         let (Some(filtered), Some(span)) = (filtered, result_span) else {
             return Ok(None);
         };
-        let result_json = Value::Object(filtered.result).to_string();
+        let result_json = result::json_text(&Value::Object(filtered.result));
         Ok(Some(splice(response_json, span, &result_json)))
     }
 
@@ -500,7 +500,7 @@ impl Session {
         };
         if tool_name == proxy_tools::READ_RESULT {
             let answer = proxy_tools::read_result(&arguments, &self.held, self.options.bound());
-            return Ok(self.answer_within_budget(answer).to_string());
+            return Ok(result::json_text(&self.answer_within_budget(answer)));
         }
         let whole_page = crate::snapshot::SnapshotOptions {
             level: self.options.level,
@@ -515,7 +515,7 @@ impl Session {
             let page = arguments.as_object().and_then(proxy_tools::page_key);
             self.held.whole_page_sent(page.as_deref());
         }
-        Ok(self.answer_within_budget(answer).to_string())
+        Ok(result::json_text(&self.answer_within_budget(answer)))
     }
 
     /// What the filters did to the last `tools/call` result, `None` when it passed unchanged.
@@ -615,7 +615,7 @@ impl Session {
         if added.is_empty() {
             return Ok(compressed);
         }
-        Ok(Some(list.to_string()))
+        Ok(Some(result::json_text(&list)))
     }
 
     fn remember_output_schemas(&mut self, result: &Value) {
