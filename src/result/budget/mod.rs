@@ -12,7 +12,9 @@
 //! for all the steps, the level's own included (`ParsedTrees`), each filtering that one tree with
 //! the step before's marks taken back, and its text is estimated once (`block_tokens`). What the
 //! snapshot passes compute of a tree that a step's limits do not change is kept with the tree
-//! for the next step (`crate::snapshot::PassMemo`).
+//! for the next step (`crate::snapshot::PassMemo`). A step is not run when it is sure to be
+//! over: at `light`, when what it writes of every node for sure is over the bound already
+//! (`proven_over`); a step's render stops once past the bound (`give_up_at`).
 
 #[cfg(test)]
 mod corpus_tests;
