@@ -109,6 +109,11 @@ pub const MESSAGE_PREFIX: &str = "Script ran on page and returned:";
 
 /// Filters the message section of an evaluate_script result; `None` when nothing was cut.
 pub fn filter_evaluate_message(section: &str, limits: &EvaluateLimits) -> Option<String> {
+    // Limits that cut nothing (`light`'s) leave every payload as it is: not read at all, where
+    // reading a page's worth of JSON cost as much as a lossy level's cut.
+    if *limits == EvaluateLimits::default() {
+        return None;
+    }
     let (body, trailing_newline) = split_last_newline(section);
     let lines: Vec<&str> = body.split('\n').collect();
     let open = lines.iter().position(|l| l.starts_with("```"))?;

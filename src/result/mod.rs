@@ -366,6 +366,43 @@ impl<'r> ParsedTrees<'r> {
             || *tokens.get_or_init(|| tokens::estimate_tokens(body)) > cap.tokens
     }
 
+    /// At most the UTF-16 units a lossless step without deltas (`light`) writes of the result's
+    /// snapshots, or `enough` if that is less: each body comes out rendered or as it was,
+    /// whichever is shorter (`snapshot::filter_tree`; an exact tree's as its light notation),
+    /// so each counts the lesser of its notation's bound (`Notation::light_units_at_least`)
+    /// and its own units.
+    pub fn light_units_at_least(&self, enough: usize) -> usize {
+        let mut units = 0usize;
+        let text = self.text.iter().map(|(body, tree, cell, _)| {
+            (*body, tree, Some(cell), crate::notation::notation_of(body))
+        });
+        let cdp: &dyn crate::snapshot::Notation = &crate::notation::cdp::Cdp;
+        let exact = self
+            .structured
+            .iter()
+            .map(|(body, tree, _)| (*body, tree, None, cdp));
+        for (body, tree, cell, notation) in text.chain(exact) {
+            if units >= enough {
+                break;
+            }
+            let Ok(tree) = tree.try_borrow() else {
+                continue;
+            };
+            let rendered = notation.light_units_at_least(&tree, enough - units);
+            // A UTF-16 unit is three bytes at most: the body's length mostly tells.
+            let as_it_was = if body.len() / 3 >= rendered {
+                rendered
+            } else {
+                match cell {
+                    Some(cell) => *cell.get_or_init(|| budget::cut::utf16_len(body)),
+                    None => budget::cut::utf16_len(body),
+                }
+            };
+            units += rendered.min(as_it_was);
+        }
+        units.min(enough)
+    }
+
     /// `text_tree` of a body read from `structuredContent`, with that tree in the light notation.
     fn structured_tree(&self, body: &str) -> Option<(RefMut<'_, Tree<'r>>, &str)> {
         let (_, tree, raw) = self.structured.iter().find(|(b, _, _)| *b == body)?;

@@ -68,6 +68,14 @@ pub trait Notation {
     /// The whole tree as a delta (`delta::mark` set its lines): `first_line` in place of the
     /// legend.
     fn render_delta(&self, tree: &tree::Tree<'_>, first_line: &str) -> render::Rendered;
+
+    /// At most the UTF-16 units of `render(tree, false)` on the tree as parsed (no marks), or
+    /// `enough` if that is less (counting may stop there): what the lossless form writes of
+    /// every node for sure, so that the budget's ladder can tell a `light` step over its bound
+    /// without running it. 0 where the notation promises nothing.
+    fn light_units_at_least(&self, _tree: &tree::Tree<'_>, _enough: usize) -> usize {
+        0
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

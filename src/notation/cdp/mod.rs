@@ -57,4 +57,8 @@ impl Notation for Cdp {
     fn render_delta(&self, tree: &Tree<'_>, first_line: &str) -> Rendered {
         writer::render_delta(tree, first_line)
     }
+
+    fn light_units_at_least(&self, tree: &Tree<'_>, enough: usize) -> usize {
+        writer::light_units_at_least(tree, enough)
+    }
 }

@@ -754,6 +754,42 @@ fn generated_snapshots_keep_the_invariants() {
     }
 }
 
+/// `light_units_at_least` is a lower bound of the light render of a tree as parsed: on
+/// generated snapshots, random bytes and the corpus.
+#[test]
+fn the_light_bound_never_exceeds_the_light_render() {
+    let check = |name: &str, input: &str| {
+        let tree = parse(input);
+        let bound = super::writer::light_units_at_least(&tree, usize::MAX);
+        let units = crate::tokens::utf16_len(&super::writer::render(&tree, false).text);
+        assert!(
+            bound <= units,
+            "{name}: bound {bound} over {units} units\n{input}"
+        );
+        assert_eq!(
+            super::writer::light_units_at_least(&tree, bound / 2),
+            bound / 2
+        );
+    };
+    let mut rng = XorShift(0x5eed_1a7e);
+    for case in 0..300 {
+        check(&format!("case {case}"), &generate(&mut rng));
+        let bytes: Vec<u8> = (0..rng.below(2000))
+            .map(|_| match rng.below(6) {
+                0 => b'"',
+                1 => b'\n',
+                2 => b' ',
+                3 => b"uid=1_"[rng.below(6) as usize],
+                _ => rng.next() as u8,
+            })
+            .collect();
+        check(&format!("bytes {case}"), &String::from_utf8_lossy(&bytes));
+    }
+    for (name, body) in corpus_snapshots() {
+        check(&name, &body);
+    }
+}
+
 #[test]
 fn random_bytes_never_panic() {
     let mut rng = XorShift(42);

@@ -11,6 +11,7 @@ use crate::snapshot::marker::{write_table_uids, ExpandTarget};
 use crate::snapshot::render::{push_indent, render_with, table_at, LineWriter, Rendered, Written};
 use crate::snapshot::roles;
 use crate::snapshot::tree::{Column, ColumnName, Node, NodeKind, Table, TableDelta, Tree};
+use crate::tokens::utf16_len;
 
 const LEGEND_LIGHT: &str = "#snapshot-filter light: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page";
 const LEGEND_LOSSY: &str = "#snapshot-filter: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page; hidden: link/image urls, link descriptions, \"…\" lines, cut=N chars (expand_snapshot uid=U)";
@@ -155,6 +156,50 @@ fn render_lines<'t>(
         r.text.push('\n');
     }
     r
+}
+
+/// At most the UTF-16 units `render(tree, false)` writes of a tree as parsed (no marks: no
+/// node is hidden or dropped, no name cut, no table), or `enough` if that is less (it stops
+/// counting there). The traversal writes every node it reaches from the roots, and each after
+/// a character of its own (a line's newline, the `|` between siblings or the ` > ` before
+/// children): an element as `write_element` begins it (its uid, then a link `[name](url)`
+/// with a url of a character at least, or its role and `"name"`; a name escaped, which only
+/// lengthens it), a line the parser could not read as it was.
+pub fn light_units_at_least(tree: &Tree<'_>, enough: usize) -> usize {
+    let mut units = 0usize;
+    let mut stack: Vec<usize> = tree.roots.iter().rev().copied().collect();
+    while let Some(id) = stack.pop() {
+        if units >= enough {
+            return enough;
+        }
+        let Some(node) = tree.nodes.get(id) else {
+            continue;
+        };
+        units += 1;
+        match node.kind {
+            NodeKind::Element => {
+                let space = usize::from(!node.uid.is_empty());
+                let name = node.name.as_deref().map(utf16_len);
+                units += utf16_len(node.uid);
+                units += match (node.role, name) {
+                    // `[name](url)`; as `link "name"` it is longer.
+                    ("link", Some(name)) => space + name + 5,
+                    (role, name) => {
+                        let role = if role.is_empty() {
+                            0
+                        } else {
+                            space + utf16_len(role)
+                        };
+                        role + name.map_or(0, |name| name + 3)
+                    }
+                };
+                stack.extend(node.children.iter().rev().copied());
+            }
+            NodeKind::Verbatim => units += node.raw.map_or(0, utf16_len),
+            NodeKind::Marker => {}
+        }
+    }
+    units.min(enough)
 }
 
 /// The light notation's lines, each after a newline (the legend is the first line). The

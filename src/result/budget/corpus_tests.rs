@@ -362,3 +362,82 @@ fn a_step_that_gives_up_changes_no_result() {
         assert!(a == b, "result {i} differs when steps give up");
     }
 }
+
+/// The bound that spares the ladder a `light` step (`ParsedTrees::light_units_at_least`)
+/// never exceeds what that step writes: over every corpus result and session step (text and
+/// exact trees, both notations), the UTF-16 units of its text at `light` are at least the
+/// bound, which is of use (over the default character bound) on the largest pages.
+#[test]
+fn the_light_bound_never_exceeds_the_light_output() {
+    let Some(calls) = all_calls() else {
+        return;
+    };
+    let options = crate::result::ResultOptions::for_level(Level::Light);
+    let mut proven = 0usize;
+    for (where_, tool, _, result) in &calls {
+        if !crate::result::tools::is_content_heavy(tool) {
+            continue;
+        }
+        let Ok(Value::Object(map)) = serde_json::from_str::<Value>(result) else {
+            continue;
+        };
+        let slots = 1 + map["content"].as_array().map_or(0, Vec::len);
+        let mut implied = vec![Vec::new(); slots];
+        let trees = crate::result::ParsedTrees::of(tool, &map, &mut implied);
+        let bound = trees.light_units_at_least(usize::MAX);
+        let out = crate::result::filter_tool_result_value(tool, result, &options)
+            .unwrap_or_else(|e| panic!("{where_}: {e}"));
+        let units = match out {
+            Some(f) => crate::result::budget::text_chars(&f.result),
+            None => crate::result::budget::text_chars(&map),
+        };
+        assert!(bound <= units, "{where_}: bound {bound} over {units} units");
+        if bound > crate::snapshot::params::DEFAULT_MAX_CHARS {
+            proven += 1;
+        }
+        // Counting stops at `enough`.
+        assert_eq!(trees.light_units_at_least(bound / 2), bound / 2, "{where_}");
+    }
+    assert!(proven > 0, "the bound proved no light step over");
+}
+
+/// Steps the bound proves over are not run, and the results are those of the ladder run
+/// step by step (`filterToolResult`'s path: no session, no deltas), under budgets where the
+/// step after `light` sometimes fits and sometimes does not.
+#[test]
+fn a_light_step_proven_over_changes_no_result() {
+    let Some(calls) = all_calls() else {
+        return;
+    };
+    let run = |giving_up: bool| {
+        super::GIVING_UP.with(|g| g.set(giving_up));
+        super::DEFERRED.with(|n| n.set(0));
+        let mut outs = Vec::new();
+        for (max_tokens, max_chars) in [
+            (25_000usize, 50_000usize),
+            (10_000, 50_000),
+            (25_000, 10_000),
+        ] {
+            let mut options = crate::result::ResultOptions::for_level(Level::Light);
+            options.max_tokens = max_tokens;
+            options.max_chars = max_chars;
+            for (where_, tool, _, result) in &calls {
+                let out = crate::result::filter_tool_result(tool, result, &options)
+                    .unwrap_or_else(|e| panic!("{where_}: {e}"));
+                outs.push(out.map(|f| f.json));
+            }
+        }
+        let deferred = super::DEFERRED.with(|n| n.get());
+        super::GIVING_UP.with(|g| g.set(true));
+        (outs, deferred)
+    };
+    // Without giving up no step is spared: the reference.
+    let (whole, none) = run(false);
+    let (spared, deferred) = run(true);
+    assert_eq!(none, 0);
+    assert!(deferred > 0, "no light step proven over");
+    assert_eq!(whole.len(), spared.len());
+    for (i, (a, b)) in whole.iter().zip(&spared).enumerate() {
+        assert!(a == b, "result {i} differs when a light step is spared");
+    }
+}

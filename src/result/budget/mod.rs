@@ -12,7 +12,9 @@
 //! for all the steps, the level's own included (`ParsedTrees`), each filtering that one tree with
 //! the step before's marks taken back, and its text is estimated once (`block_tokens`). What the
 //! snapshot passes compute of a tree that a step's limits do not change is kept with the tree
-//! for the next step (`crate::snapshot::PassMemo`).
+//! for the next step (`crate::snapshot::PassMemo`). A step is not run when it is sure to be
+//! over: at `light`, when what it writes of every node for sure is over the bound already
+//! (`proven_over`); a step's render stops once past the bound (`give_up_at`).
 
 #[cfg(test)]
 mod corpus_tests;
@@ -24,6 +26,8 @@ thread_local! {
     static GIVING_UP: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
     /// Steps whose render gave up, on this thread.
     static GAVE_UP: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Level steps not run first, proven over the bound (`proven_over`), on this thread.
+    static DEFERRED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 pub mod cut;
 
@@ -360,42 +364,57 @@ pub fn fit(
         let cap_before = |next: Option<&(&'static str, ResultOptions)>| {
             cap.filter(|_| next.is_some_and(|(name, _)| *name != LEAN))
         };
+        let first_cap = cap_before(steps.first());
+        // At `light` the level's own step writes every uid and name of the snapshots: when
+        // that alone is over the whole bound (which holds the content bound), so is its output,
+        // and so is the result left as it was (the arm that forwards it unchanged is not
+        // taken). That step is then not run, but where the step after it, which always runs
+        // (not `lean`: the cap), changes nothing and leaves its output the one to go on from.
+        // Not with deltas: a delta writes less.
+        let mut deferred = first_cap.is_some()
+            && options.level < Level::Moderate
+            && capture.deltas.is_none()
+            && proven_over(&trees, whole_bound(options.max_tokens, options.max_chars));
+        #[cfg(test)]
+        DEFERRED.with(|n| n.set(n.get() + usize::from(deferred)));
         // The options of the step `last` came from, when its render gave up.
-        let mut last_gave_up: Option<ResultOptions>;
-        match run(options, cap_before(steps.first()), true)? {
-            Some((f, _)) if bound.holds_filtered(&f) => {
-                // A page the budget sent at a later step is compared at that step while it is
-                // held: the level's delta would send back what that step hid (an unchanged
-                // page its whole difference), not the short form.
-                let delta = matches!(sent_as.get(), Some(Sent::Delta { .. }));
-                let Some((step, held)) = held_step.filter(|_| delta) else {
-                    return Ok(Some(f));
-                };
-                let Some((step, mut step_options)) =
-                    steps.into_iter().find(|(name, _)| *name == step)
-                else {
-                    return Ok(Some(f));
-                };
-                step_options.level = held.level;
-                step_options.snapshot = held.limits.clone();
-                // Rendered whole: a step that gave up would not fit either.
-                if let Some((at_step, _)) = run(&step_options, None, true)? {
-                    if bound.holds_filtered(&at_step) {
-                        return Ok(Some(sent_at(capture, at_step, step, &step_options)));
+        let mut last_gave_up: Option<ResultOptions> = None;
+        if !deferred {
+            match run(options, first_cap, true)? {
+                Some((f, _)) if bound.holds_filtered(&f) => {
+                    // A page the budget sent at a later step is compared at that step while it is
+                    // held: the level's delta would send back what that step hid (an unchanged
+                    // page its whole difference), not the short form.
+                    let delta = matches!(sent_as.get(), Some(Sent::Delta { .. }));
+                    let Some((step, held)) = held_step.filter(|_| delta) else {
+                        return Ok(Some(f));
+                    };
+                    let Some((step, mut step_options)) =
+                        steps.into_iter().find(|(name, _)| *name == step)
+                    else {
+                        return Ok(Some(f));
+                    };
+                    step_options.level = held.level;
+                    step_options.snapshot = held.limits.clone();
+                    // Rendered whole: a step that gave up would not fit either.
+                    if let Some((at_step, _)) = run(&step_options, None, true)? {
+                        if bound.holds_filtered(&at_step) {
+                            return Ok(Some(sent_at(capture, at_step, step, &step_options)));
+                        }
                     }
+                    // The page grew past that step: the level's own delta, as it was.
+                    return Ok(run(options, None, true)?.map(|(f, _)| f));
                 }
-                // The page grew past that step: the level's own delta, as it was.
-                return Ok(run(options, None, true)?.map(|(f, _)| f));
-            }
-            // Unchanged and within the budget without a stats line: forwarded as it is.
-            None if whole_bound(options.max_tokens, options.max_chars)
-                .holds_texts(&result, raw_tokens.iter().sum()) =>
-            {
-                return Ok(None)
-            }
-            other => {
-                last_gave_up = other.as_ref().filter(|(_, g)| *g).map(|_| options.clone());
-                last = other.map(|(f, _)| f);
+                // Unchanged and within the budget without a stats line: forwarded as it is.
+                None if whole_bound(options.max_tokens, options.max_chars)
+                    .holds_texts(&result, raw_tokens.iter().sum()) =>
+                {
+                    return Ok(None)
+                }
+                other => {
+                    last_gave_up = other.as_ref().filter(|(_, g)| *g).map(|_| options.clone());
+                    last = other.map(|(f, _)| f);
+                }
             }
         }
         let snapshot = trees.has_snapshot();
@@ -414,13 +433,23 @@ pub fn fit(
                 }
             }
             let step_cap = cap_before(steps.get(i + 1));
-            if let Some((f, gave_up)) = run(&step_options, step_cap, true)? {
-                if bound.holds_filtered(&f) {
-                    return Ok(Some(sent_at(capture, f, step, &step_options)));
+            match run(&step_options, step_cap, true)? {
+                Some((f, gave_up)) => {
+                    if bound.holds_filtered(&f) {
+                        return Ok(Some(sent_at(capture, f, step, &step_options)));
+                    }
+                    last_gave_up = gave_up.then_some(step_options);
+                    last = Some(f);
                 }
-                last_gave_up = gave_up.then_some(step_options);
-                last = Some(f);
+                None if deferred => {
+                    if let Some((f, gave_up)) = run(options, first_cap, true)? {
+                        last_gave_up = gave_up.then(|| options.clone());
+                        last = Some(f);
+                    }
+                }
+                None => {}
             }
+            deferred = false;
         }
         if let Some(step_options) = last_gave_up {
             // The cut's base written whole (the later steps left the text unchanged); what
@@ -459,6 +488,12 @@ fn sent_at(
         ));
     }
     filtered
+}
+
+/// Whether the output of a `light` step without deltas is surely over `whole`'s characters
+/// (`ParsedTrees::light_units_at_least`).
+fn proven_over(trees: &ParsedTrees<'_>, whole: Bound) -> bool {
+    whole.chars != usize::MAX && trees.light_units_at_least(whole.chars + 1) > whole.chars
 }
 
 /// Where a step's render may give up under `bound` (`OutputCap`): past it by the most the
