@@ -132,6 +132,13 @@ impl Counted {
         self.bytes += buf.len();
         self.tokens.add(buf);
     }
+
+    fn removed(&self) -> Removed {
+        Removed {
+            bytes: self.bytes,
+            tokens: self.tokens.tokens(),
+        }
+    }
 }
 
 impl std::io::Write for Counted {
@@ -159,7 +166,17 @@ pub struct StructuredText<'j> {
     snapshot: Option<Range<usize>>,
 }
 
-impl StructuredText<'_> {
+impl<'j> StructuredText<'j> {
+    /// Measured into `out` as read out of `json`, its `snapshot` member `snapshot`.
+    fn new(json: Cow<'j, str>, out: Counted, snapshot: Option<&RawValue>) -> StructuredText<'j> {
+        let snapshot = snapshot.and_then(|raw| snapshot_span(&json, raw));
+        StructuredText {
+            removed: out.removed(),
+            json,
+            snapshot,
+        }
+    }
+
     /// Its `snapshot` member (an object), read for its tree.
     pub fn snapshot(&self) -> Option<StructuredSnapshot<'_>> {
         StructuredSnapshot::read(self.json.get(self.snapshot.clone()?)?)
@@ -179,19 +196,16 @@ pub fn read_result(
     json: &str,
     keep_value: bool,
 ) -> Result<Option<ReadResult<'_>>, serde_json::Error> {
-    if let Some((mut result, raw)) = read_with_raw(json) {
-        let Some(raw) = raw else {
+    if let Some((mut result, measured)) = read_measuring(json, keep_value) {
+        let Some((text, raw)) = measured else {
             return Ok(Some((result, None)));
         };
-        if let Some(text) = measure(Cow::Borrowed(raw.get())) {
-            let value = if keep_value {
-                serde_json::from_str(raw.get())?
-            } else {
-                stand_in(&text)
-            };
-            result.insert("structuredContent".to_string(), value);
-            return Ok(Some((result, Some(text))));
-        }
+        let value = match raw {
+            Some(raw) => serde_json::from_str(raw.get())?,
+            None => stand_in(&text),
+        };
+        result.insert("structuredContent".to_string(), value);
+        return Ok(Some((result, Some(text))));
     }
     // What the reading above leaves to a `Value` (bad JSON and its error, a key repeated in
     // `structuredContent`, nesting past serde_json's limit): read as before, and the member
@@ -221,12 +235,21 @@ fn stand_in(text: &StructuredText<'_>) -> Value {
 }
 
 /// The result's members as `Value`s but `structuredContent`'s (the last one, as a `Value`
-/// reads a repeated key), kept as its text; a `null` holds its place. `None` when `json` is not
-/// an object or not JSON.
-fn read_with_raw(json: &str) -> Option<(Map<String, Value>, Option<&RawValue>)> {
-    struct Members;
-    impl<'j> Visitor<'j> for Members {
-        type Value = (Map<String, Value>, Option<&'j RawValue>);
+/// reads a repeated key), measured as it is read (`measure`), and its text with `keep_value`;
+/// a `null` holds its place. `None` when `json` is not an object or not JSON, or where
+/// `measure` gives `None`.
+type Measured<'j> = (
+    Map<String, Value>,
+    Option<(StructuredText<'j>, Option<&'j RawValue>)>,
+);
+
+fn read_measuring(json: &str, keep_value: bool) -> Option<Measured<'_>> {
+    struct Members<'j> {
+        json: &'j str,
+        keep_value: bool,
+    }
+    impl<'j> Visitor<'j> for Members<'j> {
+        type Value = Measured<'j>;
 
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
             f.write_str("a result object")
@@ -234,21 +257,41 @@ fn read_with_raw(json: &str) -> Option<(Map<String, Value>, Option<&RawValue>)> 
 
         fn visit_map<A: MapAccess<'j>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             let mut members = Map::new();
-            let mut raw = None;
+            let mut measured = None;
             while let Some(key) = map.next_key::<String>()? {
-                let value = if key == "structuredContent" {
-                    raw = Some(map.next_value::<&RawValue>()?);
-                    Value::Null
+                if key != "structuredContent" {
+                    let value = map.next_value()?;
+                    members.insert(key, value);
+                    continue;
+                }
+                measured = Some(if self.keep_value {
+                    // Read as a `Value` too: measured from its text.
+                    let raw: &'j RawValue = map.next_value()?;
+                    let text = measure(Cow::Borrowed(raw.get()))
+                        .ok_or_else(|| serde::de::Error::custom("not measured"))?;
+                    (text, Some(raw))
                 } else {
-                    map.next_value()?
-                };
-                members.insert(key, value);
+                    let (mut out, mut snapshot) = (Counted::default(), None);
+                    map.next_value_seed(Sizer {
+                        out: &mut out,
+                        keys: &mut Vec::new(),
+                        // Inside the result object.
+                        depth: 1,
+                        comma: false,
+                        snapshot: Some(&mut snapshot),
+                    })?;
+                    (
+                        StructuredText::new(Cow::Borrowed(self.json), out, snapshot),
+                        None,
+                    )
+                });
+                members.insert(key, Value::Null);
             }
-            Ok((members, raw))
+            Ok((members, measured))
         }
     }
     let mut de = serde_json::Deserializer::from_str(json);
-    let read = de.deserialize_map(Members).ok()?;
+    let read = de.deserialize_map(Members { json, keep_value }).ok()?;
     de.end().ok()?;
     Some(read)
 }
@@ -258,13 +301,12 @@ fn read_with_raw(json: &str) -> Option<(Map<String, Value>, Option<&RawValue>)> 
 /// nesting past the limit a `Value` of the whole result is read within).
 fn measure(json: Cow<'_, str>) -> Option<StructuredText<'_>> {
     let mut out = Counted::default();
-    let mut snapshot = None;
-    let mut keys = Vec::new();
-    {
+    let snapshot = {
+        let mut snapshot = None;
         let mut de = serde_json::Deserializer::from_str(&json);
         let sizer = Sizer {
             out: &mut out,
-            keys: &mut keys,
+            keys: &mut Vec::new(),
             // Inside the result object.
             depth: 1,
             comma: false,
@@ -272,19 +314,21 @@ fn measure(json: Cow<'_, str>) -> Option<StructuredText<'_>> {
         };
         sizer.deserialize(&mut de).ok()?;
         de.end().ok()?;
-    }
-    let snapshot = snapshot.and_then(|raw: &RawValue| {
-        let span = crate::envelope::span_in(&json, raw)?;
-        raw.get().starts_with('{').then_some(span)
-    });
+        snapshot.and_then(|raw: &RawValue| snapshot_span(&json, raw))
+    };
     Some(StructuredText {
-        removed: Removed {
-            bytes: out.bytes,
-            tokens: out.tokens.tokens(),
-        },
+        removed: out.removed(),
         json,
         snapshot,
     })
+}
+
+/// Where `raw`, the `snapshot` member read out of `json`, lies in it, when it is an object.
+fn snapshot_span(json: &str, raw: &RawValue) -> Option<Range<usize>> {
+    raw.get()
+        .starts_with('{')
+        .then(|| crate::envelope::span_in(json, raw))
+        .flatten()
 }
 
 /// serde_json reads at most this many nested arrays and objects (`RecursionLimitExceeded`).
@@ -315,6 +359,20 @@ impl Sizer<'_, '_> {
 
     fn punct(&mut self, p: &[u8]) {
         self.out.add(p);
+    }
+
+    /// A string, `plain` when it was read without an escape: it then holds nothing to escape
+    /// (JSON holds no bare quote, backslash or control character in a string, serde_json
+    /// rejects them), and is written as serde_json writes it without scanning it for escapes.
+    fn string(&mut self, s: &str, plain: bool) {
+        if plain {
+            self.out.add(b"\"");
+            self.out.add(s.as_bytes());
+            self.out.add(b"\"");
+        } else {
+            // Writing to `Counted` cannot fail.
+            let _ = serde_json::to_writer(&mut *self.out, s);
+        }
     }
 
     fn enter<E: serde::de::Error>(&self) -> Result<usize, E> {
@@ -360,6 +418,10 @@ impl<'j> Visitor<'j> for Sizer<'_, 'j> {
     fn visit_str<E: serde::de::Error>(mut self, s: &str) -> Result<(), E> {
         self.write(s)
     }
+    fn visit_borrowed_str<E: serde::de::Error>(mut self, s: &'j str) -> Result<(), E> {
+        self.string(s, true);
+        Ok(())
+    }
     fn visit_unit<E: serde::de::Error>(mut self) -> Result<(), E> {
         self.punct(b"null");
         Ok(())
@@ -393,7 +455,7 @@ impl<'j> Visitor<'j> for Sizer<'_, 'j> {
             if self.keys.len() > mark {
                 self.punct(b",");
             }
-            self.write(&*key)?;
+            self.string(&key, matches!(key, Cow::Borrowed(_)));
             self.punct(b":");
             match self.snapshot.as_deref_mut() {
                 Some(slot) if key == "snapshot" => {
