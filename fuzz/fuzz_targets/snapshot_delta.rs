@@ -149,11 +149,7 @@ fn check_alike(lines: &mut [String], at: usize, yaml: bool) {
         let indent = l.len() - l.trim_start().len();
         let mut words = l.trim_start().split(' ');
         let first = words.next().unwrap_or("");
-        let role = if yaml {
-            first
-        } else {
-            words.next().unwrap_or("")
-        };
+        let role = if yaml { first } else { words.next().unwrap_or("") };
         (indent, role.to_string())
     };
     let want = shape(&lines[i]);
