@@ -705,7 +705,7 @@ pub(crate) fn filter_result_map(
     let snapshot = structured
         .filter(|_| has_snapshot)
         .and_then(structured::StructuredText::snapshot);
-    let structured_snapshot = has_snapshot.then_some(snapshot.as_ref());
+    let structured_snapshot = has_snapshot.then_some(snapshot);
     let Some(content) = result.get_mut("content").and_then(Value::as_array_mut) else {
         return Ok(None);
     };

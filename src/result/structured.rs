@@ -14,13 +14,12 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::ops::Range;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::notation::cdp::structured::StructuredSnapshot;
+use crate::notation::cdp::structured::{Echo, Scalar, SnapshotSeed, StructuredSnapshot};
 
 /// The member of `structuredContent` that only repeats the result's text: an object of one
 /// string member equal to the text blocks joined by newlines (Python MCP servers put a tool's
@@ -154,32 +153,36 @@ impl std::io::Write for Counted {
 
 /// A result's `structuredContent` as read from the result's JSON text, never as a `Value`
 /// (megabytes of snapshot tree on chrome-devtools-mcp: building and dropping a `Value` of it
-/// cost more than the filter): what dropping it saves, and where its snapshot tree is.
+/// cost more than the filter): what dropping it saves, and its snapshot tree's members, both
+/// from one reading of it.
 #[derive(Debug)]
 pub struct StructuredText<'j> {
-    /// Its JSON text: as it came, or written from a `Value` where it was read as one.
-    json: Cow<'j, str>,
     /// What dropping it saves: its compact serialization's bytes and tokens, as `size` counts
     /// them on its `Value`.
     pub removed: Removed,
-    /// Where its `snapshot` member's value lies in `json`, when that is an object.
-    snapshot: Option<Range<usize>>,
+    /// Its `snapshot` member, when that is an object.
+    snapshot: Option<StructuredSnapshot<'j>>,
 }
 
 impl<'j> StructuredText<'j> {
-    /// Measured into `out` as read out of `json`, its `snapshot` member `snapshot`.
-    fn new(json: Cow<'j, str>, out: Counted, snapshot: Option<&RawValue>) -> StructuredText<'j> {
-        let snapshot = snapshot.and_then(|raw| snapshot_span(&json, raw));
+    /// Measured into `out`, its `snapshot` member read as `snapshot`.
+    fn new(out: Counted, snapshot: Option<StructuredSnapshot<'j>>) -> StructuredText<'j> {
         StructuredText {
             removed: out.removed(),
-            json,
-            snapshot,
+            snapshot: snapshot.filter(StructuredSnapshot::root_is_object),
         }
     }
 
     /// Its `snapshot` member (an object), read for its tree.
-    pub fn snapshot(&self) -> Option<StructuredSnapshot<'_>> {
-        StructuredSnapshot::read(self.json.get(self.snapshot.clone()?)?)
+    pub fn snapshot(&self) -> Option<&StructuredSnapshot<'j>> {
+        self.snapshot.as_ref()
+    }
+
+    fn into_owned(self) -> StructuredText<'static> {
+        StructuredText {
+            removed: self.removed,
+            snapshot: self.snapshot.map(StructuredSnapshot::into_owned),
+        }
     }
 }
 
@@ -216,7 +219,7 @@ pub fn read_result(
     let Some(value) = result.get("structuredContent") else {
         return Ok(Some((result, None)));
     };
-    let Some(text) = measure(Cow::Owned(value.to_string())) else {
+    let Some(text) = measure(&value.to_string()).map(StructuredText::into_owned) else {
         return Err(serde::de::Error::custom(
             "structuredContent could not be measured",
         ));
@@ -244,11 +247,10 @@ type Measured<'j> = (
 );
 
 fn read_measuring(json: &str, keep_value: bool) -> Option<Measured<'_>> {
-    struct Members<'j> {
-        json: &'j str,
+    struct Members {
         keep_value: bool,
     }
-    impl<'j> Visitor<'j> for Members<'j> {
+    impl<'j> Visitor<'j> for Members {
         type Value = Measured<'j>;
 
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -267,7 +269,7 @@ fn read_measuring(json: &str, keep_value: bool) -> Option<Measured<'_>> {
                 measured = Some(if self.keep_value {
                     // Read as a `Value` too: measured from its text.
                     let raw: &'j RawValue = map.next_value()?;
-                    let text = measure(Cow::Borrowed(raw.get()))
+                    let text = measure(raw.get())
                         .ok_or_else(|| serde::de::Error::custom("not measured"))?;
                     (text, Some(raw))
                 } else {
@@ -280,10 +282,7 @@ fn read_measuring(json: &str, keep_value: bool) -> Option<Measured<'_>> {
                         comma: false,
                         snapshot: Some(&mut snapshot),
                     })?;
-                    (
-                        StructuredText::new(Cow::Borrowed(self.json), out, snapshot),
-                        None,
-                    )
+                    (StructuredText::new(out, snapshot), None)
                 });
                 members.insert(key, Value::Null);
             }
@@ -291,7 +290,7 @@ fn read_measuring(json: &str, keep_value: bool) -> Option<Measured<'_>> {
         }
     }
     let mut de = serde_json::Deserializer::from_str(json);
-    let read = de.deserialize_map(Members { json, keep_value }).ok()?;
+    let read = de.deserialize_map(Members { keep_value }).ok()?;
     de.end().ok()?;
     Some(read)
 }
@@ -299,36 +298,34 @@ fn read_measuring(json: &str, keep_value: bool) -> Option<Measured<'_>> {
 /// `json`, the text of a result's `structuredContent`, measured as `size` measures its `Value`
 /// (`None` where that `Value` is not what its text says member for member: a key repeated, or
 /// nesting past the limit a `Value` of the whole result is read within).
-fn measure(json: Cow<'_, str>) -> Option<StructuredText<'_>> {
-    let mut out = Counted::default();
-    let snapshot = {
-        let mut snapshot = None;
-        let mut de = serde_json::Deserializer::from_str(&json);
-        let sizer = Sizer {
-            out: &mut out,
-            keys: &mut Vec::new(),
-            // Inside the result object.
-            depth: 1,
-            comma: false,
-            snapshot: Some(&mut snapshot),
-        };
-        sizer.deserialize(&mut de).ok()?;
-        de.end().ok()?;
-        snapshot.and_then(|raw: &RawValue| snapshot_span(&json, raw))
+fn measure(json: &str) -> Option<StructuredText<'_>> {
+    let (mut out, mut snapshot) = (Counted::default(), None);
+    let mut de = serde_json::Deserializer::from_str(json);
+    let sizer = Sizer {
+        out: &mut out,
+        keys: &mut Vec::new(),
+        // Inside the result object.
+        depth: 1,
+        comma: false,
+        snapshot: Some(&mut snapshot),
     };
-    Some(StructuredText {
-        removed: out.removed(),
-        json,
-        snapshot,
-    })
+    sizer.deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(StructuredText::new(out, snapshot))
 }
 
-/// Where `raw`, the `snapshot` member read out of `json`, lies in it, when it is an object.
-fn snapshot_span(json: &str, raw: &RawValue) -> Option<Range<usize>> {
-    raw.get()
-        .starts_with('{')
-        .then(|| crate::envelope::span_in(json, raw))
-        .flatten()
+/// A string written as serde_json writes it, `plain` when it was read without an escape: it then
+/// holds nothing to escape (JSON holds no bare quote, backslash or control character in a
+/// string, serde_json rejects them), and is not scanned for escapes again.
+fn write_string(out: &mut Counted, s: &str, plain: bool) {
+    if plain {
+        out.add(b"\"");
+        out.add(s.as_bytes());
+        out.add(b"\"");
+    } else {
+        // Writing to `Counted` cannot fail.
+        let _ = serde_json::to_writer(out, s);
+    }
 }
 
 /// serde_json reads at most this many nested arrays and objects (`RecursionLimitExceeded`).
@@ -345,8 +342,9 @@ struct Sizer<'s, 'j> {
     depth: usize,
     /// An element after the first of an array: a comma goes before it.
     comma: bool,
-    /// At the top of `structuredContent`: where its `snapshot` member's text goes.
-    snapshot: Option<&'s mut Option<&'j RawValue>>,
+    /// At the top of `structuredContent`: where its `snapshot` member goes, read as it is
+    /// measured.
+    snapshot: Option<&'s mut Option<StructuredSnapshot<'j>>>,
 }
 
 impl Sizer<'_, '_> {
@@ -361,18 +359,8 @@ impl Sizer<'_, '_> {
         self.out.add(p);
     }
 
-    /// A string, `plain` when it was read without an escape: it then holds nothing to escape
-    /// (JSON holds no bare quote, backslash or control character in a string, serde_json
-    /// rejects them), and is written as serde_json writes it without scanning it for escapes.
     fn string(&mut self, s: &str, plain: bool) {
-        if plain {
-            self.out.add(b"\"");
-            self.out.add(s.as_bytes());
-            self.out.add(b"\"");
-        } else {
-            // Writing to `Counted` cannot fail.
-            let _ = serde_json::to_writer(&mut *self.out, s);
-        }
+        write_string(self.out, s, plain);
     }
 
     fn enter<E: serde::de::Error>(&self) -> Result<usize, E> {
@@ -459,19 +447,13 @@ impl<'j> Visitor<'j> for Sizer<'_, 'j> {
             self.punct(b":");
             match self.snapshot.as_deref_mut() {
                 Some(slot) if key == "snapshot" => {
-                    let raw: &'j RawValue = map.next_value()?;
-                    *slot = Some(raw);
-                    let mut de = serde_json::Deserializer::from_str(raw.get());
-                    let sizer = Sizer {
+                    let mut echo = Measure {
                         out: &mut *self.out,
                         keys: &mut *self.keys,
                         depth,
-                        comma: false,
-                        snapshot: None,
+                        marks: Vec::new(),
                     };
-                    sizer
-                        .deserialize(&mut de)
-                        .map_err(serde::de::Error::custom)?;
+                    *slot = Some(map.next_value_seed(SnapshotSeed(&mut echo))?);
                 }
                 _ => map.next_value_seed(Sizer {
                     out: &mut *self.out,
@@ -489,6 +471,86 @@ impl<'j> Visitor<'j> for Sizer<'_, 'j> {
         self.keys.truncate(mark);
         self.punct(b"}");
         Ok(())
+    }
+}
+
+/// The `Sizer`'s measure told the pieces of a snapshot as the snapshot is read from them
+/// (`Echo`): the same bytes, the same checks.
+struct Measure<'s, 'j> {
+    out: &'s mut Counted,
+    keys: &'s mut Vec<Cow<'j, str>>,
+    /// Arrays and objects around the piece (the result object counts).
+    depth: usize,
+    /// Where each open array's or object's keys start in `keys`.
+    marks: Vec<usize>,
+}
+
+impl<'j> Echo<'j> for Measure<'_, 'j> {
+    fn open(&mut self, bracket: u8) -> Result<(), String> {
+        self.depth += 1;
+        if self.depth >= DEPTH_LIMIT {
+            return Err("recursion limit exceeded".to_string());
+        }
+        self.marks.push(self.keys.len());
+        self.out.add(&[bracket]);
+        Ok(())
+    }
+
+    fn close(&mut self, bracket: u8) -> Result<(), String> {
+        let mark = self.marks.pop().unwrap_or(self.keys.len());
+        if repeats(&mut self.keys[mark..]) {
+            return Err("a key repeats".to_string());
+        }
+        self.keys.truncate(mark);
+        self.depth -= 1;
+        self.out.add(&[bracket]);
+        Ok(())
+    }
+
+    fn key(&mut self, key: &Cow<'j, str>, first: bool) {
+        if !first {
+            self.out.add(b",");
+        }
+        write_string(self.out, key, matches!(key, Cow::Borrowed(_)));
+        self.out.add(b":");
+        self.keys.push(key.clone());
+    }
+
+    fn element(&mut self, first: bool) {
+        if !first {
+            self.out.add(b",");
+        }
+    }
+
+    fn scalar(&mut self, scalar: Scalar<'_>) {
+        let out = &mut *self.out;
+        // Writing to `Counted` cannot fail.
+        let _ = match scalar {
+            Scalar::Str(s, plain) => {
+                write_string(out, s, plain);
+                Ok(())
+            }
+            Scalar::Bool(b) => serde_json::to_writer(out, &b),
+            Scalar::U64(n) => serde_json::to_writer(out, &n),
+            Scalar::I64(n) => serde_json::to_writer(out, &n),
+            // As a `Value` holds it (JSON holds no non-finite number).
+            Scalar::F64(n) => serde_json::to_writer(out, &serde_json::Number::from_f64(n)),
+            Scalar::Null => {
+                out.add(b"null");
+                Ok(())
+            }
+        };
+    }
+
+    fn whole<D: Deserializer<'j>>(&mut self, de: D) -> Result<(), D::Error> {
+        Sizer {
+            out: &mut *self.out,
+            keys: &mut *self.keys,
+            depth: self.depth,
+            comma: false,
+            snapshot: None,
+        }
+        .deserialize(de)
     }
 }
 
@@ -600,7 +662,7 @@ mod tests {
         for json in VARIED {
             let value: Value = serde_json::from_str(json).expect(json);
             let written = value.to_string();
-            let text = measure(Cow::Borrowed(json)).expect(json);
+            let text = measure(json).expect(json);
             assert_eq!(text.removed, size(&value), "{json}");
             assert_eq!(text.removed.bytes, written.len(), "{json}");
             assert_eq!(
@@ -641,6 +703,19 @@ mod tests {
                 "]".repeat(n)
             )
         };
+        let in_snapshot = |n: usize, snapshot: fn(usize) -> String| {
+            format!(
+                r#"{{"content": [], "structuredContent": {{"snapshot": {}}}}}"#,
+                snapshot(n)
+            )
+        };
+        let children = |n: usize| {
+            format!(
+                r#"{}{{"id": "1_0"}}{}"#,
+                r#"{"id": "1_0", "children": ["#.repeat(n),
+                "]}".repeat(n)
+            )
+        };
         let results = [
             r#"{"structuredContent": {"a": 1, "b": 2, "a": [3, 4]}, "content": []}"#.to_string(),
             r#"{"structuredContent": {"snapshot": {"id": "1_0", "id": "1_1"}}}"#.to_string(),
@@ -654,6 +729,17 @@ mod tests {
             ),
             nested(126),
             nested(127),
+            // Nesting in the snapshot, read for its tree as it is measured: in an attribute,
+            // and in children.
+            in_snapshot(124, |n| {
+                format!(r#"{{"a": {}1{}}}"#, "[".repeat(n), "]".repeat(n))
+            }),
+            in_snapshot(125, |n| {
+                format!(r#"{{"a": {}1{}}}"#, "[".repeat(n), "]".repeat(n))
+            }),
+            in_snapshot(61, children),
+            in_snapshot(62, children),
+            in_snapshot(63, children),
             r#"{"structuredContent": {"a": 1e400}}"#.to_string(),
             r#"{"structuredContent": "\ud800"}"#.to_string(),
             r#"{"structuredContent": {"a": 1}} x"#.to_string(),

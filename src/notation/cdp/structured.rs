@@ -87,9 +87,39 @@ impl<'j> StructuredSnapshot<'j> {
     }
 
     fn from_deserializer<D: Deserializer<'j>>(de: D) -> Result<StructuredSnapshot<'j>, D::Error> {
-        let mut snapshot = StructuredSnapshot::default();
-        NodeSeed(&mut snapshot).deserialize(de)?;
-        Ok(snapshot)
+        SnapshotSeed(&mut ()).deserialize(de)
+    }
+
+    /// Its root is an object (a snapshot's is).
+    pub fn root_is_object(&self) -> bool {
+        self.nodes.first().is_some_and(|root| root.object)
+    }
+
+    /// The same, its strings copied (no longer borrowed from the JSON).
+    pub fn into_owned(self) -> StructuredSnapshot<'static> {
+        let owned = |s: Option<Cow<'_, str>>| s.map(|s| Cow::Owned(s.into_owned()));
+        StructuredSnapshot {
+            nodes: self
+                .nodes
+                .into_iter()
+                .map(|n| SNode {
+                    object: n.object,
+                    id: owned(n.id),
+                    role: owned(n.role),
+                    name: owned(n.name),
+                    children: n.children,
+                    attrs: n.attrs,
+                })
+                .collect(),
+            children: self.children,
+            attrs: self
+                .attrs
+                .into_iter()
+                .map(|(k, v)| (Cow::Owned(k.into_owned()), v.into_owned()))
+                .collect(),
+            pending: Vec::new(),
+            pending_attrs: Vec::new(),
+        }
     }
 
     fn children_of(&self, node: &SNode<'j>) -> Option<&[u32]> {
@@ -169,57 +199,189 @@ impl SNode<'_> {
     }
 }
 
-/// Reads one node (any value where a node is expected) into the snapshot; its index.
-struct NodeSeed<'s, 'j>(&'s mut StructuredSnapshot<'j>);
+/// What else is done with the JSON a snapshot is read from, told each piece as it is read, so
+/// that the JSON is read once (the measure of `structuredContent`: `crate::result::structured`).
+/// `()` does nothing.
+pub(crate) trait Echo<'j> {
+    /// `{` or `[` opens: an error past the nesting allowed.
+    fn open(&mut self, bracket: u8) -> Result<(), String>;
+    /// `}` or `]` closes: an error when a key repeats in the object.
+    fn close(&mut self, bracket: u8) -> Result<(), String>;
+    /// An object's member starts, with its key (the first member or not). A `Cow`: the echo
+    /// may keep the key, a borrowed one without copying it.
+    #[allow(clippy::ptr_arg)]
+    fn key(&mut self, key: &Cow<'j, str>, first: bool);
+    /// An array's element starts (the first or not).
+    fn element(&mut self, first: bool);
+    /// A string, number, boolean or null.
+    fn scalar(&mut self, scalar: Scalar<'_>);
+    /// A value the tree does not read, read whole here.
+    fn whole<D: Deserializer<'j>>(&mut self, de: D) -> Result<(), D::Error>;
+}
 
-impl<'j> DeserializeSeed<'j> for NodeSeed<'_, 'j> {
+/// A JSON scalar as read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Scalar<'a> {
+    /// A string, and whether it was read without an escape.
+    Str(&'a str, bool),
+    Bool(bool),
+    U64(u64),
+    I64(i64),
+    F64(f64),
+    Null,
+}
+
+impl<'j> Echo<'j> for () {
+    fn open(&mut self, _: u8) -> Result<(), String> {
+        Ok(())
+    }
+    fn close(&mut self, _: u8) -> Result<(), String> {
+        Ok(())
+    }
+    fn key(&mut self, _: &Cow<'j, str>, _: bool) {}
+    fn element(&mut self, _: bool) {}
+    fn scalar(&mut self, _: Scalar<'_>) {}
+    fn whole<D: Deserializer<'j>>(&mut self, de: D) -> Result<(), D::Error> {
+        <IgnoredAny as serde::Deserialize>::deserialize(de).map(|_| ())
+    }
+}
+
+/// `StructuredSnapshot::read`'s seed, telling `echo` what it reads.
+pub(crate) struct SnapshotSeed<'e, E>(pub &'e mut E);
+
+impl<'j, E: Echo<'j>> DeserializeSeed<'j> for SnapshotSeed<'_, E> {
+    type Value = StructuredSnapshot<'j>;
+
+    fn deserialize<D: Deserializer<'j>>(self, de: D) -> Result<Self::Value, D::Error> {
+        let mut snapshot = StructuredSnapshot::default();
+        NodeSeed {
+            snapshot: &mut snapshot,
+            echo: self.0,
+            element: None,
+        }
+        .deserialize(de)?;
+        Ok(snapshot)
+    }
+}
+
+fn echoed<E: serde::de::Error>(result: Result<(), String>) -> Result<(), E> {
+    result.map_err(E::custom)
+}
+
+/// An array read whole into `echo`.
+fn echo_seq<'j, A: SeqAccess<'j>>(echo: &mut impl Echo<'j>, mut seq: A) -> Result<(), A::Error> {
+    echoed(echo.open(b'['))?;
+    let mut first = true;
+    while seq
+        .next_element_seed(Whole {
+            echo: &mut *echo,
+            element: Some(first),
+        })?
+        .is_some()
+    {
+        first = false;
+    }
+    echoed(echo.close(b']'))
+}
+
+/// An object read whole into `echo`.
+fn echo_map<'j, A: MapAccess<'j>>(echo: &mut impl Echo<'j>, mut map: A) -> Result<(), A::Error> {
+    echoed(echo.open(b'{'))?;
+    let mut first = true;
+    while let Some(key) = map.next_key_seed(CowStr)? {
+        echo.key(&key, first);
+        first = false;
+        map.next_value_seed(Whole {
+            echo: &mut *echo,
+            element: None,
+        })?;
+    }
+    echoed(echo.close(b'}'))
+}
+
+/// A value the tree does not read (an array element when `element`), read whole into `echo`.
+struct Whole<'e, E> {
+    echo: &'e mut E,
+    element: Option<bool>,
+}
+
+impl<'j, E: Echo<'j>> DeserializeSeed<'j> for Whole<'_, E> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'j>>(self, de: D) -> Result<(), D::Error> {
+        if let Some(first) = self.element {
+            self.echo.element(first);
+        }
+        self.echo.whole(de)
+    }
+}
+
+/// Reads one node (any value where a node is expected, an array element when `element`) into
+/// the snapshot; its index.
+struct NodeSeed<'s, 'j, E> {
+    snapshot: &'s mut StructuredSnapshot<'j>,
+    echo: &'s mut E,
+    element: Option<bool>,
+}
+
+impl<'j, E: Echo<'j>> DeserializeSeed<'j> for NodeSeed<'_, 'j, E> {
     type Value = u32;
 
     fn deserialize<D: Deserializer<'j>>(self, de: D) -> Result<u32, D::Error> {
+        if let Some(first) = self.element {
+            self.echo.element(first);
+        }
         de.deserialize_any(self)
     }
 }
 
-/// A value that is not an object where a node is expected: recorded as not a node.
-macro_rules! not_a_node {
-    ($($name:ident: $t:ty),*) => {$(
-        fn $name<E: serde::de::Error>(self, _: $t) -> Result<u32, E> {
+impl<E> NodeSeed<'_, '_, E> {
+    /// A value that is not an object where a node is expected: recorded as not a node.
+    fn push_other(self) -> u32 {
+        self.snapshot.nodes.push(SNode::default());
+        (self.snapshot.nodes.len() - 1) as u32
+    }
+}
+
+/// Scalars where a node is expected: told to the echo, recorded as not a node.
+macro_rules! scalar_not_a_node {
+    ($($name:ident: $t:ty => $scalar:expr),*) => {$(
+        fn $name<Er: serde::de::Error>(self, v: $t) -> Result<u32, Er> {
+            self.echo.scalar($scalar(v));
             Ok(self.push_other())
         }
     )*};
 }
 
-impl NodeSeed<'_, '_> {
-    fn push_other(self) -> u32 {
-        self.0.nodes.push(SNode::default());
-        (self.0.nodes.len() - 1) as u32
-    }
-}
-
-impl<'j> Visitor<'j> for NodeSeed<'_, 'j> {
+impl<'j, E: Echo<'j>> Visitor<'j> for NodeSeed<'_, 'j, E> {
     type Value = u32;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a snapshot node")
     }
 
-    not_a_node!(visit_bool: bool, visit_i64: i64, visit_u64: u64, visit_f64: f64, visit_str: &str);
+    scalar_not_a_node!(
+        visit_bool: bool => Scalar::Bool,
+        visit_i64: i64 => Scalar::I64,
+        visit_u64: u64 => Scalar::U64,
+        visit_f64: f64 => Scalar::F64,
+        visit_str: &str => |s| Scalar::Str(s, false),
+        visit_borrowed_str: &'j str => |s| Scalar::Str(s, true)
+    );
 
-    fn visit_unit<E: serde::de::Error>(self) -> Result<u32, E> {
+    fn visit_unit<Er: serde::de::Error>(self) -> Result<u32, Er> {
+        self.echo.scalar(Scalar::Null);
         Ok(self.push_other())
     }
 
-    fn visit_none<E: serde::de::Error>(self) -> Result<u32, E> {
-        Ok(self.push_other())
-    }
-
-    fn visit_seq<A: SeqAccess<'j>>(self, mut seq: A) -> Result<u32, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
+    fn visit_seq<A: SeqAccess<'j>>(self, seq: A) -> Result<u32, A::Error> {
+        echo_seq(&mut *self.echo, seq)?;
         Ok(self.push_other())
     }
 
     fn visit_map<A: MapAccess<'j>>(self, mut map: A) -> Result<u32, A::Error> {
-        let snapshot = self.0;
+        let (snapshot, echo) = (self.snapshot, self.echo);
+        echoed(echo.open(b'{'))?;
         let index = snapshot.nodes.len();
         snapshot.nodes.push(SNode {
             object: true,
@@ -230,21 +392,32 @@ impl<'j> Visitor<'j> for NodeSeed<'_, 'j> {
             object: true,
             ..SNode::default()
         };
+        let mut first = true;
         while let Some(key) = map.next_key_seed(CowStr)? {
+            echo.key(&key, first);
+            first = false;
+            let member = MemberSeed { echo: &mut *echo };
             match &*key {
-                "id" => node.id = map.next_value_seed(StrOrNone)?,
-                "role" => node.role = map.next_value_seed(StrOrNone)?,
-                "name" => node.name = map.next_value_seed(StrOrNone)?,
-                "children" => node.children = map.next_value_seed(ChildrenSeed(snapshot))?,
-                k if NOT_ATTRIBUTES.contains(&k) => {
-                    map.next_value::<IgnoredAny>()?;
+                "id" => node.id = map.next_value_seed(member)?.into_str(),
+                "role" => node.role = map.next_value_seed(member)?.into_str(),
+                "name" => node.name = map.next_value_seed(member)?.into_str(),
+                "children" => {
+                    node.children = map.next_value_seed(ChildrenSeed {
+                        snapshot: &mut *snapshot,
+                        echo: member.echo,
+                    })?;
                 }
+                k if NOT_ATTRIBUTES.contains(&k) => map.next_value_seed(Whole {
+                    echo: member.echo,
+                    element: None,
+                })?,
                 _ => {
-                    let value = map.next_value_seed(MemberSeed)?;
+                    let value = map.next_value_seed(member)?;
                     snapshot.pending_attrs.push((key, value));
                 }
             }
         }
+        echoed(echo.close(b'}'))?;
         let start = snapshot.attrs.len() as u32;
         snapshot.attrs.extend(snapshot.pending_attrs.drain(mark..));
         node.attrs = (start, snapshot.attrs.len() as u32);
@@ -254,9 +427,12 @@ impl<'j> Visitor<'j> for NodeSeed<'_, 'j> {
 }
 
 /// `children`: its nodes when it is an array, else `None`.
-struct ChildrenSeed<'s, 'j>(&'s mut StructuredSnapshot<'j>);
+struct ChildrenSeed<'s, 'j, E> {
+    snapshot: &'s mut StructuredSnapshot<'j>,
+    echo: &'s mut E,
+}
 
-impl<'j> DeserializeSeed<'j> for ChildrenSeed<'_, 'j> {
+impl<'j, E: Echo<'j>> DeserializeSeed<'j> for ChildrenSeed<'_, 'j, E> {
     type Value = Option<(u32, u32)>;
 
     fn deserialize<D: Deserializer<'j>>(self, de: D) -> Result<Self::Value, D::Error> {
@@ -264,7 +440,7 @@ impl<'j> DeserializeSeed<'j> for ChildrenSeed<'_, 'j> {
     }
 }
 
-impl<'j> Visitor<'j> for ChildrenSeed<'_, 'j> {
+impl<'j, E: Echo<'j>> Visitor<'j> for ChildrenSeed<'_, 'j, E> {
     type Value = Option<(u32, u32)>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -272,40 +448,55 @@ impl<'j> Visitor<'j> for ChildrenSeed<'_, 'j> {
     }
 
     fn visit_seq<A: SeqAccess<'j>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let snapshot = self.0;
+        let (snapshot, echo) = (self.snapshot, self.echo);
+        echoed(echo.open(b'['))?;
         let mark = snapshot.pending.len();
-        while let Some(child) = seq.next_element_seed(NodeSeed(snapshot))? {
+        let mut first = true;
+        while let Some(child) = seq.next_element_seed(NodeSeed {
+            snapshot: &mut *snapshot,
+            echo: &mut *echo,
+            element: Some(first),
+        })? {
             snapshot.pending.push(child);
+            first = false;
         }
+        echoed(echo.close(b']'))?;
         let start = snapshot.children.len() as u32;
         snapshot.children.extend(snapshot.pending.drain(mark..));
         Ok(Some((start, snapshot.children.len() as u32)))
     }
 
-    fn visit_map<A: MapAccess<'j>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    fn visit_map<A: MapAccess<'j>>(self, map: A) -> Result<Self::Value, A::Error> {
+        echo_map(self.echo, map)?;
         Ok(None)
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+    fn visit_bool<Er>(self, v: bool) -> Result<Self::Value, Er> {
+        self.echo.scalar(Scalar::Bool(v));
         Ok(None)
     }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+    fn visit_i64<Er>(self, v: i64) -> Result<Self::Value, Er> {
+        self.echo.scalar(Scalar::I64(v));
         Ok(None)
     }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+    fn visit_u64<Er>(self, v: u64) -> Result<Self::Value, Er> {
+        self.echo.scalar(Scalar::U64(v));
         Ok(None)
     }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+    fn visit_f64<Er>(self, v: f64) -> Result<Self::Value, Er> {
+        self.echo.scalar(Scalar::F64(v));
         Ok(None)
     }
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+    fn visit_str<Er>(self, v: &str) -> Result<Self::Value, Er> {
+        self.echo.scalar(Scalar::Str(v, false));
         Ok(None)
     }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+    fn visit_borrowed_str<Er>(self, v: &'j str) -> Result<Self::Value, Er> {
+        self.echo.scalar(Scalar::Str(v, true));
         Ok(None)
     }
-    fn visit_none<E>(self) -> Result<Self::Value, E> {
+    fn visit_unit<Er>(self) -> Result<Self::Value, Er> {
+        self.echo.scalar(Scalar::Null);
         Ok(None)
     }
 }
@@ -341,24 +532,31 @@ impl<'j> Visitor<'j> for CowStr {
     }
 }
 
-/// A string member (`id`, `role`, `name`): `None` when it is not a string.
-struct StrOrNone;
-
-impl<'j> DeserializeSeed<'j> for StrOrNone {
-    type Value = Option<Cow<'j, str>>;
-
-    fn deserialize<D: Deserializer<'j>>(self, de: D) -> Result<Self::Value, D::Error> {
-        Ok(match de.deserialize_any(MemberSeed)? {
+impl<'j> Member<'j> {
+    /// A string member (`id`, `role`, `name`): `None` when it is not a string.
+    fn into_str(self) -> Option<Cow<'j, str>> {
+        match self {
             Member::Str(s) => Some(s),
             _ => None,
-        })
+        }
+    }
+
+    fn into_owned(self) -> Member<'static> {
+        match self {
+            Member::True => Member::True,
+            Member::Str(s) => Member::Str(Cow::Owned(s.into_owned())),
+            Member::Number(n) => Member::Number(n),
+            Member::Other => Member::Other,
+        }
     }
 }
 
-/// An attribute member's value.
-struct MemberSeed;
+/// A member's value, told to the echo.
+struct MemberSeed<'e, E> {
+    echo: &'e mut E,
+}
 
-impl<'j> DeserializeSeed<'j> for MemberSeed {
+impl<'j, E: Echo<'j>> DeserializeSeed<'j> for MemberSeed<'_, E> {
     type Value = Member<'j>;
 
     fn deserialize<D: Deserializer<'j>>(self, de: D) -> Result<Self::Value, D::Error> {
@@ -366,47 +564,48 @@ impl<'j> DeserializeSeed<'j> for MemberSeed {
     }
 }
 
-impl<'j> Visitor<'j> for MemberSeed {
+impl<'j, E: Echo<'j>> Visitor<'j> for MemberSeed<'_, E> {
     type Value = Member<'j>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a value")
     }
 
-    fn visit_bool<E>(self, b: bool) -> Result<Self::Value, E> {
+    fn visit_bool<Er>(self, b: bool) -> Result<Self::Value, Er> {
+        self.echo.scalar(Scalar::Bool(b));
         Ok(if b { Member::True } else { Member::Other })
     }
     // Numbers as a `Value` holds them (and writes them: `attributes`).
-    fn visit_i64<E>(self, n: i64) -> Result<Self::Value, E> {
+    fn visit_i64<Er>(self, n: i64) -> Result<Self::Value, Er> {
+        self.echo.scalar(Scalar::I64(n));
         Ok(Member::Number(n.into()))
     }
-    fn visit_u64<E>(self, n: u64) -> Result<Self::Value, E> {
+    fn visit_u64<Er>(self, n: u64) -> Result<Self::Value, Er> {
+        self.echo.scalar(Scalar::U64(n));
         Ok(Member::Number(n.into()))
     }
-    fn visit_f64<E>(self, n: f64) -> Result<Self::Value, E> {
+    fn visit_f64<Er>(self, n: f64) -> Result<Self::Value, Er> {
+        self.echo.scalar(Scalar::F64(n));
         Ok(serde_json::Number::from_f64(n).map_or(Member::Other, Member::Number))
     }
-    fn visit_borrowed_str<E>(self, s: &'j str) -> Result<Self::Value, E> {
+    fn visit_borrowed_str<Er>(self, s: &'j str) -> Result<Self::Value, Er> {
+        self.echo.scalar(Scalar::Str(s, true));
         Ok(Member::Str(Cow::Borrowed(s)))
     }
-    fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+    fn visit_str<Er>(self, s: &str) -> Result<Self::Value, Er> {
+        self.echo.scalar(Scalar::Str(s, false));
         Ok(Member::Str(Cow::Owned(s.to_string())))
     }
-    fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
-        Ok(Member::Str(Cow::Owned(s)))
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+    fn visit_unit<Er>(self) -> Result<Self::Value, Er> {
+        self.echo.scalar(Scalar::Null);
         Ok(Member::Other)
     }
-    fn visit_none<E>(self) -> Result<Self::Value, E> {
+    fn visit_seq<A: SeqAccess<'j>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        echo_seq(self.echo, seq)?;
         Ok(Member::Other)
     }
-    fn visit_seq<A: SeqAccess<'j>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Member::Other)
-    }
-    fn visit_map<A: MapAccess<'j>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    fn visit_map<A: MapAccess<'j>>(self, map: A) -> Result<Self::Value, A::Error> {
+        echo_map(self.echo, map)?;
         Ok(Member::Other)
     }
 }

@@ -305,13 +305,7 @@ pub fn fit(
             .map_or(0, Vec::len);
         let mut implied = vec![Vec::new(); slots];
         let snapshot = structured.and_then(structured::StructuredText::snapshot);
-        let trees = ParsedTrees::of(
-            tool_name,
-            &result,
-            &mut implied,
-            structured,
-            snapshot.as_ref(),
-        );
+        let trees = ParsedTrees::of(tool_name, &result, &mut implied, structured, snapshot);
         // The step the page was sent at last, if the budget took one, and how the level's own
         // pass sent it now.
         let held_step = capture
