@@ -217,7 +217,8 @@ fn a_nameless_text_node_with_attributes_reads_back_as_itself() {
         ]
     });
     let text = "uid=1_0 RootWebArea \"page\"\n  uid=1_1 u=\"http://h/a\"\n  uid=1_2 \"named\" u=\"http://h/b\"\n  uid=1_3 focusable\n";
-    let tree = structured::tree_from_structured(&snapshot, text).expect("a tree");
+    let read = structured::StructuredSnapshot::of_value(&snapshot).expect("read");
+    let tree = read.tree(text).expect("a tree");
     let raw = writer::render(&tree, false).text;
     let back = parse::parse(&raw);
     let nodes =

@@ -210,9 +210,15 @@ impl Session {
             if !heavy && !result::budget::needs_reading(response_json.len(), options) {
                 return Ok(None);
             }
-            let (span, result) = result_member(response_json, span)?;
+            let span = match span {
+                Some(span) => span,
+                None => self::result_span(response_json)?,
+            };
+            let result_json = &response_json[span.clone()];
             result_span = Some(span);
-            result::filter_tool_result_object(tool_name, result, options, capture)
+            result::filter_tool_result_text(tool_name, result_json, options, capture, |e| {
+                format!("response result: {e}")
+            })
         })?;
         let (Some(filtered), Some(span)) = (filtered, result_span) else {
             return Ok(None);
@@ -646,21 +652,6 @@ fn budget_note(step: &str, bound: Bound) -> String {
         " | token budget {}: {step}",
         stats::format_count(bound.tokens as u64)
     )
-}
-
-/// Where the `result` member's value lies in a response object's text (the last one when the key
-/// repeats, as JSON.parse reads it; `span` when the caller knows), and that value parsed.
-fn result_member(
-    response_json: &str,
-    span: Option<std::ops::Range<usize>>,
-) -> FilterResult<(std::ops::Range<usize>, Value)> {
-    let span = match span {
-        Some(span) => span,
-        None => result_span(response_json)?,
-    };
-    let value = serde_json::from_str(&response_json[span.clone()])
-        .map_err(|e| FilterError::InvalidArgument(format!("response result: {e}")))?;
-    Ok((span, value))
 }
 
 /// `response_json` with the text at `span` (its result, `result_span`) replaced by

@@ -531,3 +531,50 @@ fn whole_response_filters_exactly_as_the_result_alone() {
         .filter_tool_response("take_snapshot", r#"{"jsonrpc":"2.0","id":1}"#, None)
         .is_err());
 }
+
+/// The structured snapshots read from the result's text (as the filter reads them) give the
+/// tree and the measure their `Value`s give, written compact or spaced.
+#[test]
+fn structured_snapshots_read_from_text_as_from_their_value() {
+    use crate::notation::cdp::structured::StructuredSnapshot;
+    use crate::result::structured::{read_result, size};
+    let Some(captures) = corpus_or_sample_captures() else {
+        return;
+    };
+    let mut trees = 0;
+    for capture in &captures {
+        let Some(structured) = capture.result.get("structuredContent") else {
+            continue;
+        };
+        let text = text_of(&capture.result);
+        let body = split_sections(&text, false)
+            .into_iter()
+            .find(|s| s.kind == SectionKind::Snapshot)
+            .and_then(|s| s.text.split_once('\n').map(|(_, body)| body.to_string()));
+        let from_value = structured
+            .get("snapshot")
+            .and_then(StructuredSnapshot::of_value);
+        let expected = body.as_deref().and_then(|body| {
+            let tree = from_value.as_ref()?.tree(body)?;
+            Some(format!("{tree:?}"))
+        });
+        let json = serde_json::to_string(&capture.result).expect("JSON");
+        let spaced = serde_json::to_string_pretty(&capture.result).expect("JSON");
+        for json in [json, spaced] {
+            let (_, read) = read_result(&json, false).expect("JSON").expect("an object");
+            let read = read.expect("structuredContent");
+            let name = capture.path.display();
+            assert_eq!(read.removed, size(structured), "{name}");
+            let snapshot = read.snapshot();
+            let tree = body.as_deref().and_then(|body| {
+                let tree = snapshot.as_ref()?.tree(body)?;
+                Some(format!("{tree:?}"))
+            });
+            assert_eq!(tree, expected, "{name}");
+            trees += usize::from(tree.is_some());
+        }
+    }
+    if has_corpus() {
+        assert!(trees > 0, "no structured snapshot read");
+    }
+}

@@ -28,6 +28,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
+use crate::notation::cdp::structured::StructuredSnapshot;
 use crate::snapshot::delta::{
     filter_tree_with_deltas, filter_with_deltas, DeltaInput, Sent, SentPage,
 };
@@ -208,8 +209,9 @@ pub(crate) fn text_blocks(result: &Map<String, Value>) -> impl Iterator<Item = &
 /// `ParsedTrees::text`).
 type TextTree<'r> = (&'r str, RefCell<Tree<'r>>, OnceCell<usize>, OnceCell<usize>);
 
-/// A body read from `structuredContent.snapshot`, its tree, and that tree in the light notation.
-type ExactTree<'r> = (&'r str, RefCell<Tree<'r>>, String);
+/// A body read from `structuredContent.snapshot`, its tree, and that tree in the light notation
+/// (made when a step needs it: `filter_exact_tree`).
+type ExactTree<'r> = (&'r str, RefCell<Tree<'r>>, OnceCell<String>);
 
 /// Snapshot trees of a result read once, for the budget's ladder, which filters the result at
 /// several steps: each step filters the same tree, its marks of the step before taken back
@@ -224,10 +226,9 @@ pub struct ParsedTrees<'r> {
     structured: Vec<ExactTree<'r>>,
     /// (a text block, its sections): every step splits the same text.
     sections: Vec<(&'r str, Vec<sections::Section<'r>>)>,
-    /// The result's `structuredContent`, and what dropping it saves, measured once for all the
-    /// steps (`step_input`).
-    structured_content: Option<&'r Value>,
-    structured_removed: OnceCell<structured::Removed>,
+    /// What dropping the result's `structuredContent` saves, measured once for all the steps
+    /// (`step_input`).
+    structured_removed: structured::Removed,
 }
 
 impl<'r> ParsedTrees<'r> {
@@ -238,21 +239,22 @@ impl<'r> ParsedTrees<'r> {
 
     /// The snapshot bodies of `result` parsed as `filter_result_map` would read them; `implied`
     /// holds what the parsers spell out, a slot per body (bodies past the slots are not kept).
+    /// `structured`: the result's `structuredContent` as read (`structured::read_result`), and
+    /// `snapshot` its snapshot tree's members.
     pub fn of(
         tool_name: &str,
         result: &'r Map<String, Value>,
         implied: &'r mut [Vec<String>],
+        structured: Option<&structured::StructuredText<'_>>,
+        snapshot: Option<&'r StructuredSnapshot<'_>>,
     ) -> ParsedTrees<'r> {
         let mut trees = ParsedTrees {
-            structured_content: result.get("structuredContent"),
+            structured_removed: structured.map_or_else(structured::Removed::default, |s| s.removed),
             ..ParsedTrees::default()
         };
         let mut slots = implied.iter_mut();
         let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
-        let structured = result
-            .get("structuredContent")
-            .and_then(|s| s.get("snapshot"))
-            .filter(|s| s.is_object());
+        let structured = snapshot.filter(|_| has_structured_snapshot(result));
         let texts = text_blocks(result);
         let playwright = crate::notation::playwright::is_playwright_tool(tool_name);
         for text in texts {
@@ -277,12 +279,13 @@ impl<'r> ParsedTrees<'r> {
             for body in bodies.into_iter().filter(|b| !b.is_empty()) {
                 let exact = structured
                     .filter(|_| !playwright && !crate::notation::playwright::is_yaml_snapshot(body))
-                    .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body));
+                    .and_then(|s| s.tree(body));
                 if let Some(mut tree) = exact {
                     // Each step filters it: what its passes compute of it once is kept.
                     crate::snapshot::remember_passes(&mut tree);
-                    let raw = crate::notation::cdp::writer::render(&tree, false).text;
-                    trees.structured.push((body, RefCell::new(tree), raw));
+                    trees
+                        .structured
+                        .push((body, RefCell::new(tree), OnceCell::new()));
                     continue;
                 }
                 // Past the slots a body is parsed by its step (every exact tree is read here:
@@ -331,10 +334,7 @@ impl<'r> ParsedTrees<'r> {
 
     /// What dropping the result's `structuredContent` saves (measured once).
     fn structured_removed(&self) -> structured::Removed {
-        *self.structured_removed.get_or_init(|| {
-            self.structured_content
-                .map_or_else(structured::Removed::default, structured::size)
-        })
+        self.structured_removed
     }
 
     fn sections_of(&self, text: &str) -> Option<Vec<sections::Section<'r>>> {
@@ -403,12 +403,13 @@ impl<'r> ParsedTrees<'r> {
         units.min(enough)
     }
 
-    /// `text_tree` of a body read from `structuredContent`, with that tree in the light notation.
-    fn structured_tree(&self, body: &str) -> Option<(RefMut<'_, Tree<'r>>, &str)> {
+    /// `text_tree` of a body read from `structuredContent`, with that tree in the light notation
+    /// (made once, when first asked for).
+    fn structured_tree(&self, body: &str) -> Option<(RefMut<'_, Tree<'r>>, &OnceCell<String>)> {
         let (_, tree, raw) = self.structured.iter().find(|(b, _, _)| *b == body)?;
         let mut tree = tree.try_borrow_mut().ok()?;
         tree.clear_marks();
-        Some((tree, raw.as_str()))
+        Some((tree, raw))
     }
 }
 
@@ -661,34 +662,40 @@ pub fn filter_tool_result_capturing(
     if !tools::is_content_heavy(tool_name) && !budget::needs_reading(result_json.len(), options) {
         return Ok(None);
     }
-    let value: Value = serde_json::from_str(result_json)
-        .map_err(|e| FilterError::InvalidArgument(format!("result is not JSON: {e}")))?;
-    filter_tool_result_object(tool_name, value, options, capture)
+    filter_tool_result_text(tool_name, result_json, options, capture, |e| {
+        format!("result is not JSON: {e}")
+    })
 }
 
-/// `filter_tool_result_capturing` on a result already parsed (taken out of a whole JSON-RPC
-/// response, so that the response is parsed once). With a token budget, results of every tool
-/// (not only the content-heavy ones) come out within it (`budget::fit`).
-pub fn filter_tool_result_object(
+/// `filter_tool_result_capturing` on a result's JSON text (taken out of a whole JSON-RPC
+/// response, so that the response is parsed once), `json_error` the message of bad JSON. Its
+/// `structuredContent` is read from the text, never as a `Value`, unless it may be written
+/// (`structured::read_result`). With a token budget, results of every tool (not only the
+/// content-heavy ones) come out within it (`budget::fit`).
+pub fn filter_tool_result_text(
     tool_name: &str,
-    value: Value,
+    result_json: &str,
     options: &ResultOptions,
     capture: &mut SnapshotCapture<'_>,
+    json_error: impl FnOnce(serde_json::Error) -> String,
 ) -> FilterResult<Option<FilteredValue>> {
     let heavy = tools::is_content_heavy(tool_name);
     if options.level == Level::Off {
         return Ok(None);
     }
-    let Value::Object(result) = value else {
+    let read = structured::read_result(result_json, options.has_output_schema)
+        .map_err(|e| FilterError::InvalidArgument(json_error(e)))?;
+    let Some((result, structured)) = read else {
         return Err(FilterError::InvalidArgument(
             "result is not a JSON object".to_string(),
         ));
     };
+    let structured = structured.as_ref();
     if !options.budgeted() {
         if !heavy {
             return Ok(drop_asked_structured_content(result, options));
         }
-        return filter_result_map(tool_name, result, options, capture, None);
+        return filter_result_map(tool_name, result, options, capture, None, structured);
     }
     // The original's text estimated once: the budget's check, the figures of every step.
     let raw_tokens = budget::block_tokens(&result);
@@ -696,32 +703,54 @@ pub fn filter_tool_result_object(
         if !heavy {
             return Ok(drop_asked_structured_content(result, options));
         }
-        return filter_result_map(tool_name, result, options, capture, Some(&raw_tokens));
+        return filter_result_map(
+            tool_name,
+            result,
+            options,
+            capture,
+            Some(&raw_tokens),
+            structured,
+        );
     }
-    budget::fit(tool_name, result, options, capture, &raw_tokens)
+    budget::fit(tool_name, result, structured, options, capture, &raw_tokens)
+}
+
+/// The result's `structuredContent` has a `snapshot` object (or its stand-in,
+/// `structured::read_result`).
+fn has_structured_snapshot(result: &Map<String, Value>) -> bool {
+    result
+        .get("structuredContent")
+        .and_then(|s| s.get("snapshot"))
+        .is_some_and(Value::is_object)
 }
 
 /// The level's section filters over a result's text blocks, once. `raw_tokens`: the estimate of
 /// each text block of `result`, in order, when the caller has it (else each is estimated here).
+/// `structured`: the result's `structuredContent` as read (`structured::read_result`; `None` in
+/// a step of the budget's ladder, whose `ParsedTrees` hold what it gives).
 pub(crate) fn filter_result_map(
     tool_name: &str,
     mut result: Map<String, Value>,
     options: &ResultOptions,
     capture: &mut SnapshotCapture<'_>,
     raw_tokens: Option<&[usize]>,
+    structured: Option<&structured::StructuredText<'_>>,
 ) -> FilterResult<Option<FilteredValue>> {
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     // Serializes the whole structuredContent: only for the check below, never in release.
     #[cfg(debug_assertions)]
-    let structured_bytes = structured::structured_content_bytes(&result);
+    let structured_bytes = structured.map_or_else(
+        || structured::structured_content_bytes(&result),
+        |s| s.removed.bytes,
+    );
     let repeated = structured::repeated_key_if_kept(&result, options);
-    // The exact tree of the snapshot, when upstream gives it (taken out in place, put back
-    // below): the snapshot is read from it rather than from its ambiguous text.
-    let structured_snapshot = result
-        .get_mut("structuredContent")
-        .and_then(|s| s.get_mut("snapshot"))
-        .filter(|s| s.is_object())
-        .map(Value::take);
+    // The exact tree of the snapshot, when upstream gives it: the snapshot is read from it
+    // rather than from its ambiguous text.
+    let has_snapshot = has_structured_snapshot(&result);
+    let snapshot = structured
+        .filter(|_| has_snapshot)
+        .and_then(structured::StructuredText::snapshot);
+    let structured_snapshot = has_snapshot.then_some(snapshot);
     let Some(content) = result.get_mut("content").and_then(Value::as_array_mut) else {
         return Ok(None);
     };
@@ -748,7 +777,7 @@ pub(crate) fn filter_result_map(
             options,
             &mut figures,
             capture,
-            structured_snapshot.as_ref(),
+            structured_snapshot,
         ) {
             *text = new_text;
             changed_block.get_or_insert(index);
@@ -757,14 +786,6 @@ pub(crate) fn filter_result_map(
             figures.text_tokens_out += tokens_in;
         }
         figures.text_bytes_out += text.len();
-    }
-    if let Some(snapshot) = structured_snapshot {
-        if let Some(slot) = result
-            .get_mut("structuredContent")
-            .and_then(|s| s.get_mut("snapshot"))
-        {
-            *slot = snapshot;
-        }
     }
     let Some(changed_block) = changed_block else {
         return Ok(drop_asked_structured_content(result, options));
@@ -780,6 +801,7 @@ pub(crate) fn filter_result_map(
             options.has_output_schema,
             options.text_schema_key.as_deref(),
             repeated.as_deref(),
+            structured,
         ),
     };
     figures.structured_bytes_removed = removed.bytes;
@@ -825,7 +847,7 @@ fn filter_text(
     options: &ResultOptions,
     figures: &mut FilterFigures,
     capture: &mut SnapshotCapture<'_>,
-    structured_snapshot: Option<&Value>,
+    structured_snapshot: Option<Option<&StructuredSnapshot<'_>>>,
 ) -> Option<String> {
     if crate::notation::playwright::is_playwright_tool(tool_name) {
         // Playwright results have their own sections: only the YAML snapshot is filtered.
@@ -894,12 +916,13 @@ fn filter_text(
 /// (`structuredContent.snapshot`), the tree is read from it, and the raw snapshot kept for the
 /// proxy tools is that tree in the lossless light notation (which reads back exactly), not the
 /// text: its retrieval answers then show no more than the tree has either.
+/// `structured_snapshot`: `Some` when the result has one (its members, when read here).
 fn filter_snapshot_section(
     section: &str,
     options: &ResultOptions,
     figures: &mut FilterFigures,
     capture: &mut SnapshotCapture<'_>,
-    structured_snapshot: Option<&Value>,
+    structured_snapshot: Option<Option<&StructuredSnapshot<'_>>>,
 ) -> Option<String> {
     let (header, body) = section.split_at(section.find('\n')? + 1);
     if body.is_empty() {
@@ -909,27 +932,30 @@ fn filter_snapshot_section(
         level: options.level,
         limits: options.snapshot.clone(),
     };
+    // The tree in the light notation, before the passes mark it: made now only for a caller
+    // that keeps it; else only if it is the output.
+    let light = |tree: &Tree<'_>| crate::notation::cdp::writer::render(tree, false).text;
     let filtered = match capture.trees.and_then(|t| t.structured_tree(body)) {
-        Some((mut tree, raw)) => {
-            let raw = Some(std::borrow::Cow::Borrowed(raw));
-            filter_exact_tree(body, &mut tree, raw, || None, &snapshot_options, capture)
+        Some((mut tree, made)) => {
+            let raw = (!capture.skip_raw)
+                .then(|| std::borrow::Cow::Borrowed(made.get_or_init(|| light(&tree)).as_str()));
+            // The step's marks taken back, the tree is as read.
+            let reread = |tree: &mut Tree<'_>| {
+                tree.clear_marks();
+                Some(made.get_or_init(|| light(tree)).clone())
+            };
+            filter_exact_tree(body, &mut tree, raw, reread, &snapshot_options, capture)
         }
         None => {
             let structured = structured_snapshot
+                .flatten()
                 .filter(|_| !crate::notation::playwright::is_yaml_snapshot(body));
-            let read = || {
-                structured
-                    .and_then(|s| crate::notation::cdp::structured::tree_from_structured(s, body))
-            };
+            let read = || structured.and_then(|s| s.tree(body));
             match read() {
                 Some(mut tree) => {
-                    // The tree in the light notation, before the passes mark it: made now only
-                    // for a caller that keeps it; else only if it is the output, from the tree
-                    // read again.
-                    let light =
-                        |tree: &Tree<'_>| crate::notation::cdp::writer::render(tree, false).text;
                     let raw = (!capture.skip_raw).then(|| std::borrow::Cow::Owned(light(&tree)));
-                    let reread = || read().map(|tree| light(&tree));
+                    // Read again: the passes marked this one.
+                    let reread = |_: &mut Tree<'_>| read().map(|tree| light(&tree));
                     filter_exact_tree(body, &mut tree, raw, reread, &snapshot_options, capture)
                 }
                 None => capture.filter(body, &snapshot_options),
@@ -956,7 +982,7 @@ fn filter_exact_tree<'r>(
     body: &str,
     tree: &mut Tree<'_>,
     raw: Option<std::borrow::Cow<'r, str>>,
-    reread: impl FnOnce() -> Option<String>,
+    reread: impl FnOnce(&mut Tree<'_>) -> Option<String>,
     options: &SnapshotOptions,
     capture: &mut SnapshotCapture<'_>,
 ) -> FilteredSnapshot {
@@ -966,7 +992,7 @@ fn filter_exact_tree<'r>(
     // text is ambiguous where the tree is exact: page text in it can read as nodes. The tree
     // goes, in the lossless notation.
     if filtered.text == body {
-        if let Some(raw) = raw.or_else(|| reread().map(std::borrow::Cow::Owned)) {
+        if let Some(raw) = raw.or_else(|| reread(tree).map(std::borrow::Cow::Owned)) {
             filtered.text = raw.to_string();
             if keep {
                 capture.raw = Some(raw.into_owned());

@@ -12,7 +12,14 @@
 //! plain string its schema declares, which then carries the filtered text (the raw page never
 //! reaches the client beside it).
 
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+
+use crate::notation::cdp::structured::{Echo, Scalar, SnapshotSeed, StructuredSnapshot};
 
 /// The member of `structuredContent` that only repeats the result's text: an object of one
 /// string member equal to the text blocks joined by newlines (Python MCP servers put a tool's
@@ -63,16 +70,21 @@ pub struct Removed {
 /// only repeats the text (`repeated`, from `repeated_text_key` before the filter) under the key
 /// the schema declares as its one plain string (`text_key`): that member then carries the
 /// filtered text blocks, joined by newlines. Returns what the client no longer receives.
+/// `read`: the `structuredContent` as read from the result's text (`read_result`), whose
+/// `result` member may be a stand-in.
 pub fn reconcile_structured_content(
     result: &mut Map<String, Value>,
     has_output_schema: bool,
     text_key: Option<&str>,
     repeated: Option<&str>,
+    read: Option<&StructuredText<'_>>,
 ) -> Removed {
     if !has_output_schema {
         return result
             .remove("structuredContent")
-            .map_or_else(Removed::default, |removed| size(&removed));
+            .map_or_else(Removed::default, |removed| {
+                read.map_or_else(|| size(&removed), |r| r.removed)
+            });
     }
     let Some(key) = repeated.filter(|&k| text_key == Some(k)) else {
         return Removed::default();
@@ -114,16 +126,444 @@ struct Counted {
     tokens: crate::tokens::TokenCount,
 }
 
-impl std::io::Write for Counted {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+impl Counted {
+    fn add(&mut self, buf: &[u8]) {
         self.bytes += buf.len();
         self.tokens.add(buf);
+    }
+
+    fn removed(&self) -> Removed {
+        Removed {
+            bytes: self.bytes,
+            tokens: self.tokens.tokens(),
+        }
+    }
+}
+
+impl std::io::Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.add(buf);
         Ok(buf.len())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// A result's `structuredContent` as read from the result's JSON text, never as a `Value`
+/// (megabytes of snapshot tree on chrome-devtools-mcp: building and dropping a `Value` of it
+/// cost more than the filter): what dropping it saves, and its snapshot tree's members, both
+/// from one reading of it.
+#[derive(Debug)]
+pub struct StructuredText<'j> {
+    /// What dropping it saves: its compact serialization's bytes and tokens, as `size` counts
+    /// them on its `Value`.
+    pub removed: Removed,
+    /// Its `snapshot` member, when that is an object.
+    snapshot: Option<StructuredSnapshot<'j>>,
+}
+
+impl<'j> StructuredText<'j> {
+    /// Measured into `out`, its `snapshot` member read as `snapshot`.
+    fn new(out: Counted, snapshot: Option<StructuredSnapshot<'j>>) -> StructuredText<'j> {
+        StructuredText {
+            removed: out.removed(),
+            snapshot: snapshot.filter(StructuredSnapshot::root_is_object),
+        }
+    }
+
+    /// Its `snapshot` member (an object), read for its tree.
+    pub fn snapshot(&self) -> Option<&StructuredSnapshot<'j>> {
+        self.snapshot.as_ref()
+    }
+
+    fn into_owned(self) -> StructuredText<'static> {
+        StructuredText {
+            removed: self.removed,
+            snapshot: self.snapshot.map(StructuredSnapshot::into_owned),
+        }
+    }
+}
+
+/// A result's members, and its `structuredContent` as read (`read_result`).
+pub type ReadResult<'j> = (Map<String, Value>, Option<StructuredText<'j>>);
+
+/// A result read from its JSON text: its members, and its `structuredContent`. Without
+/// `keep_value` the result holds a stand-in for that member, in its place: `{"snapshot": {}}`
+/// when its `snapshot` is an object, else `null` (it is dropped from any result the filter
+/// writes, `reconcile_structured_content`); with `keep_value` (an `outputSchema`: it may be
+/// written) it holds the member's `Value`. `Ok(None)`: JSON, but not an object. An error is
+/// `serde_json::from_str::<Value>`'s on the same text.
+pub fn read_result(
+    json: &str,
+    keep_value: bool,
+) -> Result<Option<ReadResult<'_>>, serde_json::Error> {
+    if let Some((mut result, measured)) = read_measuring(json, keep_value) {
+        let Some((text, raw)) = measured else {
+            return Ok(Some((result, None)));
+        };
+        let value = match raw {
+            Some(raw) => serde_json::from_str(raw.get())?,
+            None => stand_in(&text),
+        };
+        result.insert("structuredContent".to_string(), value);
+        return Ok(Some((result, Some(text))));
+    }
+    // What the reading above leaves to a `Value` (bad JSON and its error, a key repeated in
+    // `structuredContent`, nesting past serde_json's limit): read as before, and the member
+    // measured as written from its `Value`.
+    let Value::Object(mut result) = serde_json::from_str(json)? else {
+        return Ok(None);
+    };
+    let Some(value) = result.get("structuredContent") else {
+        return Ok(Some((result, None)));
+    };
+    let Some(text) = measure(&value.to_string()).map(StructuredText::into_owned) else {
+        return Err(serde::de::Error::custom(
+            "structuredContent could not be measured",
+        ));
+    };
+    if !keep_value {
+        result.insert("structuredContent".to_string(), stand_in(&text));
+    }
+    Ok(Some((result, Some(text))))
+}
+
+fn stand_in(text: &StructuredText<'_>) -> Value {
+    match text.snapshot {
+        Some(_) => serde_json::json!({"snapshot": {}}),
+        None => Value::Null,
+    }
+}
+
+/// The result's members as `Value`s but `structuredContent`'s (the last one, as a `Value`
+/// reads a repeated key), measured as it is read (`measure`), and its text with `keep_value`;
+/// a `null` holds its place. `None` when `json` is not an object or not JSON, or where
+/// `measure` gives `None`.
+type Measured<'j> = (
+    Map<String, Value>,
+    Option<(StructuredText<'j>, Option<&'j RawValue>)>,
+);
+
+fn read_measuring(json: &str, keep_value: bool) -> Option<Measured<'_>> {
+    struct Members {
+        keep_value: bool,
+    }
+    impl<'j> Visitor<'j> for Members {
+        type Value = Measured<'j>;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a result object")
+        }
+
+        fn visit_map<A: MapAccess<'j>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut members = Map::new();
+            let mut measured = None;
+            while let Some(key) = map.next_key::<String>()? {
+                if key != "structuredContent" {
+                    let value = map.next_value()?;
+                    members.insert(key, value);
+                    continue;
+                }
+                measured = Some(if self.keep_value {
+                    // Read as a `Value` too: measured from its text.
+                    let raw: &'j RawValue = map.next_value()?;
+                    let text = measure(raw.get())
+                        .ok_or_else(|| serde::de::Error::custom("not measured"))?;
+                    (text, Some(raw))
+                } else {
+                    let (mut out, mut snapshot) = (Counted::default(), None);
+                    map.next_value_seed(Sizer {
+                        out: &mut out,
+                        keys: &mut Vec::new(),
+                        // Inside the result object.
+                        depth: 1,
+                        comma: false,
+                        snapshot: Some(&mut snapshot),
+                    })?;
+                    (StructuredText::new(out, snapshot), None)
+                });
+                members.insert(key, Value::Null);
+            }
+            Ok((members, measured))
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(json);
+    let read = de.deserialize_map(Members { keep_value }).ok()?;
+    de.end().ok()?;
+    Some(read)
+}
+
+/// `json`, the text of a result's `structuredContent`, measured as `size` measures its `Value`
+/// (`None` where that `Value` is not what its text says member for member: a key repeated, or
+/// nesting past the limit a `Value` of the whole result is read within).
+fn measure(json: &str) -> Option<StructuredText<'_>> {
+    let (mut out, mut snapshot) = (Counted::default(), None);
+    let mut de = serde_json::Deserializer::from_str(json);
+    let sizer = Sizer {
+        out: &mut out,
+        keys: &mut Vec::new(),
+        // Inside the result object.
+        depth: 1,
+        comma: false,
+        snapshot: Some(&mut snapshot),
+    };
+    sizer.deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(StructuredText::new(out, snapshot))
+}
+
+/// A string written as serde_json writes it, `plain` when it was read without an escape: it then
+/// holds nothing to escape (JSON holds no bare quote, backslash or control character in a
+/// string, serde_json rejects them), and is not scanned for escapes again.
+fn write_string(out: &mut Counted, s: &str, plain: bool) {
+    if plain {
+        out.add(b"\"");
+        out.add(s.as_bytes());
+        out.add(b"\"");
+    } else {
+        // Writing to `Counted` cannot fail.
+        let _ = serde_json::to_writer(out, s);
+    }
+}
+
+/// serde_json reads at most this many nested arrays and objects (`RecursionLimitExceeded`).
+const DEPTH_LIMIT: usize = 128;
+
+/// Writes a value as `serde_json` writes its `Value` (compact: strings escaped as it escapes
+/// them, numbers as it holds and writes them) into `out`, straight from the JSON read.
+struct Sizer<'s, 'j> {
+    out: &'s mut Counted,
+    /// The keys of the objects being read (each object's from where it started): a key
+    /// repeated in one object is an error here, as its `Value` would hold it once.
+    keys: &'s mut Vec<Cow<'j, str>>,
+    /// Arrays and objects around the value (the result object counts).
+    depth: usize,
+    /// An element after the first of an array: a comma goes before it.
+    comma: bool,
+    /// At the top of `structuredContent`: where its `snapshot` member goes, read as it is
+    /// measured.
+    snapshot: Option<&'s mut Option<StructuredSnapshot<'j>>>,
+}
+
+impl Sizer<'_, '_> {
+    fn write<E: serde::de::Error>(
+        &mut self,
+        value: &(impl serde::Serialize + ?Sized),
+    ) -> Result<(), E> {
+        serde_json::to_writer(&mut *self.out, value).map_err(E::custom)
+    }
+
+    fn punct(&mut self, p: &[u8]) {
+        self.out.add(p);
+    }
+
+    fn string(&mut self, s: &str, plain: bool) {
+        write_string(self.out, s, plain);
+    }
+
+    fn enter<E: serde::de::Error>(&self) -> Result<usize, E> {
+        let depth = self.depth + 1;
+        if depth >= DEPTH_LIMIT {
+            return Err(E::custom("recursion limit exceeded"));
+        }
+        Ok(depth)
+    }
+}
+
+impl<'j> DeserializeSeed<'j> for Sizer<'_, 'j> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'j>>(mut self, de: D) -> Result<(), D::Error> {
+        if self.comma {
+            self.punct(b",");
+        }
+        de.deserialize_any(self)
+    }
+}
+
+impl<'j> Visitor<'j> for Sizer<'_, 'j> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("JSON")
+    }
+
+    fn visit_bool<E: serde::de::Error>(mut self, b: bool) -> Result<(), E> {
+        self.write(&b)
+    }
+    fn visit_i64<E: serde::de::Error>(mut self, n: i64) -> Result<(), E> {
+        self.write(&n)
+    }
+    fn visit_u64<E: serde::de::Error>(mut self, n: u64) -> Result<(), E> {
+        self.write(&n)
+    }
+    fn visit_f64<E: serde::de::Error>(mut self, n: f64) -> Result<(), E> {
+        // As a `Value` holds it (JSON holds no non-finite number).
+        self.write(&serde_json::Number::from_f64(n))
+    }
+    fn visit_str<E: serde::de::Error>(mut self, s: &str) -> Result<(), E> {
+        self.write(s)
+    }
+    fn visit_borrowed_str<E: serde::de::Error>(mut self, s: &'j str) -> Result<(), E> {
+        self.string(s, true);
+        Ok(())
+    }
+    fn visit_unit<E: serde::de::Error>(mut self) -> Result<(), E> {
+        self.punct(b"null");
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'j>>(mut self, mut seq: A) -> Result<(), A::Error> {
+        let depth = self.enter()?;
+        self.punct(b"[");
+        let mut comma = false;
+        while seq
+            .next_element_seed(Sizer {
+                out: &mut *self.out,
+                keys: &mut *self.keys,
+                depth,
+                comma,
+                snapshot: None,
+            })?
+            .is_some()
+        {
+            comma = true;
+        }
+        self.punct(b"]");
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'j>>(mut self, mut map: A) -> Result<(), A::Error> {
+        let depth = self.enter()?;
+        self.punct(b"{");
+        let mark = self.keys.len();
+        while let Some(key) = map.next_key_seed(crate::notation::cdp::structured::CowStr)? {
+            if self.keys.len() > mark {
+                self.punct(b",");
+            }
+            self.string(&key, matches!(key, Cow::Borrowed(_)));
+            self.punct(b":");
+            match self.snapshot.as_deref_mut() {
+                Some(slot) if key == "snapshot" => {
+                    let mut echo = Measure {
+                        out: &mut *self.out,
+                        keys: &mut *self.keys,
+                        depth,
+                        marks: Vec::new(),
+                    };
+                    *slot = Some(map.next_value_seed(SnapshotSeed(&mut echo))?);
+                }
+                _ => map.next_value_seed(Sizer {
+                    out: &mut *self.out,
+                    keys: &mut *self.keys,
+                    depth,
+                    comma: false,
+                    snapshot: None,
+                })?,
+            }
+            self.keys.push(key);
+        }
+        if repeats(&mut self.keys[mark..]) {
+            return Err(serde::de::Error::custom("a key repeats"));
+        }
+        self.keys.truncate(mark);
+        self.punct(b"}");
+        Ok(())
+    }
+}
+
+/// The `Sizer`'s measure told the pieces of a snapshot as the snapshot is read from them
+/// (`Echo`): the same bytes, the same checks.
+struct Measure<'s, 'j> {
+    out: &'s mut Counted,
+    keys: &'s mut Vec<Cow<'j, str>>,
+    /// Arrays and objects around the piece (the result object counts).
+    depth: usize,
+    /// Where each open array's or object's keys start in `keys`.
+    marks: Vec<usize>,
+}
+
+impl<'j> Echo<'j> for Measure<'_, 'j> {
+    fn open(&mut self, bracket: u8) -> Result<(), String> {
+        self.depth += 1;
+        if self.depth >= DEPTH_LIMIT {
+            return Err("recursion limit exceeded".to_string());
+        }
+        self.marks.push(self.keys.len());
+        self.out.add(&[bracket]);
+        Ok(())
+    }
+
+    fn close(&mut self, bracket: u8) -> Result<(), String> {
+        let mark = self.marks.pop().unwrap_or(self.keys.len());
+        if repeats(&mut self.keys[mark..]) {
+            return Err("a key repeats".to_string());
+        }
+        self.keys.truncate(mark);
+        self.depth -= 1;
+        self.out.add(&[bracket]);
+        Ok(())
+    }
+
+    fn key(&mut self, key: &Cow<'j, str>, first: bool) {
+        if !first {
+            self.out.add(b",");
+        }
+        write_string(self.out, key, matches!(key, Cow::Borrowed(_)));
+        self.out.add(b":");
+        self.keys.push(key.clone());
+    }
+
+    fn element(&mut self, first: bool) {
+        if !first {
+            self.out.add(b",");
+        }
+    }
+
+    fn scalar(&mut self, scalar: Scalar<'_>) {
+        let out = &mut *self.out;
+        // Writing to `Counted` cannot fail.
+        let _ = match scalar {
+            Scalar::Str(s, plain) => {
+                write_string(out, s, plain);
+                Ok(())
+            }
+            Scalar::Bool(b) => serde_json::to_writer(out, &b),
+            Scalar::U64(n) => serde_json::to_writer(out, &n),
+            Scalar::I64(n) => serde_json::to_writer(out, &n),
+            // As a `Value` holds it (JSON holds no non-finite number).
+            Scalar::F64(n) => serde_json::to_writer(out, &serde_json::Number::from_f64(n)),
+            Scalar::Null => {
+                out.add(b"null");
+                Ok(())
+            }
+        };
+    }
+
+    fn whole<D: Deserializer<'j>>(&mut self, de: D) -> Result<(), D::Error> {
+        Sizer {
+            out: &mut *self.out,
+            keys: &mut *self.keys,
+            depth: self.depth,
+            comma: false,
+            snapshot: None,
+        }
+        .deserialize(de)
+    }
+}
+
+/// Whether a key is in `keys` twice (their order is not kept).
+fn repeats(keys: &mut [Cow<'_, str>]) -> bool {
+    if keys.len() <= 16 {
+        return keys
+            .iter()
+            .enumerate()
+            .any(|(i, k)| keys[i + 1..].contains(k));
+    }
+    keys.sort_unstable();
+    keys.windows(2).any(|w| w[0] == w[1])
 }
 
 /// The key of the one plain string member an `outputSchema` declares (`{"type": "object",
@@ -176,11 +616,11 @@ mod tests {
             object(json!({"content": [], "structuredContent": {"a": 1}, "_meta": {"x": 1}}));
         let mut kept = map.clone();
         assert_eq!(
-            reconcile_structured_content(&mut kept, true, Some("a"), None),
+            reconcile_structured_content(&mut kept, true, Some("a"), None, None),
             Removed::default()
         );
         assert!(kept.contains_key("structuredContent"));
-        let removed = reconcile_structured_content(&mut map, false, None, None);
+        let removed = reconcile_structured_content(&mut map, false, None, None, None);
         assert_eq!(removed.bytes, r#"{"a":1}"#.len());
         assert!(!map.contains_key("structuredContent"));
         assert!(map.contains_key("_meta"));
@@ -198,6 +638,129 @@ mod tests {
                 tokens: crate::tokens::estimate_tokens(&json),
             }
         );
+    }
+
+    /// JSON of every kind, as a server may write it: escapes of every sort (in keys too),
+    /// unicode, numbers a `Value` holds otherwise than written, nesting, spaces.
+    const VARIED: [&str; 8] = [
+        r#"{"snapshot": {"id": "1_0", "name": "caf\u00e9 \"q\"\n\u0001 \/ \ud83d\ude00 \u2603 ☃",
+            "n": 1e5, "z": -0.0, "f": 1.5e300, "g": 0.1, "e": 2E-7, "i": -3, "zero": -0,
+            "u": 18446744073709551615, "over": 18446744073709551616, "t": true, "no": false,
+            "nil": null, "children": [ {"id": "1_1", "a\tb": [1, [2, [3, {}]], []]} ] },
+            "k\u0065y": "\b\f\r\t\u001f\u007f"}"#,
+        r#"[1, 2.50, "x", {"a": {"b": {"c": [null]}}}]"#,
+        r#""a string alone""#,
+        r#"-12.5e-3"#,
+        r#"{}"#,
+        r#"{"snapshot": []}"#,
+        "{\"snapshot\":{\"id\":\"1_0\",\"role\":\"RootWebArea\",\"name\":\"Página — 東京\"}}",
+        r#"{"a": "\u00e9\u00E9", "snapshot": "not a tree", "b": [true, false]}"#,
+    ];
+
+    #[test]
+    fn measuring_the_text_counts_what_size_counts_of_its_value() {
+        for json in VARIED {
+            let value: Value = serde_json::from_str(json).expect(json);
+            let written = value.to_string();
+            let text = measure(json).expect(json);
+            assert_eq!(text.removed, size(&value), "{json}");
+            assert_eq!(text.removed.bytes, written.len(), "{json}");
+            assert_eq!(
+                text.removed.tokens,
+                crate::tokens::estimate_tokens(&written),
+                "{json}"
+            );
+            // Read from the whole result, as the filter reads it, with or without the value.
+            let result = format!(r#"{{"content": [], "structuredContent": {json}, "n": 1}}"#);
+            for keep_value in [false, true] {
+                let (map, read) = read_result(&result, keep_value)
+                    .expect("JSON")
+                    .expect("an object");
+                assert_eq!(read.expect("read").removed, size(&value), "{json}");
+                let keys: Vec<&str> = map.keys().map(String::as_str).collect();
+                assert_eq!(keys, ["content", "structuredContent", "n"]);
+                let expected = match keep_value {
+                    true => value.clone(),
+                    false if value.get("snapshot").is_some_and(Value::is_object) => {
+                        json!({"snapshot": {}})
+                    }
+                    false => Value::Null,
+                };
+                assert_eq!(map["structuredContent"], expected, "{json}");
+            }
+        }
+    }
+
+    /// What the text does not say member for member as its `Value` holds it (a repeated key:
+    /// the last one, in the first one's place) is measured from the `Value`; bad JSON is the
+    /// error a `Value` reads.
+    #[test]
+    fn a_result_the_text_cannot_measure_is_read_as_a_value() {
+        let nested = |n: usize| {
+            format!(
+                r#"{{"content": [], "structuredContent": {}1{}}}"#,
+                "[".repeat(n),
+                "]".repeat(n)
+            )
+        };
+        let in_snapshot = |n: usize, snapshot: fn(usize) -> String| {
+            format!(
+                r#"{{"content": [], "structuredContent": {{"snapshot": {}}}}}"#,
+                snapshot(n)
+            )
+        };
+        let children = |n: usize| {
+            format!(
+                r#"{}{{"id": "1_0"}}{}"#,
+                r#"{"id": "1_0", "children": ["#.repeat(n),
+                "]}".repeat(n)
+            )
+        };
+        let results = [
+            r#"{"structuredContent": {"a": 1, "b": 2, "a": [3, 4]}, "content": []}"#.to_string(),
+            r#"{"structuredContent": {"snapshot": {"id": "1_0", "id": "1_1"}}}"#.to_string(),
+            r#"{"structuredContent": 1, "structuredContent": {"x": "y"}}"#.to_string(),
+            format!(
+                r#"{{"structuredContent": {{{}}}}}"#,
+                (0..40)
+                    .map(|i| format!(r#""k{}": {i}"#, i % 39))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            nested(126),
+            nested(127),
+            // Nesting in the snapshot, read for its tree as it is measured: in an attribute,
+            // and in children.
+            in_snapshot(124, |n| {
+                format!(r#"{{"a": {}1{}}}"#, "[".repeat(n), "]".repeat(n))
+            }),
+            in_snapshot(125, |n| {
+                format!(r#"{{"a": {}1{}}}"#, "[".repeat(n), "]".repeat(n))
+            }),
+            in_snapshot(61, children),
+            in_snapshot(62, children),
+            in_snapshot(63, children),
+            r#"{"structuredContent": {"a": 1e400}}"#.to_string(),
+            r#"{"structuredContent": "\ud800"}"#.to_string(),
+            r#"{"structuredContent": {"a": 1}} x"#.to_string(),
+            r#"{"structuredContent": {"a": 1}"#.to_string(),
+            r#"[{"structuredContent": 1}]"#.to_string(),
+            "3".to_string(),
+        ];
+        for result in &results {
+            let expected = serde_json::from_str::<Value>(result);
+            let read = read_result(result, false);
+            match (&expected, &read) {
+                (Err(e), Err(r)) => assert_eq!(e.to_string(), r.to_string(), "{result}"),
+                (Ok(Value::Object(map)), Ok(Some((_, read)))) => {
+                    let removed = read.as_ref().map(|r| r.removed);
+                    let structured = map.get("structuredContent");
+                    assert_eq!(removed, structured.map(size), "{result}");
+                }
+                (Ok(v), Ok(None)) => assert!(!v.is_object()),
+                _ => panic!("{result}: {expected:?} / {read:?}"),
+            }
+        }
     }
 
     #[test]
@@ -218,19 +781,19 @@ mod tests {
         let mut filtered = map.clone();
         filtered["content"][0]["text"] = json!("page");
         let removed =
-            reconcile_structured_content(&mut filtered, true, Some("result"), Some("result"));
+            reconcile_structured_content(&mut filtered, true, Some("result"), Some("result"), None);
         assert_eq!(filtered["structuredContent"], json!({"result": "page"}));
         assert_eq!(removed.bytes, 4);
         // Another schema: untouched; no schema: dropped.
         let mut untouched = map.clone();
         untouched["content"][0]["text"] = json!("page");
-        reconcile_structured_content(&mut untouched, true, None, Some("result"));
+        reconcile_structured_content(&mut untouched, true, None, Some("result"), None);
         assert_eq!(
             untouched["structuredContent"],
             json!({"result": "raw page"})
         );
         let mut dropped = map;
-        reconcile_structured_content(&mut dropped, false, None, Some("result"));
+        reconcile_structured_content(&mut dropped, false, None, Some("result"), None);
         assert!(!dropped.contains_key("structuredContent"));
     }
 

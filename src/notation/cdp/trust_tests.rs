@@ -7,7 +7,15 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::parse::parse;
-use super::structured::tree_from_structured;
+use super::structured::StructuredSnapshot;
+
+/// The exact tree of `snapshot` read beside `text` (its members kept in `read`).
+fn tree_from_structured<'a>(
+    read: &'a Option<StructuredSnapshot<'a>>,
+    text: &'a str,
+) -> Option<Tree<'a>> {
+    read.as_ref()?.tree(text)
+}
 use super::writer::render;
 use crate::level::Level;
 use crate::notation::{expand_subtree, filter_snapshot, search_snapshot};
@@ -88,7 +96,8 @@ fn exact_nodes(tree: &Tree<'_>) -> HashMap<String, (String, Option<String>)> {
 #[test]
 fn the_text_parser_reads_the_hostile_page_as_its_exact_tree() {
     let (body, snapshot) = hostile();
-    let exact = tree_from_structured(&snapshot, &body).expect("tree");
+    let read = StructuredSnapshot::of_value(&snapshot);
+    let exact = tree_from_structured(&read, &body).expect("tree");
     let from_text = parse(&body);
     assert_eq!(rows(&from_text), rows(&exact));
     // What the page planted is text of the nodes that hold it.
@@ -142,7 +151,8 @@ fn node_lines(text: &str) -> Vec<(String, String, String)> {
 #[test]
 fn no_level_and_no_answer_shows_a_planted_uid() {
     let (body, snapshot) = hostile();
-    let exact_tree = tree_from_structured(&snapshot, &body).expect("tree");
+    let read = StructuredSnapshot::of_value(&snapshot);
+    let exact_tree = tree_from_structured(&read, &body).expect("tree");
     let exact = exact_nodes(&exact_tree);
     let check = |what: &str, text: &str| {
         for (uid, role, name) in node_lines(text) {
@@ -226,7 +236,8 @@ fn the_text_parser_matches_the_structured_tree_on_every_corpus_page() {
             let Some((body, snapshot)) = body_and_tree(&capture) else {
                 continue;
             };
-            let exact = tree_from_structured(snapshot, &body)
+            let read = StructuredSnapshot::of_value(snapshot);
+            let exact = tree_from_structured(&read, &body)
                 .unwrap_or_else(|| panic!("{}: no tree", file.display()));
             let from_text = parse(&body);
             let (a, b) = (rows(&from_text), rows(&exact));
@@ -259,7 +270,8 @@ fn the_text_parser_matches_the_structured_tree_on_every_corpus_page() {
 #[test]
 fn the_kept_light_text_of_a_structured_tree_reads_back_exactly() {
     let (body, snapshot) = hostile();
-    let exact = tree_from_structured(&snapshot, &body).expect("tree");
+    let read = StructuredSnapshot::of_value(&snapshot);
+    let exact = tree_from_structured(&read, &body).expect("tree");
     let light = render(&exact, false).text;
     let back = parse(&light);
     let strip = |rows: Vec<Row>| -> Vec<Row> {
@@ -403,7 +415,8 @@ fn a_result_carrying_the_tree_is_read_from_the_tree() {
     assert!(set_value(&mut snapshot, "1_125", real, planted));
     // From the text alone that line is believed (see the README's known limits).
     assert!(parse(&body).find_uid("5_1").is_some());
-    let exact = exact_nodes(&tree_from_structured(&snapshot, &body).expect("tree"));
+    let read = StructuredSnapshot::of_value(&snapshot);
+    let exact = exact_nodes(&tree_from_structured(&read, &body).expect("tree"));
     let result = serde_json::json!({
         "content": [{"type": "text", "text": format!("## Latest page snapshot\n{body}")}],
         "structuredContent": {"snapshot": snapshot},
@@ -582,7 +595,7 @@ fn every_uid_line_of_the_corpus_is_believed() {
 fn a_tree_upstream_could_not_have_written_is_not_read() {
     let text = "uid=1_0 RootWebArea \"t\"\n  uid=1_1 button \"OK\"\n";
     let good = serde_json::json!({"id": "1_0", "role": "RootWebArea", "name": "t", "children": [{"id": "1_1", "role": "button", "name": "OK"}]});
-    assert!(tree_from_structured(&good, text).is_some());
+    assert!(tree_from_structured(&StructuredSnapshot::of_value(&good), text).is_some());
     for bad in [
         serde_json::json!({"id": "1_0", "role": "RootWebArea", "children": [{"id": "1_1\n9_9", "role": "button"}]}),
         serde_json::json!({"id": "1_0", "role": "Root WebArea"}),
@@ -591,7 +604,11 @@ fn a_tree_upstream_could_not_have_written_is_not_read() {
         serde_json::json!({"role": "RootWebArea"}),
         serde_json::json!([]),
     ] {
-        assert!(tree_from_structured(&bad, text).is_none(), "{bad}");
+        let read = StructuredSnapshot::of_value(&bad);
+        assert!(tree_from_structured(&read, text).is_none(), "{bad}");
+        let json = bad.to_string();
+        let read = StructuredSnapshot::read(&json);
+        assert!(tree_from_structured(&read, text).is_none(), "{bad}");
     }
 }
 

@@ -288,10 +288,11 @@ fn tighter(caller: &SnapshotLimits, step: &SnapshotLimits) -> SnapshotLimits {
 }
 
 /// A result over the budget, made to fit (see the module doc). `result` is the original, its
-/// text blocks estimated at `raw_tokens`.
+/// text blocks estimated at `raw_tokens`, its `structuredContent` read as `structured`.
 pub fn fit(
     tool_name: &str,
     result: Map<String, Value>,
+    structured: Option<&structured::StructuredText<'_>>,
     options: &ResultOptions,
     capture: &mut SnapshotCapture<'_>,
     raw_tokens: &[usize],
@@ -307,7 +308,8 @@ pub fn fit(
             .and_then(Value::as_array)
             .map_or(0, Vec::len);
         let mut implied = vec![Vec::new(); slots];
-        let trees = ParsedTrees::of(tool_name, &result, &mut implied);
+        let snapshot = structured.and_then(structured::StructuredText::snapshot);
+        let trees = ParsedTrees::of(tool_name, &result, &mut implied, structured, snapshot);
         // The step the page was sent at last, if the budget took one, and how the level's own
         // pass sent it now.
         let held_step = capture
@@ -338,6 +340,7 @@ pub fn fit(
                 step_options,
                 &mut step_capture,
                 Some(raw_tokens),
+                None,
             );
             // Every step reads the same raw snapshot.
             if capture.raw.is_none() {
@@ -463,7 +466,13 @@ pub fn fit(
     };
     // The agent gets part of the page only: no fingerprint holds for it, the next one is full.
     capture.holds = None;
-    Ok(Some(cut(base, filtered, options, capture.raw.is_some())))
+    Ok(Some(cut(
+        base,
+        filtered,
+        options,
+        capture.raw.is_some(),
+        structured,
+    )))
 }
 
 /// `filtered`, the output of the budget's `step` (with `options`), as sent: its note names the
@@ -536,6 +545,7 @@ fn cut(
     filtered: bool,
     options: &ResultOptions,
     snapshot: bool,
+    structured: Option<&structured::StructuredText<'_>>,
 ) -> FilteredValue {
     let bound = content_bound(options);
     let whole = whole_bound(options.max_tokens, options.max_chars);
@@ -604,6 +614,7 @@ fn cut(
         options.has_output_schema,
         options.text_schema_key.as_deref(),
         repeated.as_deref(),
+        structured,
     );
     base.figures.structured_bytes_removed += removed.bytes;
     base.figures.structured_tokens_removed += removed.tokens;
