@@ -378,12 +378,18 @@ fn the_light_bound_never_exceeds_the_light_output() {
         if !crate::result::tools::is_content_heavy(tool) {
             continue;
         }
-        let Ok(Value::Object(map)) = serde_json::from_str::<Value>(result) else {
+        // Read as `fit` reads it: the exact tree from `structuredContent`'s text.
+        let Ok(Some((map, structured))) = crate::result::structured::read_result(result, false)
+        else {
             continue;
         };
         let slots = 1 + map["content"].as_array().map_or(0, Vec::len);
         let mut implied = vec![Vec::new(); slots];
-        let trees = crate::result::ParsedTrees::of(tool, &map, &mut implied);
+        let snapshot = structured
+            .as_ref()
+            .and_then(crate::result::structured::StructuredText::snapshot);
+        let trees =
+            crate::result::ParsedTrees::of(tool, &map, &mut implied, structured.as_ref(), snapshot);
         let bound = trees.light_units_at_least(usize::MAX);
         let out = crate::result::filter_tool_result_value(tool, result, &options)
             .unwrap_or_else(|e| panic!("{where_}: {e}"));
