@@ -774,15 +774,8 @@ fn the_light_bound_never_exceeds_the_light_render() {
     let mut rng = XorShift(0x5eed_1a7e);
     for case in 0..300 {
         check(&format!("case {case}"), &generate(&mut rng));
-        let bytes: Vec<u8> = (0..rng.below(2000))
-            .map(|_| match rng.below(6) {
-                0 => b'"',
-                1 => b'\n',
-                2 => b' ',
-                3 => b"uid=1_"[rng.below(6) as usize],
-                _ => rng.next() as u8,
-            })
-            .collect();
+        let len = rng.below(2000) as usize;
+        let bytes = snapshot_like_bytes(&mut rng, len);
         check(&format!("bytes {case}"), &String::from_utf8_lossy(&bytes));
     }
     for (name, body) in corpus_snapshots() {
@@ -790,20 +783,25 @@ fn the_light_bound_never_exceeds_the_light_render() {
     }
 }
 
+/// `len` random bytes rich in what the parser reads: quotes, line breaks, spaces, `uid=1_`.
+fn snapshot_like_bytes(rng: &mut XorShift, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|_| match rng.below(6) {
+            0 => b'"',
+            1 => b'\n',
+            2 => b' ',
+            3 => b"uid=1_"[rng.below(6) as usize],
+            _ => rng.next() as u8,
+        })
+        .collect()
+}
+
 #[test]
 fn random_bytes_never_panic() {
     let mut rng = XorShift(42);
     for _ in 0..200 {
         let len = rng.below(4000) as usize;
-        let bytes: Vec<u8> = (0..len)
-            .map(|_| match rng.below(6) {
-                0 => b'"',
-                1 => b'\n',
-                2 => b' ',
-                3 => b"uid=1_"[rng.below(6) as usize],
-                _ => rng.next() as u8,
-            })
-            .collect();
+        let bytes = snapshot_like_bytes(&mut rng, len);
         let text = String::from_utf8_lossy(&bytes);
         for level in Level::ALL {
             let out = filter_snapshot(&text, &SnapshotOptions::for_level(level));
