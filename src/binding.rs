@@ -278,8 +278,8 @@ pub fn filter_tool_result(
     core.has_output_schema = options.has_output_schema.unwrap_or(false);
     core.max_tokens = options.max_tokens();
     core.max_chars = options.max_chars();
-    timed_core(|| result::filter_tool_result(&tool_name, &result_json.0, &core))
-        .map(|filtered| filtered.map(|f| TextOut(f.json)))
+    timed_core(|| result::filter_tool_result_json(&tool_name, &result_json.0, &core))
+        .map(|filtered| filtered.map(TextOut))
         .map_err(to_napi)
 }
 

@@ -532,6 +532,42 @@ fn whole_response_filters_exactly_as_the_result_alone() {
         .is_err());
 }
 
+/// The binding's JSON-only path, which does not estimate the tokens of figures no caller reads,
+/// writes what `filter_tool_result` writes, at every level, without a budget and under budgets
+/// where tokens, characters or both decide (small enough that results go down the ladder).
+#[test]
+fn the_json_only_path_writes_what_the_figures_path_writes() {
+    use crate::result::filter_tool_result_json;
+    let Some(all) = corpus_or_sample_captures() else {
+        return;
+    };
+    let mut fitted = 0;
+    for level in [Level::Light, Level::Moderate, Level::Aggressive] {
+        for (max_tokens, max_chars) in [(0, 0), (25_000, 50_000), (2_000, 0), (100_000, 5_000)] {
+            let mut options = ResultOptions::for_level(level);
+            options.max_tokens = max_tokens;
+            options.max_chars = max_chars;
+            for capture in &all {
+                let json = capture.result.to_string();
+                let with_figures =
+                    filter_tool_result(&capture.tool, &json, &options).expect("result filters");
+                fitted += usize::from(with_figures.as_ref().is_some_and(|f| {
+                    max_tokens > 0 && f.figures.tokens_out() < f.figures.tokens_in()
+                }));
+                let json_only = filter_tool_result_json(&capture.tool, &json, &options)
+                    .expect("result filters");
+                assert_eq!(
+                    json_only,
+                    with_figures.map(|f| f.json),
+                    "{} at {level:?}, budget {max_tokens}/{max_chars}",
+                    capture.path.display()
+                );
+            }
+        }
+    }
+    assert!(fitted > 0, "no result went through the budget");
+}
+
 /// The structured snapshots read from the result's text (as the filter reads them) give the
 /// tree and the measure their `Value`s give, written compact or spaced.
 #[test]
@@ -561,7 +597,9 @@ fn structured_snapshots_read_from_text_as_from_their_value() {
         let json = serde_json::to_string(&capture.result).expect("JSON");
         let spaced = serde_json::to_string_pretty(&capture.result).expect("JSON");
         for json in [json, spaced] {
-            let (_, read) = read_result(&json, false).expect("JSON").expect("an object");
+            let (_, read) = read_result(&json, false, true)
+                .expect("JSON")
+                .expect("an object");
             let read = read.expect("structuredContent");
             let name = capture.path.display();
             assert_eq!(read.removed, size(structured), "{name}");

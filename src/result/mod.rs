@@ -434,6 +434,10 @@ pub struct SnapshotCapture<'p> {
     /// Bytes of the full filtered snapshot and of what was sent instead (a delta).
     pub full_bytes: usize,
     pub sent_bytes: usize,
+    /// No caller reads the figures (`filter_tool_result_json`): their token estimates are made
+    /// only where the budget decides by them, and `structuredContent` is not measured; what
+    /// they would say is left 0. Outputs are the same either way.
+    pub tokens_unread: bool,
 }
 
 impl SnapshotCapture<'_> {
@@ -629,6 +633,25 @@ pub fn filter_tool_result(
         .map(FilteredValue::into_filtered_result))
 }
 
+/// `filter_tool_result`'s JSON alone (the binding's `filterToolResult`): no caller of it reads
+/// the figures, so their token estimates are not made where the budget does not decide by them
+/// (at `light` they were a tenth of a call). The JSON is `filter_tool_result`'s.
+pub fn filter_tool_result_json(
+    tool_name: &str,
+    result_json: &str,
+    options: &ResultOptions,
+) -> FilterResult<Option<String>> {
+    let mut capture = SnapshotCapture {
+        skip_raw: true,
+        tokens_unread: true,
+        ..SnapshotCapture::default()
+    };
+    Ok(
+        filter_tool_result_capturing(tool_name, result_json, options, &mut capture)?
+            .map(|f| json_text(&Value::Object(f.result))),
+    )
+}
+
 /// `filter_tool_result` without the final serialization.
 pub fn filter_tool_result_value(
     tool_name: &str,
@@ -683,8 +706,12 @@ pub fn filter_tool_result_text(
     if options.level == Level::Off {
         return Ok(None);
     }
-    let read = structured::read_result(result_json, options.has_output_schema)
-        .map_err(|e| FilterError::InvalidArgument(json_error(e)))?;
+    let read = structured::read_result(
+        result_json,
+        options.has_output_schema,
+        !capture.tokens_unread,
+    )
+    .map_err(|e| FilterError::InvalidArgument(json_error(e)))?;
     let Some((result, structured)) = read else {
         return Err(FilterError::InvalidArgument(
             "result is not a JSON object".to_string(),
@@ -697,9 +724,15 @@ pub fn filter_tool_result_text(
         }
         return filter_result_map(tool_name, result, options, capture, None, structured);
     }
-    // The original's text estimated once: the budget's check, the figures of every step.
-    let raw_tokens = budget::block_tokens(&result);
-    if budget::content_bound(options).holds_texts(&result, raw_tokens.iter().sum()) {
+    // The original's text estimated once: the budget's check, the figures of every step. When
+    // no one reads the figures, only where the check needs it: the characters fit.
+    let content = budget::content_bound(options);
+    let raw_tokens = (!capture.tokens_unread || content.holds_chars(&result))
+        .then(|| budget::block_tokens(&result));
+    if let Some(raw_tokens) = raw_tokens
+        .as_deref()
+        .filter(|raw| content.holds_texts(&result, raw.iter().sum()))
+    {
         if !heavy {
             return Ok(drop_asked_structured_content(result, options));
         }
@@ -708,11 +741,18 @@ pub fn filter_tool_result_text(
             result,
             options,
             capture,
-            Some(&raw_tokens),
+            Some(raw_tokens),
             structured,
         );
     }
-    budget::fit(tool_name, result, structured, options, capture, &raw_tokens)
+    budget::fit(
+        tool_name,
+        result,
+        structured,
+        options,
+        capture,
+        raw_tokens.as_deref(),
+    )
 }
 
 /// The result's `structuredContent` has a `snapshot` object (or its stand-in,
@@ -757,6 +797,7 @@ pub(crate) fn filter_result_map(
     let mut figures = FilterFigures::default();
     let mut changed_block = None;
     let mut known_tokens = raw_tokens.unwrap_or_default().iter();
+    let count = !capture.tokens_unread;
     for (index, block) in content.iter_mut().enumerate() {
         if block.get("type").and_then(Value::as_str) != Some("text") {
             continue;
@@ -765,10 +806,11 @@ pub(crate) fn filter_result_map(
             continue;
         };
         figures.text_bytes_in += text.len();
-        let tokens_in = known_tokens
-            .next()
-            .copied()
-            .unwrap_or_else(|| tokens::estimate_tokens(text));
+        let tokens_in = match known_tokens.next() {
+            Some(&known) => known,
+            None if count => tokens::estimate_tokens(text),
+            None => 0,
+        };
         figures.text_tokens_in += tokens_in;
         if let Some(new_text) = filter_text(
             tool_name,
@@ -781,7 +823,9 @@ pub(crate) fn filter_result_map(
         ) {
             *text = new_text;
             changed_block.get_or_insert(index);
-            figures.text_tokens_out += tokens::estimate_tokens(text);
+            if count {
+                figures.text_tokens_out += tokens::estimate_tokens(text);
+            }
         } else {
             figures.text_tokens_out += tokens_in;
         }

@@ -124,10 +124,23 @@ pub fn size(v: &Value) -> Removed {
 struct Counted {
     bytes: usize,
     tokens: crate::tokens::TokenCount,
+    /// No one reads the measure (`read_result` without `measured`): nothing is counted, and
+    /// what is written only to be counted is not written.
+    idle: bool,
 }
 
 impl Counted {
+    fn idle() -> Counted {
+        Counted {
+            idle: true,
+            ..Counted::default()
+        }
+    }
+
     fn add(&mut self, buf: &[u8]) {
+        if self.idle {
+            return;
+        }
         self.bytes += buf.len();
         self.tokens.add(buf);
     }
@@ -194,12 +207,15 @@ pub type ReadResult<'j> = (Map<String, Value>, Option<StructuredText<'j>>);
 /// when its `snapshot` is an object, else `null` (it is dropped from any result the filter
 /// writes, `reconcile_structured_content`); with `keep_value` (an `outputSchema`: it may be
 /// written) it holds the member's `Value`. `Ok(None)`: JSON, but not an object. An error is
-/// `serde_json::from_str::<Value>`'s on the same text.
+/// `serde_json::from_str::<Value>`'s on the same text. Without `measured` (no one reads the
+/// figures: `SnapshotCapture::tokens_unread`) `structuredContent` is read and checked the same
+/// but not measured: what dropping it saves is left 0.
 pub fn read_result(
     json: &str,
     keep_value: bool,
+    measured: bool,
 ) -> Result<Option<ReadResult<'_>>, serde_json::Error> {
-    if let Some((mut result, measured)) = read_measuring(json, keep_value) {
+    if let Some((mut result, measured)) = read_measuring(json, keep_value, measured) {
         let Some((text, raw)) = measured else {
             return Ok(Some((result, None)));
         };
@@ -219,7 +235,7 @@ pub fn read_result(
     let Some(value) = result.get("structuredContent") else {
         return Ok(Some((result, None)));
     };
-    let Some(text) = measure(&value.to_string()).map(StructuredText::into_owned) else {
+    let Some(text) = measure(&value.to_string(), measured).map(StructuredText::into_owned) else {
         return Err(serde::de::Error::custom(
             "structuredContent could not be measured",
         ));
@@ -246,9 +262,10 @@ type Measured<'j> = (
     Option<(StructuredText<'j>, Option<&'j RawValue>)>,
 );
 
-fn read_measuring(json: &str, keep_value: bool) -> Option<Measured<'_>> {
+fn read_measuring(json: &str, keep_value: bool, measured: bool) -> Option<Measured<'_>> {
     struct Members {
         keep_value: bool,
+        measured: bool,
     }
     impl<'j> Visitor<'j> for Members {
         type Value = Measured<'j>;
@@ -269,11 +286,16 @@ fn read_measuring(json: &str, keep_value: bool) -> Option<Measured<'_>> {
                 measured = Some(if self.keep_value {
                     // Read as a `Value` too: measured from its text.
                     let raw: &'j RawValue = map.next_value()?;
-                    let text = measure(raw.get())
+                    let text = measure(raw.get(), self.measured)
                         .ok_or_else(|| serde::de::Error::custom("not measured"))?;
                     (text, Some(raw))
                 } else {
-                    let (mut out, mut snapshot) = (Counted::default(), None);
+                    let mut out = if self.measured {
+                        Counted::default()
+                    } else {
+                        Counted::idle()
+                    };
+                    let mut snapshot = None;
                     map.next_value_seed(Sizer {
                         out: &mut out,
                         keys: &mut Vec::new(),
@@ -290,16 +312,27 @@ fn read_measuring(json: &str, keep_value: bool) -> Option<Measured<'_>> {
         }
     }
     let mut de = serde_json::Deserializer::from_str(json);
-    let read = de.deserialize_map(Members { keep_value }).ok()?;
+    let read = de
+        .deserialize_map(Members {
+            keep_value,
+            measured,
+        })
+        .ok()?;
     de.end().ok()?;
     Some(read)
 }
 
 /// `json`, the text of a result's `structuredContent`, measured as `size` measures its `Value`
 /// (`None` where that `Value` is not what its text says member for member: a key repeated, or
-/// nesting past the limit a `Value` of the whole result is read within).
-fn measure(json: &str) -> Option<StructuredText<'_>> {
-    let (mut out, mut snapshot) = (Counted::default(), None);
+/// nesting past the limit a `Value` of the whole result is read within). Not `measured`: read
+/// and checked the same, its measure left 0.
+fn measure(json: &str, measured: bool) -> Option<StructuredText<'_>> {
+    let mut out = if measured {
+        Counted::default()
+    } else {
+        Counted::idle()
+    };
+    let mut snapshot = None;
     let mut de = serde_json::Deserializer::from_str(json);
     let sizer = Sizer {
         out: &mut out,
@@ -318,6 +351,9 @@ fn measure(json: &str) -> Option<StructuredText<'_>> {
 /// holds nothing to escape (JSON holds no bare quote, backslash or control character in a
 /// string, serde_json rejects them), and is not scanned for escapes again.
 fn write_string(out: &mut Counted, s: &str, plain: bool) {
+    if out.idle {
+        return;
+    }
     if plain {
         out.add(b"\"");
         out.add(s.as_bytes());
@@ -352,6 +388,9 @@ impl Sizer<'_, '_> {
         &mut self,
         value: &(impl serde::Serialize + ?Sized),
     ) -> Result<(), E> {
+        if self.out.idle {
+            return Ok(());
+        }
         serde_json::to_writer(&mut *self.out, value).map_err(E::custom)
     }
 
@@ -524,6 +563,9 @@ impl<'j> Echo<'j> for Measure<'_, 'j> {
 
     fn scalar(&mut self, scalar: Scalar<'_>) {
         let out = &mut *self.out;
+        if out.idle {
+            return;
+        }
         // Writing to `Counted` cannot fail.
         let _ = match scalar {
             Scalar::Str(s, plain) => {
@@ -662,7 +704,7 @@ mod tests {
         for json in VARIED {
             let value: Value = serde_json::from_str(json).expect(json);
             let written = value.to_string();
-            let text = measure(json).expect(json);
+            let text = measure(json, true).expect(json);
             assert_eq!(text.removed, size(&value), "{json}");
             assert_eq!(text.removed.bytes, written.len(), "{json}");
             assert_eq!(
@@ -673,7 +715,7 @@ mod tests {
             // Read from the whole result, as the filter reads it, with or without the value.
             let result = format!(r#"{{"content": [], "structuredContent": {json}, "n": 1}}"#);
             for keep_value in [false, true] {
-                let (map, read) = read_result(&result, keep_value)
+                let (map, read) = read_result(&result, keep_value, true)
                     .expect("JSON")
                     .expect("an object");
                 assert_eq!(read.expect("read").removed, size(&value), "{json}");
@@ -689,6 +731,58 @@ mod tests {
                 assert_eq!(map["structuredContent"], expected, "{json}");
             }
         }
+    }
+
+    /// Read without `measured` (no one reads the figures), a result is read and checked as with
+    /// it (the same members, snapshot, errors and fallbacks); only its measure is left 0.
+    #[test]
+    fn a_result_read_unmeasured_differs_only_in_its_measure() {
+        let mut results: Vec<String> = VARIED
+            .iter()
+            .map(|json| format!(r#"{{"content": [], "structuredContent": {json}, "n": 1}}"#))
+            .collect();
+        results.extend(
+            [
+                r#"{"structuredContent": {"a": 1, "b": 2, "a": [3, 4]}, "content": []}"#,
+                r#"{"structuredContent": {"snapshot": {"id": "1_0", "id": "1_1"}}}"#,
+                r#"{"structuredContent": {"a": 1e400}}"#,
+                r#"{"structuredContent": "\ud800"}"#,
+                r#"{"structuredContent": {"a": 1}} x"#,
+                r#"[{"structuredContent": 1}]"#,
+            ]
+            .map(str::to_string),
+        );
+        results.push(format!(
+            r#"{{"structuredContent": {}1{}}}"#,
+            "[".repeat(127),
+            "]".repeat(127)
+        ));
+        let mut measured_some = 0;
+        for result in &results {
+            for keep_value in [false, true] {
+                let measured = read_result(result, keep_value, true);
+                let unmeasured = read_result(result, keep_value, false);
+                match (&measured, &unmeasured) {
+                    (Err(e), Err(u)) => assert_eq!(e.to_string(), u.to_string(), "{result}"),
+                    (Ok(None), Ok(None)) => {}
+                    (Ok(Some((map, read))), Ok(Some((map_u, read_u)))) => {
+                        assert_eq!(map, map_u, "{result}");
+                        assert_eq!(read.is_some(), read_u.is_some(), "{result}");
+                        if let (Some(read), Some(read_u)) = (read, read_u) {
+                            measured_some += usize::from(read.removed.bytes > 0);
+                            assert_eq!(read_u.removed, Removed::default(), "{result}");
+                            assert_eq!(
+                                format!("{:?}", read.snapshot()),
+                                format!("{:?}", read_u.snapshot()),
+                                "{result}"
+                            );
+                        }
+                    }
+                    (m, u) => panic!("{result}: {m:?} vs {u:?}"),
+                }
+            }
+        }
+        assert!(measured_some > 10);
     }
 
     /// What the text does not say member for member as its `Value` holds it (a repeated key:
@@ -749,7 +843,7 @@ mod tests {
         ];
         for result in &results {
             let expected = serde_json::from_str::<Value>(result);
-            let read = read_result(result, false);
+            let read = read_result(result, false, true);
             match (&expected, &read) {
                 (Err(e), Err(r)) => assert_eq!(e.to_string(), r.to_string(), "{result}"),
                 (Ok(Value::Object(map)), Ok(Some((_, read)))) => {

@@ -379,7 +379,8 @@ fn the_light_bound_never_exceeds_the_light_output() {
             continue;
         }
         // Read as `fit` reads it: the exact tree from `structuredContent`'s text.
-        let Ok(Some((map, structured))) = crate::result::structured::read_result(result, false)
+        let Ok(Some((map, structured))) =
+            crate::result::structured::read_result(result, false, true)
         else {
             continue;
         };

@@ -120,17 +120,29 @@ impl Bound {
 
     /// The result's text blocks within the character bound; counted in UTF-16 units only when
     /// the bytes do not tell (a unit is a byte or more).
-    fn holds_chars(&self, result: &Map<String, Value>) -> bool {
+    pub fn holds_chars(&self, result: &Map<String, Value>) -> bool {
         self.chars == usize::MAX
             || text_blocks(result).map(str::len).sum::<usize>() <= self.chars
             || text_chars(result) <= self.chars
     }
 
-    /// A filtered result within this bound (its figures hold the tokens and bytes out).
-    fn holds_filtered(&self, filtered: &FilteredValue) -> bool {
-        filtered.figures.text_tokens_out <= self.tokens
-            && (filtered.figures.text_bytes_out <= self.chars
-                || text_chars(&filtered.result) <= self.chars)
+    /// A filtered result within this bound (its figures hold the bytes out, and the tokens out
+    /// when `counted`; else, in a call whose figures no one reads, they are estimated here once
+    /// the characters fit).
+    fn holds_filtered(&self, filtered: &FilteredValue, counted: bool) -> bool {
+        (filtered.figures.text_bytes_out <= self.chars
+            || text_chars(&filtered.result) <= self.chars)
+            && tokens_out(filtered, counted) <= self.tokens
+    }
+}
+
+/// The estimated tokens of a filtered result's text blocks: its figures' when they were
+/// `counted` (`SnapshotCapture::tokens_unread` unset), else estimated now (the same sum).
+fn tokens_out(filtered: &FilteredValue, counted: bool) -> usize {
+    if counted {
+        filtered.figures.text_tokens_out
+    } else {
+        text_tokens(&filtered.result)
     }
 }
 
@@ -288,16 +300,21 @@ fn tighter(caller: &SnapshotLimits, step: &SnapshotLimits) -> SnapshotLimits {
 }
 
 /// A result over the budget, made to fit (see the module doc). `result` is the original, its
-/// text blocks estimated at `raw_tokens`, its `structuredContent` read as `structured`.
+/// text blocks estimated at `raw_tokens` (`None`: not estimated, as no one reads the figures:
+/// `SnapshotCapture::tokens_unread`), its `structuredContent` read as `structured`.
 pub fn fit(
     tool_name: &str,
     result: Map<String, Value>,
     structured: Option<&structured::StructuredText<'_>>,
     options: &ResultOptions,
     capture: &mut SnapshotCapture<'_>,
-    raw_tokens: &[usize],
+    raw_tokens: Option<&[usize]>,
 ) -> FilterResult<Option<FilteredValue>> {
     let bound = content_bound(options);
+    // The figures' tokens are estimated (by the steps, and here where they are not) unless no
+    // one reads them; then only where a check decides by them.
+    let counted = !capture.tokens_unread;
+    let original_tokens = || raw_tokens.map_or_else(|| text_tokens(&result), |t| t.iter().sum());
     let heavy = tools::is_content_heavy(tool_name);
     let mut last = None;
     if heavy {
@@ -332,6 +349,7 @@ pub fn fit(
                 // The ladder keeps the first raw snapshot a step reads (below): later steps
                 // make no copy of it; nor does any when the caller keeps none.
                 skip_raw: capture.skip_raw || capture.raw.is_some(),
+                tokens_unread: capture.tokens_unread,
                 ..SnapshotCapture::default()
             };
             let out = filter_result_map(
@@ -339,7 +357,7 @@ pub fn fit(
                 trees.step_input(&result, step_options),
                 step_options,
                 &mut step_capture,
-                Some(raw_tokens),
+                raw_tokens,
                 None,
             );
             // Every step reads the same raw snapshot.
@@ -354,7 +372,8 @@ pub fn fit(
                 capture.sent_bytes = step_capture.sent_bytes;
             }
             debug_assert!(
-                !step_capture.gave_up || !matches!(&out, Ok(Some(f)) if bound.holds_filtered(f)),
+                !step_capture.gave_up
+                    || !matches!(&out, Ok(Some(f)) if bound.holds_filtered(f, counted)),
                 "a step that gave up fits"
             );
             #[cfg(test)]
@@ -384,7 +403,7 @@ pub fn fit(
         let mut last_gave_up: Option<ResultOptions> = None;
         if !deferred {
             match run(options, first_cap, true)? {
-                Some((f, _)) if bound.holds_filtered(&f) => {
+                Some((f, _)) if bound.holds_filtered(&f, counted) => {
                     // A page the budget sent at a later step is compared at that step while it is
                     // held: the level's delta would send back what that step hid (an unchanged
                     // page its whole difference), not the short form.
@@ -401,7 +420,7 @@ pub fn fit(
                     step_options.snapshot = held.limits.clone();
                     // Rendered whole: a step that gave up would not fit either.
                     if let Some((at_step, _)) = run(&step_options, None, true)? {
-                        if bound.holds_filtered(&at_step) {
+                        if bound.holds_filtered(&at_step, counted) {
                             return Ok(Some(sent_at(capture, at_step, step, &step_options)));
                         }
                     }
@@ -409,8 +428,10 @@ pub fn fit(
                     return Ok(run(options, None, true)?.map(|(f, _)| f));
                 }
                 // Unchanged and within the budget without a stats line: forwarded as it is.
-                None if whole_bound(options.max_tokens, options.max_chars)
-                    .holds_texts(&result, raw_tokens.iter().sum()) =>
+                None if {
+                    let whole = whole_bound(options.max_tokens, options.max_chars);
+                    whole.holds_chars(&result) && original_tokens() <= whole.tokens
+                } =>
                 {
                     return Ok(None)
                 }
@@ -426,10 +447,11 @@ pub fn fit(
             if *step == LEAN {
                 // It changes snapshots only (another result would come out as before), and
                 // keeps as many nodes as the step before's size leaves room for.
-                let nodes = last
-                    .as_ref()
-                    .filter(|_| snapshot)
-                    .and_then(|before| lean_nodes(&step_options.snapshot, &before.figures, bound));
+                let nodes = last.as_ref().filter(|_| snapshot).and_then(|before| {
+                    let mut figures = before.figures;
+                    figures.text_tokens_out = tokens_out(before, counted);
+                    lean_nodes(&step_options.snapshot, &figures, bound)
+                });
                 match nodes {
                     Some(nodes) => step_options.snapshot.max_nodes = nodes,
                     None => continue,
@@ -438,7 +460,7 @@ pub fn fit(
             let step_cap = cap_before(steps.get(i + 1));
             match run(&step_options, step_cap, true)? {
                 Some((f, gave_up)) => {
-                    if bound.holds_filtered(&f) {
+                    if bound.holds_filtered(&f, counted) {
                         return Ok(Some(sent_at(capture, f, step, &step_options)));
                     }
                     last_gave_up = gave_up.then_some(step_options);
@@ -462,7 +484,7 @@ pub fn fit(
     }
     let (base, filtered) = match last {
         Some(f) => (f, true),
-        None => (unchanged(result, raw_tokens), false),
+        None => (unchanged(result, raw_tokens.unwrap_or_default()), false),
     };
     // The agent gets part of the page only: no fingerprint holds for it, the next one is full.
     capture.holds = None;
