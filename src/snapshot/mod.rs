@@ -245,7 +245,7 @@ fn mark_before_budget(tree: &mut tree::Tree<'_>, options: &SnapshotOptions, fact
         limits.max_condensed_records,
         limits.max_table_text,
     );
-    records::summarise_options(tree, limits.max_options);
+    records::summarise_options(tree, facts, limits.max_options);
 }
 
 /// The level's passes over a snapshot in `notation`, written back in it. The input comes back

@@ -1056,8 +1056,8 @@ pub fn collapse_records<'a>(
 
 /// The options of a combobox or listbox that is not expanded, when there are more than
 /// `max_options`: every one but the selected one hides (the control's value names it too).
-pub fn summarise_options(tree: &mut Tree<'_>, max_options: usize) {
-    for id in 0..tree.nodes.len() {
+pub fn summarise_options(tree: &mut Tree<'_>, facts: &Facts, max_options: usize) {
+    for &id in facts.lists() {
         let Some(node) = tree.nodes.get(id) else {
             continue;
         };
