@@ -207,10 +207,7 @@ fn run_passes<'a>(
     );
     prune::cap_depth(tree, limits.max_depth);
     prune::cap_nodes(tree, facts, limits.max_nodes);
-    if aggressive {
-        prune::coalesce_hidden_runs(tree, AGGRESSIVE_MAX_GAP);
-    }
-    prune::show_short_hidden_runs(tree);
+    prune::settle_hidden_runs(tree, aggressive.then_some(AGGRESSIVE_MAX_GAP));
 }
 
 /// The passes before the text budget: they read of `options` what `BeforeBudget` holds only.

@@ -362,104 +362,115 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
 /// Characters a marker line costs, about: a hidden run of leaves shorter than this is shown.
 const MARKER_CHARS: usize = 80;
 
-/// A run of hidden childless siblings that would print shorter than its marker is shown
-/// instead (a cut text or a run of hidden records always stays hidden).
-pub fn show_short_hidden_runs(tree: &mut Tree<'_>) {
+/// The last passes, in one walk of the containers: at `aggressive` (`coalesce_gap`), the few
+/// leaves between two hidden runs hidden with them (`coalesce_hidden_runs`), then everywhere
+/// a hidden run shorter than its marker shown (`show_short_hidden_runs`). One walk gives what
+/// two did: each changes the hidden flag of childless items of the container it is at only,
+/// which no other container's items nor the set of containers depend on.
+pub fn settle_hidden_runs(tree: &mut Tree<'_>, coalesce_gap: Option<usize>) {
     let mut containers = Containers::new().skip_hidden();
     while let Some((_, items)) = containers.next(tree) {
-        let mut k = 0;
-        while k < items.len() {
-            // A condensed record's hidden nodes stay hidden: their run's marker is written
-            // anyway.
-            let hidden_at = |k: usize| {
-                items
-                    .get(k)
-                    .filter(|&&c| !tree.is_condensed_cell(c))
-                    .and_then(|&c| tree.nodes.get(c))
-                    .is_some_and(|n| n.hidden)
-            };
-            if !hidden_at(k) {
-                k += 1;
-                continue;
-            }
-            let start = k;
-            let mut chars = 0usize;
-            let mut leaves = true;
-            while hidden_at(k) {
-                let c = items.get(k).copied().unwrap_or(0);
-                if let Some(n) = tree.nodes.get(c) {
-                    leaves &= n.children.is_empty()
-                        && n.keep_chars.is_none()
-                        && n.kind == NodeKind::Element
-                        && !tree.hidden_records.contains_key(&c);
-                    // Bytes bound the characters: no need to count them.
-                    chars += n.uid.len() + n.role.len() + n.name.as_deref().map_or(0, str::len) + 4;
-                    for a in n.attrs.iter().filter(|a| !(n.drop_url && a.key == "url")) {
-                        chars += a.key.len() + a.value.as_deref().map_or(0, str::len) + 4;
-                    }
-                }
-                k += 1;
-            }
-            if leaves && (chars <= MARKER_CHARS || k - start == 1) {
-                for &c in items.get(start..k).unwrap_or(&[]) {
-                    if let Some(n) = tree.nodes.get_mut(c) {
-                        n.hidden = false;
-                    }
-                }
-            }
+        if let Some(max_gap) = coalesce_gap {
+            coalesce_hidden_runs(tree, items, max_gap);
         }
+        show_short_hidden_runs(tree, items);
     }
 }
 
-/// Hides the few childless siblings (not headings) left between two hidden runs, so that the
-/// runs and the gap share one marker: at aggressive, a marker costs more than the gap is worth.
-pub fn coalesce_hidden_runs(tree: &mut Tree<'_>, max_gap: usize) {
-    let mut containers = Containers::new().skip_hidden();
-    while let Some((_, items)) = containers.next(tree) {
-        let hidden = |tree: &Tree<'_>, k: usize| {
+/// A run of hidden childless siblings (of `items`, a container's) that would print shorter
+/// than its marker is shown instead (a cut text or a run of hidden records always stays
+/// hidden).
+fn show_short_hidden_runs(tree: &mut Tree<'_>, items: &[usize]) {
+    let mut k = 0;
+    while k < items.len() {
+        // A condensed record's hidden nodes stay hidden: their run's marker is written
+        // anyway.
+        let hidden_at = |k: usize| {
             items
                 .get(k)
                 .filter(|&&c| !tree.is_condensed_cell(c))
                 .and_then(|&c| tree.nodes.get(c))
                 .is_some_and(|n| n.hidden)
         };
-        let mut k = 0;
-        while k < items.len() {
-            if !hidden(tree, k) {
-                k += 1;
-                continue;
-            }
-            // After a hidden run: is the gap to the next one short and made of plain leaves?
-            while hidden(tree, k) {
-                k += 1;
-            }
-            let gap_start = k;
-            while k < items.len() && !hidden(tree, k) && k - gap_start <= max_gap {
-                k += 1;
-            }
-            let gap = items.get(gap_start..k).unwrap_or(&[]);
-            let closes = k < items.len() && hidden(tree, k) && !gap.is_empty();
-            // (Not a record shown: its row stays whole.)
-            let plain = gap.iter().all(|&c| {
-                !tree.record_members.contains(&c)
-                    && tree.nodes.get(c).is_some_and(|n| {
-                        n.kind == NodeKind::Element
-                            && n.children.is_empty()
-                            && !n.dropped
-                            && n.role != "heading"
-                    })
-            });
-            if closes && plain {
-                for &c in gap {
-                    if let Some(n) = tree.nodes.get_mut(c) {
-                        n.hidden = true;
-                    }
+        if !hidden_at(k) {
+            k += 1;
+            continue;
+        }
+        let start = k;
+        let mut chars = 0usize;
+        let mut leaves = true;
+        while hidden_at(k) {
+            let c = items.get(k).copied().unwrap_or(0);
+            if let Some(n) = tree.nodes.get(c) {
+                leaves &= n.children.is_empty()
+                    && n.keep_chars.is_none()
+                    && n.kind == NodeKind::Element
+                    && !tree.hidden_records.contains_key(&c);
+                // Bytes bound the characters: no need to count them.
+                chars += n.uid.len() + n.role.len() + n.name.as_deref().map_or(0, str::len) + 4;
+                for a in n.attrs.iter().filter(|a| !(n.drop_url && a.key == "url")) {
+                    chars += a.key.len() + a.value.as_deref().map_or(0, str::len) + 4;
                 }
-            } else {
-                k = gap_start.max(k.min(items.len()));
-                while k < items.len() && !hidden(tree, k) {
-                    k += 1;
+            }
+            k += 1;
+        }
+        if leaves && (chars <= MARKER_CHARS || k - start == 1) {
+            for &c in items.get(start..k).unwrap_or(&[]) {
+                if let Some(n) = tree.nodes.get_mut(c) {
+                    n.hidden = false;
                 }
+            }
+        }
+    }
+}
+
+/// Hides the few childless siblings (not headings; of `items`, a container's) left between
+/// two hidden runs, so that the runs and the gap share one marker: at aggressive, a marker
+/// costs more than the gap is worth.
+fn coalesce_hidden_runs(tree: &mut Tree<'_>, items: &[usize], max_gap: usize) {
+    let hidden = |tree: &Tree<'_>, k: usize| {
+        items
+            .get(k)
+            .filter(|&&c| !tree.is_condensed_cell(c))
+            .and_then(|&c| tree.nodes.get(c))
+            .is_some_and(|n| n.hidden)
+    };
+    let mut k = 0;
+    while k < items.len() {
+        if !hidden(tree, k) {
+            k += 1;
+            continue;
+        }
+        // After a hidden run: is the gap to the next one short and made of plain leaves?
+        while hidden(tree, k) {
+            k += 1;
+        }
+        let gap_start = k;
+        while k < items.len() && !hidden(tree, k) && k - gap_start <= max_gap {
+            k += 1;
+        }
+        let gap = items.get(gap_start..k).unwrap_or(&[]);
+        let closes = k < items.len() && hidden(tree, k) && !gap.is_empty();
+        // (Not a record shown: its row stays whole.)
+        let plain = gap.iter().all(|&c| {
+            !tree.record_members.contains(&c)
+                && tree.nodes.get(c).is_some_and(|n| {
+                    n.kind == NodeKind::Element
+                        && n.children.is_empty()
+                        && !n.dropped
+                        && n.role != "heading"
+                })
+        });
+        if closes && plain {
+            for &c in gap {
+                if let Some(n) = tree.nodes.get_mut(c) {
+                    n.hidden = true;
+                }
+            }
+        } else {
+            k = gap_start.max(k.min(items.len()));
+            while k < items.len() && !hidden(tree, k) {
+                k += 1;
             }
         }
     }

@@ -10,7 +10,7 @@
 
 use super::prune::Facts;
 use super::roles;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 
 use super::tree::{Column, ColumnName, CondensedRun, NodeKind, RecordRun, Table, Tree, UidHasher};
@@ -508,17 +508,23 @@ pub(super) fn table_columns<'a>(
         }
         let at = n0.find(k0)?;
         let (pre, suf) = (n0.get(..at)?, n0.get(at + k0.len()..)?);
-        let follows = col
-            .iter()
-            .zip(key)
-            .filter(|(n, k)| {
-                !k.is_empty()
-                    && n.len() == pre.len() + k.len() + suf.len()
-                    && n.starts_with(pre)
-                    && n.ends_with(suf)
-                    && n.get(pre.len()..n.len() - suf.len()) == Some(**k)
-            })
-            .count();
+        let follow = |n: &str, k: &str| {
+            !k.is_empty()
+                && n.len() == pre.len() + k.len() + suf.len()
+                && n.starts_with(pre)
+                && n.ends_with(suf)
+                && n.get(pre.len()..n.len() - suf.len()) == Some(k)
+        };
+        // Counted until half the records follow or cannot any more: the search for the key
+        // asks this of every pair of columns.
+        let (mut follows, mut left) = (0usize, col.len().min(key.len()));
+        for (n, k) in col.iter().zip(key) {
+            if follows * 2 >= col.len() || (follows + left) * 2 < col.len() {
+                break;
+            }
+            left -= 1;
+            follows += usize::from(follow(n, k));
+        }
         (follows * 2 >= col.len()).then_some((pre, suf))
     };
     let varying: Vec<bool> = (0..width)
@@ -630,9 +636,9 @@ pub(super) fn table_columns<'a>(
         .map(|(c, _)| {
             let col = names(c);
             let chars = col.iter().map(|n| n.chars().count()).sum::<usize>() / col.len().max(1);
-            let mut distinct = col.to_vec();
-            distinct.sort_unstable();
-            distinct.dedup();
+            // Counted in a set, not by sorting the names (comparing each many times).
+            let distinct: HashSet<&str, BuildHasherDefault<UidHasher>> =
+                col.iter().copied().collect();
             (chars * distinct.len() / col.len().max(1), chars, c)
         })
         .collect();
