@@ -11,10 +11,20 @@ pub fn name_is_long(node: &Node<'_>, max_chars: usize) -> bool {
     if node.kind != NodeKind::Element || node.role == "RootWebArea" {
         return false;
     }
-    // Count at most max_chars + 2 characters: linear even on a 10 MB name.
     node.name
         .as_deref()
-        .is_some_and(|n| chars_up_to(n, max_chars.saturating_add(2)) > max_chars + 1)
+        .is_some_and(|n| more_chars_than(n, max_chars.saturating_add(1)))
+}
+
+/// Whether `text` has more than `n` characters. A character is one to four bytes, so the
+/// length in bytes answers most names without decoding them (a name of `n` bytes or fewer has
+/// at most `n` characters, one of `4 * (n + 1)` bytes or more has more than `n`); the rest
+/// are counted up to `n + 1`: linear even on a 10 MB name.
+fn more_chars_than(text: &str, n: usize) -> bool {
+    if text.len() <= n {
+        return false;
+    }
+    chars_up_to(text, n.saturating_add(1)) > n
 }
 
 /// `text.chars().take(limit).count()`: the characters of `text`, counted up to `limit`. A
@@ -107,7 +117,7 @@ fn budget_items(
         let short = || {
             node.name
                 .as_deref()
-                .is_some_and(|n| chars_up_to(n, SHORT_TEXT_CHARS + 1) <= SHORT_TEXT_CHARS)
+                .is_some_and(|n| !more_chars_than(n, SHORT_TEXT_CHARS))
         };
         is_control(k + 1) || (k + 1..k + 1 + TITLE_REACH).any(is_control) && short()
     }));
@@ -184,6 +194,33 @@ fn collapse_items(
     for &c in to_hide.iter() {
         if let Some(node) = tree.nodes.get_mut(c) {
             node.hidden = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The test by byte length answers as counting every character would, on names of one-
+    /// to four-byte characters around each bound.
+    #[test]
+    fn more_chars_than_agrees_with_a_count() {
+        for unit in ["a", "é", "—", "😀"] {
+            for len in 0..30 {
+                let text = unit.repeat(len);
+                for n in 0..30 {
+                    assert_eq!(
+                        more_chars_than(&text, n),
+                        text.chars().count() > n,
+                        "{unit} {len} {n}"
+                    );
+                }
+            }
+        }
+        let mixed = "a—é😀b".repeat(7);
+        for n in 0..40 {
+            assert_eq!(more_chars_than(&mixed, n), mixed.chars().count() > n);
         }
     }
 }

@@ -207,10 +207,7 @@ fn run_passes<'a>(
     );
     prune::cap_depth(tree, limits.max_depth);
     prune::cap_nodes(tree, facts, limits.max_nodes);
-    if aggressive {
-        prune::coalesce_hidden_runs(tree, AGGRESSIVE_MAX_GAP);
-    }
-    prune::show_short_hidden_runs(tree);
+    prune::settle_hidden_runs(tree, aggressive.then_some(AGGRESSIVE_MAX_GAP));
 }
 
 /// The passes before the text budget: they read of `options` what `BeforeBudget` holds only.
@@ -245,7 +242,7 @@ fn mark_before_budget(tree: &mut tree::Tree<'_>, options: &SnapshotOptions, fact
         limits.max_condensed_records,
         limits.max_table_text,
     );
-    records::summarise_options(tree, limits.max_options);
+    records::summarise_options(tree, facts, limits.max_options);
 }
 
 /// The level's passes over a snapshot in `notation`, written back in it. The input comes back

@@ -14,10 +14,16 @@ pub struct Facts {
     /// Inside a `navigation` landmark (the landmark included).
     pub in_nav: Vec<bool>,
     pub contains_main: Vec<bool>,
-    pub subtree_size: Vec<usize>,
     /// Per node, `CONTROL` and `LABELLED` (`roles::is_interactive`, `is_labelled_control`):
     /// passes ask them of node after node, and each asking read the node's attributes.
     control: Vec<u8>,
+    /// The nodes of a few roles, ascending: the passes that act on them alone start from
+    /// these instead of asking every node its role. `main` landmarks:
+    mains: Vec<usize>,
+    /// Peripheral landmarks (`roles::is_peripheral_landmark`).
+    landmarks: Vec<usize>,
+    /// Comboboxes and listboxes.
+    lists: Vec<usize>,
 }
 
 /// `Facts::control`'s bits.
@@ -29,12 +35,22 @@ impl Facts {
         let n = tree.nodes.len();
         let mut in_main = vec![false; n];
         let mut in_nav = vec![false; n];
-        let mut contains_main = vec![false; n];
-        let mut subtree_size = vec![1; n];
+        // Outside every peripheral landmark: what `in_main` is on a page without `main`.
+        let mut outside = vec![false; n];
         let mut control = vec![0u8; n];
-        let mut has_main = false;
+        let (mut mains, mut landmarks, mut lists) = (Vec::new(), Vec::new(), Vec::new());
         for (id, node) in tree.nodes.iter().enumerate() {
-            has_main |= node.role == "main";
+            let main = node.role == "main";
+            let peripheral = roles::is_peripheral_landmark(node);
+            if main {
+                mains.push(id);
+            }
+            if peripheral {
+                landmarks.push(id);
+            }
+            if matches!(node.role, "combobox" | "listbox") {
+                lists.push(id);
+            }
             if let (true, Some(slot)) = (roles::is_interactive(node), control.get_mut(id)) {
                 *slot = if roles::is_labelled_if_interactive(node) {
                     CONTROL | LABELLED
@@ -44,55 +60,49 @@ impl Facts {
             }
             let parent_in =
                 |v: &[bool]| node.parent.and_then(|p| v.get(p).copied()).unwrap_or(false);
-            let (main, nav) = (parent_in(&in_main), parent_in(&in_nav));
+            let (in_parent_main, in_parent_nav) = (parent_in(&in_main), parent_in(&in_nav));
+            let parent_outside = node.parent.and_then(|p| outside.get(p).copied());
             if let Some(slot) = in_main.get_mut(id) {
-                *slot = main || node.role == "main";
+                *slot = in_parent_main || main;
             }
             if let Some(slot) = in_nav.get_mut(id) {
-                *slot = nav || node.role == "navigation";
+                *slot = in_parent_nav || node.role == "navigation";
+            }
+            if let Some(slot) = outside.get_mut(id) {
+                *slot = parent_outside.unwrap_or(true) && !peripheral;
             }
         }
         // A page without a `main` landmark (PostgreSQL's documentation, many old sites): its
         // content is what lies outside the page's landmarks, and is read as main, so its
         // controls and records stay in place as they would inside one.
-        if !has_main {
-            let mut outside = vec![false; n];
-            for (id, node) in tree.nodes.iter().enumerate() {
-                let parent_outside = node.parent.and_then(|p| outside.get(p).copied());
-                let mine = parent_outside.unwrap_or(true) && !roles::is_peripheral_landmark(node);
-                if let Some(slot) = outside.get_mut(id) {
-                    *slot = mine;
-                }
-                if let Some(slot) = in_main.get_mut(id) {
-                    *slot = mine;
-                }
-            }
+        if mains.is_empty() {
+            in_main = outside;
         }
-        for id in (0..n).rev() {
-            let Some(node) = tree.nodes.get(id) else {
-                continue;
-            };
-            let mine = contains_main.get(id).copied().unwrap_or(false) || node.role == "main";
-            let size = subtree_size.get(id).copied().unwrap_or(1);
-            if let Some(p) = node.parent {
-                if let Some(slot) = contains_main.get_mut(p) {
-                    *slot |= mine;
+        // Each main and its ancestors (up to one marked already: its own are too).
+        let mut contains_main = vec![false; n];
+        for &main in &mains {
+            let mut at = Some(main);
+            while let Some(slot) = at.and_then(|id| contains_main.get_mut(id)) {
+                if std::mem::replace(slot, true) {
+                    break;
                 }
-                if let Some(slot) = subtree_size.get_mut(p) {
-                    *slot += size;
-                }
-            }
-            if let Some(slot) = contains_main.get_mut(id) {
-                *slot = mine;
+                at = at.and_then(|id| tree.nodes.get(id)).and_then(|n| n.parent);
             }
         }
         Facts {
             in_main,
             in_nav,
             contains_main,
-            subtree_size,
             control,
+            mains,
+            landmarks,
+            lists,
         }
+    }
+
+    /// The comboboxes and listboxes, ascending.
+    pub fn lists(&self) -> &[usize] {
+        &self.lists
     }
 
     /// `roles::is_interactive` of the node.
@@ -144,48 +154,45 @@ pub fn is_decorative_at(tree: &Tree<'_>, facts: &Facts, id: usize) -> bool {
 /// (its links, menu items, buttons: what an agent follows to get anywhere), which stay where
 /// they are. Their prose, images and decoration still hide.
 pub fn summarise_landmarks(tree: &mut Tree<'_>, facts: &Facts, strict: bool) {
-    let n = tree.nodes.len();
-    // Subtrees holding a control to keep, bottom-up.
-    let mut has_kept = vec![false; n];
-    if !strict {
-        for id in (0..n).rev() {
-            let Some(node) = tree.nodes.get(id) else {
-                continue;
-            };
-            let nav_control = facts.in_nav(id) && facts.is_control(id);
-            let mine = has_kept.get(id).copied().unwrap_or(false)
-                || roles::is_kept_in_landmark(node)
-                || nav_control;
-            if let Some(slot) = has_kept.get_mut(id) {
-                *slot = mine;
+    // Per node of a landmark summarised: whether its subtree holds a control to keep (filled
+    // bottom-up, landmark by landmark: the page's other nodes are never asked).
+    let mut has_kept: Vec<bool> = Vec::new();
+    let mut order: Vec<usize> = Vec::new();
+    // The landmarks summarised so far, ascending: one inside them hides with them.
+    let mut summarised: Vec<usize> = Vec::new();
+    for &id in &facts.landmarks {
+        if tree
+            .ancestors(id)
+            .any(|a| summarised.binary_search(&a).is_ok())
+            || facts.in_main(id)
+            || facts.contains_main(id)
+        {
+            continue;
+        }
+        summarised.push(id);
+        if !strict {
+            if has_kept.is_empty() {
+                has_kept = vec![false; tree.nodes.len()];
             }
-            if let (true, Some(p)) = (mine, node.parent) {
-                if let Some(slot) = has_kept.get_mut(p) {
-                    *slot = true;
+            order.clear();
+            order.extend(tree.subtree(id));
+            for &d in order.iter().rev() {
+                let Some(node) = tree.nodes.get(d) else {
+                    continue;
+                };
+                let nav_control = facts.in_nav(d) && facts.is_control(d);
+                let mine = has_kept.get(d).copied().unwrap_or(false)
+                    || roles::is_kept_in_landmark(node)
+                    || nav_control;
+                if let Some(slot) = has_kept.get_mut(d) {
+                    *slot = mine;
+                }
+                if let (true, Some(p)) = (mine, node.parent) {
+                    if let Some(slot) = has_kept.get_mut(p) {
+                        *slot = true;
+                    }
                 }
             }
-        }
-    }
-    let mut summarised = vec![false; n];
-    for id in 0..n {
-        let Some(node) = tree.nodes.get(id) else {
-            continue;
-        };
-        let parent_done = node
-            .parent
-            .and_then(|p| summarised.get(p).copied())
-            .unwrap_or(false);
-        if parent_done {
-            if let Some(slot) = summarised.get_mut(id) {
-                *slot = true;
-            }
-            continue;
-        }
-        if !roles::is_peripheral_landmark(node) || facts.in_main(id) || facts.contains_main(id) {
-            continue;
-        }
-        if let Some(slot) = summarised.get_mut(id) {
-            *slot = true;
         }
         // Hide every child subtree without a kept control, but a kept control's label (the
         // text right before it: "Search everything" before the site's search box); walk into
@@ -218,18 +225,16 @@ pub fn summarise_landmarks(tree: &mut Tree<'_>, facts: &Facts, strict: bool) {
 
 /// At `aggressive`: everything beside the chain of ancestors of the largest `main` is hidden.
 pub fn focus_main(tree: &mut Tree<'_>, facts: &Facts) {
-    let main = tree
-        .nodes
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| n.role == "main")
-        .max_by_key(|(id, _)| {
-            (
-                facts.subtree_size.get(*id).copied().unwrap_or(0),
-                usize::MAX - id,
-            )
-        })
-        .map(|(id, _)| id);
+    // The largest (the first of the largest): a page has one mostly, whose size is not counted.
+    let main = match facts.mains.as_slice() {
+        [] => None,
+        [one] => Some(*one),
+        mains => mains
+            .iter()
+            .map(|&id| (id, tree.subtree(id).count()))
+            .max_by_key(|&(id, size)| (size, usize::MAX - id))
+            .map(|(id, _)| id),
+    };
     let Some(main) = main else { return };
     let chain: Vec<usize> = std::iter::once(main).chain(tree.ancestors(main)).collect();
     for pair in chain.windows(2) {
@@ -357,104 +362,228 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
 /// Characters a marker line costs, about: a hidden run of leaves shorter than this is shown.
 const MARKER_CHARS: usize = 80;
 
-/// A run of hidden childless siblings that would print shorter than its marker is shown
-/// instead (a cut text or a run of hidden records always stays hidden).
-pub fn show_short_hidden_runs(tree: &mut Tree<'_>) {
+/// The last passes, in one walk of the containers: at `aggressive` (`coalesce_gap`), the few
+/// leaves between two hidden runs hidden with them (`coalesce_hidden_runs`), then everywhere
+/// a hidden run shorter than its marker shown (`show_short_hidden_runs`). One walk gives what
+/// two did: each changes the hidden flag of childless items of the container it is at only,
+/// which no other container's items nor the set of containers depend on.
+pub fn settle_hidden_runs(tree: &mut Tree<'_>, coalesce_gap: Option<usize>) {
     let mut containers = Containers::new().skip_hidden();
     while let Some((_, items)) = containers.next(tree) {
-        let mut k = 0;
-        while k < items.len() {
-            // A condensed record's hidden nodes stay hidden: their run's marker is written
-            // anyway.
-            let hidden_at = |k: usize| {
-                items
-                    .get(k)
-                    .filter(|&&c| !tree.is_condensed_cell(c))
-                    .and_then(|&c| tree.nodes.get(c))
-                    .is_some_and(|n| n.hidden)
-            };
-            if !hidden_at(k) {
-                k += 1;
-                continue;
-            }
-            let start = k;
-            let mut chars = 0usize;
-            let mut leaves = true;
-            while hidden_at(k) {
-                let c = items.get(k).copied().unwrap_or(0);
-                if let Some(n) = tree.nodes.get(c) {
-                    leaves &= n.children.is_empty()
-                        && n.keep_chars.is_none()
-                        && n.kind == NodeKind::Element
-                        && !tree.hidden_records.contains_key(&c);
-                    // Bytes bound the characters: no need to count them.
-                    chars += n.uid.len() + n.role.len() + n.name.as_deref().map_or(0, str::len) + 4;
-                    for a in n.attrs.iter().filter(|a| !(n.drop_url && a.key == "url")) {
-                        chars += a.key.len() + a.value.as_deref().map_or(0, str::len) + 4;
-                    }
-                }
-                k += 1;
-            }
-            if leaves && (chars <= MARKER_CHARS || k - start == 1) {
-                for &c in items.get(start..k).unwrap_or(&[]) {
-                    if let Some(n) = tree.nodes.get_mut(c) {
-                        n.hidden = false;
-                    }
-                }
-            }
+        if let Some(max_gap) = coalesce_gap {
+            coalesce_hidden_runs(tree, items, max_gap);
         }
+        show_short_hidden_runs(tree, items);
     }
 }
 
-/// Hides the few childless siblings (not headings) left between two hidden runs, so that the
-/// runs and the gap share one marker: at aggressive, a marker costs more than the gap is worth.
-pub fn coalesce_hidden_runs(tree: &mut Tree<'_>, max_gap: usize) {
-    let mut containers = Containers::new().skip_hidden();
-    while let Some((_, items)) = containers.next(tree) {
-        let hidden = |tree: &Tree<'_>, k: usize| {
+/// A run of hidden childless siblings (of `items`, a container's) that would print shorter
+/// than its marker is shown instead (a cut text or a run of hidden records always stays
+/// hidden).
+fn show_short_hidden_runs(tree: &mut Tree<'_>, items: &[usize]) {
+    let mut k = 0;
+    while k < items.len() {
+        // A condensed record's hidden nodes stay hidden: their run's marker is written
+        // anyway.
+        let hidden_at = |k: usize| {
             items
                 .get(k)
                 .filter(|&&c| !tree.is_condensed_cell(c))
                 .and_then(|&c| tree.nodes.get(c))
                 .is_some_and(|n| n.hidden)
         };
-        let mut k = 0;
-        while k < items.len() {
-            if !hidden(tree, k) {
-                k += 1;
-                continue;
+        if !hidden_at(k) {
+            k += 1;
+            continue;
+        }
+        let start = k;
+        let mut chars = 0usize;
+        let mut leaves = true;
+        while hidden_at(k) {
+            let c = items.get(k).copied().unwrap_or(0);
+            if let Some(n) = tree.nodes.get(c) {
+                leaves &= n.children.is_empty()
+                    && n.keep_chars.is_none()
+                    && n.kind == NodeKind::Element
+                    && !tree.hidden_records.contains_key(&c);
+                // Bytes bound the characters: no need to count them.
+                chars += n.uid.len() + n.role.len() + n.name.as_deref().map_or(0, str::len) + 4;
+                for a in n.attrs.iter().filter(|a| !(n.drop_url && a.key == "url")) {
+                    chars += a.key.len() + a.value.as_deref().map_or(0, str::len) + 4;
+                }
             }
-            // After a hidden run: is the gap to the next one short and made of plain leaves?
-            while hidden(tree, k) {
+            k += 1;
+        }
+        if leaves && (chars <= MARKER_CHARS || k - start == 1) {
+            for &c in items.get(start..k).unwrap_or(&[]) {
+                if let Some(n) = tree.nodes.get_mut(c) {
+                    n.hidden = false;
+                }
+            }
+        }
+    }
+}
+
+/// Hides the few childless siblings (not headings; of `items`, a container's) left between
+/// two hidden runs, so that the runs and the gap share one marker: at aggressive, a marker
+/// costs more than the gap is worth.
+fn coalesce_hidden_runs(tree: &mut Tree<'_>, items: &[usize], max_gap: usize) {
+    let hidden = |tree: &Tree<'_>, k: usize| {
+        items
+            .get(k)
+            .filter(|&&c| !tree.is_condensed_cell(c))
+            .and_then(|&c| tree.nodes.get(c))
+            .is_some_and(|n| n.hidden)
+    };
+    let mut k = 0;
+    while k < items.len() {
+        if !hidden(tree, k) {
+            k += 1;
+            continue;
+        }
+        // After a hidden run: is the gap to the next one short and made of plain leaves?
+        while hidden(tree, k) {
+            k += 1;
+        }
+        let gap_start = k;
+        while k < items.len() && !hidden(tree, k) && k - gap_start <= max_gap {
+            k += 1;
+        }
+        let gap = items.get(gap_start..k).unwrap_or(&[]);
+        let closes = k < items.len() && hidden(tree, k) && !gap.is_empty();
+        // (Not a record shown: its row stays whole.)
+        let plain = gap.iter().all(|&c| {
+            !tree.record_members.contains(&c)
+                && tree.nodes.get(c).is_some_and(|n| {
+                    n.kind == NodeKind::Element
+                        && n.children.is_empty()
+                        && !n.dropped
+                        && n.role != "heading"
+                })
+        });
+        if closes && plain {
+            for &c in gap {
+                if let Some(n) = tree.nodes.get_mut(c) {
+                    n.hidden = true;
+                }
+            }
+        } else {
+            k = gap_start.max(k.min(items.len()));
+            while k < items.len() && !hidden(tree, k) {
                 k += 1;
             }
-            let gap_start = k;
-            while k < items.len() && !hidden(tree, k) && k - gap_start <= max_gap {
-                k += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::tree::Node;
+    use crate::snapshot::walk::{promote_dropped_into, visible_children};
+    use crate::test_support::XorShift;
+
+    /// Random trees of landmarks, controls and layout nodes, some dropped and some hidden.
+    fn random_tree(rng: &mut XorShift, size: usize) -> Tree<'static> {
+        const ROLES: &[&str] = &[
+            "main",
+            "navigation",
+            "banner",
+            "contentinfo",
+            "complementary",
+            "link",
+            "button",
+            "textbox",
+            "combobox",
+            "listbox",
+            "generic",
+            "",
+        ];
+        let mut tree = Tree::default();
+        for id in 0..size {
+            let mut node = Node::new(NodeKind::Element, None);
+            node.role = rng.pick(ROLES);
+            node.dropped = rng.below(4) == 0;
+            node.hidden = rng.below(6) == 0;
+            let parent = (id > 0 && rng.below(8) != 0).then(|| rng.below(id as u64) as usize);
+            tree.push(node, parent);
+        }
+        tree
+    }
+
+    /// What `Facts` keeps answers as the definitions read node by node: a `main` in the
+    /// subtree, under a `main` (or, on a page without one, under no peripheral landmark),
+    /// the lists.
+    #[test]
+    fn facts_agree_with_their_definitions() {
+        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+        for case in 0..300 {
+            let tree = random_tree(&mut rng, 1 + case % 40);
+            let facts = Facts::new(&tree);
+            let role = |id: usize| tree.nodes[id].role;
+            let has_main = tree.nodes.iter().any(|n| n.role == "main");
+            for id in 0..tree.nodes.len() {
+                let up: Vec<usize> = std::iter::once(id).chain(tree.ancestors(id)).collect();
+                let in_main = if has_main {
+                    up.iter().any(|&a| role(a) == "main")
+                } else {
+                    !up.iter()
+                        .any(|&a| roles::is_peripheral_landmark(&tree.nodes[a]))
+                };
+                assert_eq!(facts.in_main(id), in_main, "case {case} node {id}");
+                let contains = tree.subtree(id).any(|d| role(d) == "main");
+                assert_eq!(facts.contains_main(id), contains, "case {case} node {id}");
             }
-            let gap = items.get(gap_start..k).unwrap_or(&[]);
-            let closes = k < items.len() && hidden(tree, k) && !gap.is_empty();
-            // (Not a record shown: its row stays whole.)
-            let plain = gap.iter().all(|&c| {
-                !tree.record_members.contains(&c)
-                    && tree.nodes.get(c).is_some_and(|n| {
-                        n.kind == NodeKind::Element
-                            && n.children.is_empty()
-                            && !n.dropped
-                            && n.role != "heading"
+            let lists: Vec<usize> = (0..tree.nodes.len())
+                .filter(|&id| matches!(role(id), "combobox" | "listbox"))
+                .collect();
+            assert_eq!(facts.lists(), lists.as_slice(), "case {case}");
+        }
+    }
+
+    /// The walk's children copied at once up to the first dropped one give what opening them
+    /// one by one gives: each dropped, shown node replaced by its visible children.
+    #[test]
+    fn visible_children_agree_with_their_definition() {
+        fn opened(tree: &Tree<'_>, children: &[usize], out: &mut Vec<usize>) {
+            for &c in children {
+                let n = &tree.nodes[c];
+                if n.dropped && !n.hidden {
+                    opened(tree, &n.children, out);
+                } else {
+                    out.push(c);
+                }
+            }
+        }
+        let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+        for case in 0..300 {
+            let tree = random_tree(&mut rng, 1 + case % 40);
+            for id in 0..tree.nodes.len() {
+                let mut expected = Vec::new();
+                opened(&tree, &tree.nodes[id].children, &mut expected);
+                assert_eq!(
+                    visible_children(&tree, id),
+                    expected,
+                    "case {case} node {id}"
+                );
+                let (mut out, mut stack, mut dropped) = (Vec::new(), Vec::new(), Vec::new());
+                let children = &tree.nodes[id].children;
+                promote_dropped_into(&tree, children, &mut out, &mut stack, Some(&mut dropped));
+                let opened_ids: Vec<usize> = tree
+                    .subtree(id)
+                    .skip(1)
+                    .filter(|&d| {
+                        let n = &tree.nodes[d];
+                        n.dropped
+                            && !n.hidden
+                            && tree.ancestors(d).take_while(|&a| a != id).all(|a| {
+                                let an = &tree.nodes[a];
+                                an.dropped && !an.hidden
+                            })
                     })
-            });
-            if closes && plain {
-                for &c in gap {
-                    if let Some(n) = tree.nodes.get_mut(c) {
-                        n.hidden = true;
-                    }
-                }
-            } else {
-                k = gap_start.max(k.min(items.len()));
-                while k < items.len() && !hidden(tree, k) {
-                    k += 1;
-                }
+                    .collect();
+                assert_eq!(out, expected, "case {case} node {id}");
+                assert_eq!(dropped, opened_ids, "case {case} node {id}");
             }
         }
     }

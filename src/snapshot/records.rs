@@ -10,7 +10,7 @@
 
 use super::prune::Facts;
 use super::roles;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 
 use super::tree::{Column, ColumnName, CondensedRun, NodeKind, RecordRun, Table, Tree, UidHasher};
@@ -450,12 +450,13 @@ pub(super) fn cell_options<'t>(tree: &'t Tree<'_>, id: usize) -> Option<Vec<&'t 
     (selected_count <= 1).then_some(names)
 }
 
-/// Whether a sibling can be one cell of a table row: visible, and nothing under it but options
-/// the header can state (`cell_options`).
-fn tabular_cell(tree: &Tree<'_>, id: usize) -> bool {
+/// Whether a sibling can be one cell of a table row: visible, and (what `tables_of` asks
+/// besides, reading them once) nothing under it but options the header can state
+/// (`cell_options`).
+fn tabular_node(tree: &Tree<'_>, id: usize) -> bool {
     tree.nodes.get(id).is_some_and(|n| {
         n.kind == NodeKind::Element && !n.hidden && !n.dropped && !n.devtools_selected
-    }) && cell_options(tree, id).is_some()
+    })
 }
 
 /// The attributes a cell writes (what the line writers write of it: no stateless capability,
@@ -484,17 +485,22 @@ pub(super) fn table_columns<'a>(
         return Vec::new();
     };
     let width = first.len();
-    let names = |c: usize| -> Vec<&str> {
-        records
-            .iter()
-            .map(|r| r.get(c).and_then(|&i| node(i)).map_or("", |n| n.name_str()))
-            .collect()
-    };
+    // Each column's names, read once: the search for the key below compares every column
+    // with every other.
+    let by_column: Vec<Vec<&str>> = (0..width)
+        .map(|c| {
+            records
+                .iter()
+                .map(|r| r.get(c).and_then(|&i| node(i)).map_or("", |n| n.name_str()))
+                .collect()
+        })
+        .collect();
+    let names = |c: usize| by_column.get(c).map_or(&[][..], Vec::as_slice);
     // The record's name: the column whose names vary and make the most other columns'
     // names (`Edit Ava Hernandez`), a link first on ties. A column takes the pattern its
     // first record shows when at least half the records follow it; a row whose name does not
     // follow it writes its own.
-    let around = |c: usize, key: &[&str]| -> Option<(String, String)> {
+    let around = |c: usize, key: &[&str]| -> Option<(&str, &str)> {
         let col = names(c);
         let (k0, n0) = (key.first()?, col.first()?);
         if k0.is_empty() {
@@ -502,28 +508,37 @@ pub(super) fn table_columns<'a>(
         }
         let at = n0.find(k0)?;
         let (pre, suf) = (n0.get(..at)?, n0.get(at + k0.len()..)?);
-        let follows = col
-            .iter()
-            .zip(key)
-            .filter(|(n, k)| {
-                !k.is_empty()
-                    && n.len() == pre.len() + k.len() + suf.len()
-                    && n.starts_with(pre)
-                    && n.ends_with(suf)
-                    && n.get(pre.len()..n.len() - suf.len()) == Some(**k)
-            })
-            .count();
-        (follows * 2 >= col.len()).then(|| (pre.to_string(), suf.to_string()))
+        let follow = |n: &str, k: &str| {
+            !k.is_empty()
+                && n.len() == pre.len() + k.len() + suf.len()
+                && n.starts_with(pre)
+                && n.ends_with(suf)
+                && n.get(pre.len()..n.len() - suf.len()) == Some(k)
+        };
+        // Counted until half the records follow or cannot any more: the search for the key
+        // asks this of every pair of columns.
+        let (mut follows, mut left) = (0usize, col.len().min(key.len()));
+        for (n, k) in col.iter().zip(key) {
+            if follows * 2 >= col.len() || (follows + left) * 2 < col.len() {
+                break;
+            }
+            left -= 1;
+            follows += usize::from(follow(n, k));
+        }
+        (follows * 2 >= col.len()).then_some((pre, suf))
     };
-    let varies = |c: usize| {
-        let col = names(c);
-        col.iter().all(|n| !n.is_empty()) && col.iter().any(|n| Some(n) != col.first())
-    };
+    let varying: Vec<bool> = (0..width)
+        .map(|c| {
+            let col = names(c);
+            col.iter().all(|n| !n.is_empty()) && col.iter().any(|n| Some(n) != col.first())
+        })
+        .collect();
+    let varies = |c: usize| varying.get(c).copied().unwrap_or(false);
     let mut key: Option<(usize, usize)> = None;
     for c in (0..width).filter(|&c| varies(c)) {
         let k = names(c);
         let made = (0..width)
-            .filter(|&j| j != c && varies(j) && around(j, &k).is_some())
+            .filter(|&j| j != c && varies(j) && around(j, k).is_some())
             .count();
         let link = first
             .get(c)
@@ -561,8 +576,8 @@ pub(super) fn table_columns<'a>(
                 ColumnName::Fixed
             } else if key.is_some_and(|(k, _)| k == c) {
                 ColumnName::Key
-            } else if let Some((pre, suf)) = key_names.as_deref().and_then(|k| around(c, k)) {
-                ColumnName::Around(pre, suf)
+            } else if let Some((pre, suf)) = key_names.and_then(|k| around(c, k)) {
+                ColumnName::Around(pre.to_string(), suf.to_string())
             } else {
                 ColumnName::Varies
             };
@@ -621,9 +636,9 @@ pub(super) fn table_columns<'a>(
         .map(|(c, _)| {
             let col = names(c);
             let chars = col.iter().map(|n| n.chars().count()).sum::<usize>() / col.len().max(1);
-            let mut distinct = col.clone();
-            distinct.sort_unstable();
-            distinct.dedup();
+            // Counted in a set, not by sorting the names (comparing each many times).
+            let distinct: HashSet<&str, BuildHasherDefault<UidHasher>> =
+                col.iter().copied().collect();
             (chars * distinct.len() / col.len().max(1), chars, c)
         })
         .collect();
@@ -698,32 +713,53 @@ fn tell_rows_apart(
 
 /// The tables of one run of records (`records`, sibling slices): the longest stretches of at
 /// least `MIN_RECORDS` records of the first record's exact shape whose every sibling is a cell
-/// (`tabular_cell`), and whose options agree. Records between them stay nodes.
-fn tables_of<'a>(tree: &Tree<'a>, records: &[&[usize]], max_text: usize) -> Vec<Table<'a>> {
-    let roles_of = |r: &[usize]| -> Vec<Option<&str>> {
-        r.iter()
-            .map(|&i| tree.nodes.get(i).map(|n| n.role))
-            .collect()
-    };
-    let options_of = |r: &[usize]| -> Vec<Option<Vec<&str>>> {
-        r.iter().map(|&i| cell_options(tree, i)).collect()
-    };
+/// (`tabular_node`, with options), and whose options agree. Records between them stay nodes.
+/// `shapes` are the records' shapes (`shape_of`, coded), one slice per record.
+fn tables_of<'a>(
+    tree: &Tree<'a>,
+    records: &[&[usize]],
+    shapes: &[&[Shape<RoleCode>]],
+    max_text: usize,
+) -> Vec<Table<'a>> {
+    let role = |i: usize| tree.nodes.get(i).map(|n| n.role);
+    let shape = |r: usize, c: usize| shapes.get(r).and_then(|s| s.get(c)).copied().flatten();
+    // Whether cell `c` of record `r` has the role of the head's (record `k`): by the codes of
+    // their shapes, not by the role strings, which lie in the text far from the nodes. One
+    // code stands for role-less text and the role `text`, which differ in length.
+    let same_role =
+        |r: usize, k: usize, c: usize, i: usize, h: usize| match (shape(r, c), shape(k, c)) {
+            (Some(a), Some(b)) if a != b => false,
+            (Some(a), Some(_)) if !a.is_text() => true,
+            (Some(_), Some(_)) => role(i).map(str::len) == role(h).map(str::len),
+            _ => role(i) == role(h),
+        };
+    let mut head_options = Vec::new();
     let mut out = Vec::new();
     let mut k = 0;
     while k < records.len() {
         let Some(&head) = records.get(k) else { break };
-        let fits = |r: &[usize]| {
+        // The head's options once, not once per record compared with it.
+        head_options.clear();
+        head_options.extend(head.iter().map(|&i| cell_options(tree, i)));
+        // Cell by cell: a table's cell (`tabular_node`, with options), of the head cell's role
+        // and options.
+        let fits = |at: usize, r: &[usize]| {
             r.len() == head.len()
-                && r.iter().all(|&i| tabular_cell(tree, i))
-                && roles_of(r) == roles_of(head)
-                && options_of(r) == options_of(head)
+                && r.iter().zip(head).zip(&head_options).enumerate().all(
+                    |(c, ((&i, &h), options))| {
+                        tabular_node(tree, i) && same_role(at, k, c, i, h) && {
+                            let mine = cell_options(tree, i);
+                            mine.is_some() && mine == *options
+                        }
+                    },
+                )
         };
-        if !fits(head) {
+        if !fits(k, head) {
             k += 1;
             continue;
         }
         let mut end = k + 1;
-        while records.get(end).is_some_and(|r| fits(r)) {
+        while records.get(end).is_some_and(|r| fits(end, r)) {
             end += 1;
         }
         if end - k >= MIN_RECORDS {
@@ -895,9 +931,12 @@ pub fn collapse_records<'a>(
             align_start(&shapes, floor, &mut found.starts, &mut found.end);
             let (starts, end) = (&found.starts, found.end.min(items.len()));
             let count = starts.len();
-            let record = |r: usize| {
+            let bounds = |r: usize| {
                 let from = starts.get(r).copied().unwrap_or(end);
-                let to = starts.get(r + 1).copied().unwrap_or(end);
+                (from, starts.get(r + 1).copied().unwrap_or(end))
+            };
+            let record = |r: usize| {
+                let (from, to) = bounds(r);
                 items.get(from..to).unwrap_or(&[])
             };
             // Records inside `main` holding a control other than a link (cards, settings rows;
@@ -910,11 +949,22 @@ pub fn collapse_records<'a>(
             } else {
                 Vec::new()
             };
+            // Their shapes, alongside (`shapes` runs parallel to `items`).
+            let all_shapes: Vec<&[Shape<RoleCode>]> = if tables_here {
+                (0..count)
+                    .map(|r| {
+                        let (from, to) = bounds(r);
+                        shapes.get(from..to).unwrap_or(&[])
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
             let in_place = all
                 .iter()
                 .any(|r| r.iter().any(|&c| holds_form_control(tree, c)));
             if in_place || tables_here && count > keep {
-                let found = tables_of(tree, &all, max_table_text);
+                let found = tables_of(tree, &all, &all_shapes, max_table_text);
                 if !found.is_empty() {
                     for r in &all {
                         members.extend(r.iter().copied());
@@ -1012,8 +1062,8 @@ pub fn collapse_records<'a>(
 
 /// The options of a combobox or listbox that is not expanded, when there are more than
 /// `max_options`: every one but the selected one hides (the control's value names it too).
-pub fn summarise_options(tree: &mut Tree<'_>, max_options: usize) {
-    for id in 0..tree.nodes.len() {
+pub fn summarise_options(tree: &mut Tree<'_>, facts: &Facts, max_options: usize) {
+    for &id in facts.lists() {
         let Some(node) = tree.nodes.get(id) else {
             continue;
         };
@@ -1177,6 +1227,72 @@ mod tests {
             step += 1;
             i += if step % 4 == 0 { 9 } else { 1 };
         }
+    }
+
+    /// `tables_of` compares roles by their shapes' codes: it finds the tables a comparison of
+    /// the role strings finds (shapes unknown), a role `text` apart from role-less text.
+    #[test]
+    fn tables_by_role_codes_match_tables_by_role_strings() {
+        use super::super::tree::Node;
+        let rows: &[&[&str]] = &[
+            &["button", "", "link"],
+            &["button", "", "link"],
+            &["button", "text", "link"],
+            &["button", "", "link"],
+            &["button", "", "link"],
+            &["button", "", "link"],
+            &["button", "", "checkbox"],
+            &["button", "", "checkbox"],
+            &["button", "", "checkbox"],
+        ];
+        let uids: Vec<String> = (0..rows.len() * 3)
+            .map(|k| format!("1_{}", k + 2))
+            .collect();
+        let mut tree = Tree::default();
+        let parent = tree.push(Node::new(NodeKind::Element, None), None);
+        let mut records: Vec<Vec<usize>> = Vec::new();
+        for (r, roles) in rows.iter().enumerate() {
+            let mut record = Vec::new();
+            for (c, role) in roles.iter().enumerate() {
+                let mut node = Node::new(NodeKind::Element, None);
+                node.role = role;
+                node.uid = &uids[r * 3 + c];
+                node.name = Some(format!("cell {r} {c}").into());
+                record.push(tree.push(node, Some(parent)));
+            }
+            records.push(record);
+        }
+        let mut codes = RoleCodes::default();
+        let coded: Vec<Vec<Shape<RoleCode>>> = records
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|&c| shape_of(&tree, c).map(|role| codes.code(role)))
+                    .collect()
+            })
+            .collect();
+        let unknown: Vec<Vec<Shape<RoleCode>>> =
+            records.iter().map(|r| vec![None; r.len()]).collect();
+        let records: Vec<&[usize]> = records.iter().map(Vec::as_slice).collect();
+        let by_code = tables_of(
+            &tree,
+            &records,
+            &coded.iter().map(Vec::as_slice).collect::<Vec<_>>(),
+            20,
+        );
+        let by_string = tables_of(
+            &tree,
+            &records,
+            &unknown.iter().map(Vec::as_slice).collect::<Vec<_>>(),
+            20,
+        );
+        assert_eq!(by_code, by_string);
+        // Rows 3..6 (after the row with a role `text`) and 6..9 (another shape).
+        let firsts: Vec<usize> = by_code
+            .iter()
+            .filter_map(|t| t.items.first().copied())
+            .collect();
+        assert_eq!(firsts, vec![records[3][0], records[6][0]]);
     }
 
     #[test]

@@ -113,11 +113,16 @@ pub fn is_decorative_if_inert(node: &Node<'_>) -> bool {
     }
     if node.is_text() {
         let name = node.name_str();
-        return name
-            .chars()
-            .all(|c| c.is_whitespace() || "·•|/-–—,;:".contains(c));
+        return name.chars().all(is_separator_char);
     }
     false
+}
+
+/// A space or a character that only separates (`·`, `|`, `—`, …): a text of these alone says
+/// nothing. A `match`, not a search of a string of them: asked of every text node's first
+/// character at least.
+fn is_separator_char(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '·' | '•' | '|' | '/' | '-' | '–' | '—' | ',' | ';' | ':')
 }
 
 pub fn is_peripheral_landmark(node: &Node<'_>) -> bool {
@@ -149,5 +154,25 @@ pub fn url_is_droppable(node: &Node<'_>) -> bool {
         "image" => true,
         "link" => !node.name_str().trim().is_empty(),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `match` of separators answers as the search of the string of them it replaced, over
+    /// the Latin, punctuation and symbol blocks and a sample of the rest.
+    #[test]
+    fn separator_chars_match_the_listed_ones() {
+        let listed = "·•|/-–—,;:";
+        let sample = (0u32..0x3000).chain((0x3000..0x11_0000).step_by(97));
+        for c in sample.filter_map(char::from_u32) {
+            assert_eq!(
+                is_separator_char(c),
+                c.is_whitespace() || listed.contains(c),
+                "{c:?}"
+            );
+        }
     }
 }

@@ -23,7 +23,20 @@ pub(crate) fn promote_dropped_into(
 ) {
     out.clear();
     stack.clear();
-    stack.extend(children.iter().rev().copied());
+    // The children before the first dropped one are items as they are, copied at once: most
+    // containers have no dropped child, and the passes walk every container.
+    let opens = |c: usize| match tree.nodes.get(c) {
+        Some(n) => n.dropped && !n.hidden,
+        // Not a node: passed over below.
+        None => true,
+    };
+    let plain = children
+        .iter()
+        .position(|&c| opens(c))
+        .unwrap_or(children.len());
+    let (items, rest) = children.split_at(plain);
+    out.extend_from_slice(items);
+    stack.extend(rest.iter().rev().copied());
     while let Some(c) = stack.pop() {
         let Some(node) = tree.nodes.get(c) else {
             continue;
