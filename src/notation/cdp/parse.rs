@@ -46,6 +46,8 @@ pub fn parse(text: &str) -> Tree<'_> {
     tree.nodes.reserve(lines.len());
     let mut builder = Builder::default();
     let mut i = 0;
+    // The next `uid=` line the scan read (lines are read in order).
+    let mut next_uid_line = 0;
     if lines.line(0).is_some_and(|l| l.starts_with(LEGEND_TAG)) {
         tree.light_notation = true;
         i = 1;
@@ -59,7 +61,11 @@ pub fn parse(text: &str) -> Tree<'_> {
         let consumed = if tree.light_notation {
             parse_light_line(&mut tree, &mut builder, &lines, i)
         } else {
-            parse_raw_line(&mut tree, &mut builder, &lines, &believed, i)
+            let found = believed.found.get(next_uid_line..).unwrap_or(&[]);
+            let skip = found.iter().take_while(|f| (f.line as usize) < i).count();
+            next_uid_line += skip;
+            let uid_line = found.get(skip).filter(|f| f.line as usize == i);
+            parse_raw_line(&mut tree, &mut builder, &lines, &believed, i, uid_line)
         };
         i += consumed.max(1);
     }
@@ -82,6 +88,8 @@ fn is_shared_uid_role(role: &str) -> bool {
 struct UidLines {
     /// For each line, the first later line that starts a believed node (the line count if none).
     next_believed: Vec<u32>,
+    /// The `uid=` lines, in line order: what the scan read of them is not read again.
+    found: Vec<UidLine>,
 }
 
 /// One `uid=` line, for the scan.
@@ -91,6 +99,8 @@ struct UidLine {
     counter: u64,
     depth: u32,
     shared_role: bool,
+    /// Where the uid starts and ends in the line (after `uid=`, before the space or line end).
+    uid: (u32, u32),
     /// Where the line's tail (after its uid and a space) starts in it: whether its strings all
     /// close on it is asked of a few lines only (see [`believe_moved_nodes`]), so it is read
     /// then, not for every line.
@@ -98,6 +108,18 @@ struct UidLine {
 }
 
 impl UidLine {
+    /// The line's depth, uid and what follows the uid (from its space on), as the scan read them
+    /// in `line` (`None` if an offset did not fit the scan's numbers).
+    fn parts<'a>(&self, line: &'a str) -> Option<(usize, &'a str, &'a str)> {
+        let (start, end) = (self.uid.0 as usize, self.uid.1 as usize);
+        let uid = line.get(start..end)?;
+        let indent = start.checked_sub("uid=".len())?;
+        // Offsets saturate on lines past 4 GiB: those are read again.
+        u32::try_from(line.len())
+            .is_ok()
+            .then(|| (indent / 2, uid, line.get(end..).unwrap_or("")))
+    }
+
     /// The line's strings all close on it (nothing it opens can run on to the next line).
     fn complete(&self, lines: &LineIndex<'_>) -> bool {
         let tail = lines
@@ -127,6 +149,12 @@ fn scanned(bytes: usize) {
 
 impl UidLines {
     fn scan(lines: &LineIndex<'_>) -> UidLines {
+        Self::scan_with(lines, in_order)
+    }
+
+    /// [`UidLines::scan`] with the order read by `in_order` (a test compares the general
+    /// reading's answers with the fast one's).
+    fn scan_with(lines: &LineIndex<'_>, in_order: fn(&[UidLine]) -> Vec<bool>) -> UidLines {
         let n = lines.len();
         let mut found: Vec<UidLine> = Vec::with_capacity(n);
         for i in 0..n {
@@ -144,6 +172,8 @@ impl UidLines {
                 uid.get(..sep).unwrap_or(""),
                 uid.get(sep + 1..).unwrap_or(""),
             );
+            let uid_start = indent + "uid=".len();
+            let uid_end = uid_start + uid_len;
             let tail = tail.strip_prefix(' ').unwrap_or("");
             let tail_start = line.len() - tail.len();
             let role = if tail.starts_with('"') {
@@ -158,15 +188,15 @@ impl UidLines {
                 counter: saturating_number(counter),
                 depth: u32::try_from(indent / 2).unwrap_or(u32::MAX),
                 shared_role: is_shared_uid_role(role),
+                uid: (
+                    u32::try_from(uid_start).unwrap_or(u32::MAX),
+                    u32::try_from(uid_end).unwrap_or(u32::MAX),
+                ),
                 tail: u32::try_from(tail_start).unwrap_or(u32::MAX),
             });
         }
         let mut believed = vec![false; n];
-        for (line, ok) in believed_lines(&found) {
-            if let Some(flag) = believed.get_mut(line as usize) {
-                *flag = ok;
-            }
-        }
+        depth_and_root(&found, &in_order(&found), &mut believed);
         believe_moved_nodes(lines, &found, &mut believed);
         let mut next_believed = vec![0u32; n];
         let mut next = u32::try_from(n).unwrap_or(u32::MAX);
@@ -176,7 +206,10 @@ impl UidLines {
                 next = u32::try_from(i).unwrap_or(u32::MAX);
             }
         }
-        UidLines { next_believed }
+        UidLines {
+            next_believed,
+            found,
+        }
     }
 
     /// The first line after `i` that starts a believed node, or the line count.
@@ -290,8 +323,108 @@ fn saturating_number(digits: &str) -> u64 {
     })
 }
 
-/// `(line, believed)` for every `uid=` line, in line order.
-fn believed_lines(found: &[UidLine]) -> Vec<(u32, bool)> {
+/// For every `uid=` line (in line order), whether its uid keeps the counters' order or is
+/// shared (module doc).
+fn in_order(found: &[UidLine]) -> Vec<bool> {
+    if all_in_order(found) {
+        return vec![true; found.len()];
+    }
+    in_order_by_prefix(found)
+}
+
+/// Prefixes [`all_in_order`] follows; a snapshot has a few.
+const FEW_PREFIXES: usize = 16;
+
+/// A counter's lines so far, for [`all_in_order`]: none, one (with a shared role or not), or
+/// several (all with a shared role or not).
+#[derive(Clone, Copy, PartialEq)]
+enum Seen {
+    Never,
+    OnceShared,
+    Once,
+    ManyShared,
+    Many,
+}
+
+/// Whether [`in_order_by_prefix`] believes every line, found without its sorts: the usual
+/// snapshot, whose counters count up but for the shared uids. There, a counter on several
+/// lines of a prefix is behind on all but its first, so it is shared exactly when all its lines
+/// have a shared role; the other lines are believed when their counters strictly count up (the
+/// longest increasing run is then all of them). Counters are counted in a table per prefix, so
+/// more than [`FEW_PREFIXES`] prefixes or counters far beyond the line count answer `false`
+/// (not known: the general reading decides).
+fn all_in_order(found: &[UidLine]) -> bool {
+    // Each prefix's place in `counts` (its own range of counters, 0 to its largest).
+    let mut prefixes: [(u64, u64); FEW_PREFIXES] = [(0, 0); FEW_PREFIXES];
+    let mut known = 0;
+    let mut slots: Vec<u8> = Vec::with_capacity(found.len());
+    for f in found {
+        let slot = match prefixes
+            .get(..known)
+            .and_then(|p| p.iter().position(|&(p, _)| p == f.prefix))
+        {
+            Some(slot) => slot,
+            None => {
+                let Some(new) = prefixes.get_mut(known) else {
+                    return false;
+                };
+                *new = (f.prefix, 0);
+                known += 1;
+                known - 1
+            }
+        };
+        if let Some((_, max)) = prefixes.get_mut(slot) {
+            *max = (*max).max(f.counter);
+        }
+        slots.push(slot as u8);
+    }
+    // The table stays linear in the lines (counters run about as far as the nodes).
+    let room = found.len().saturating_mul(8).saturating_add(1024);
+    let mut offsets = [0usize; FEW_PREFIXES];
+    let mut size = 0usize;
+    for (offset, &(_, max)) in offsets.iter_mut().zip(prefixes.get(..known).unwrap_or(&[])) {
+        *offset = size;
+        match usize::try_from(max).ok().filter(|&m| m < room) {
+            Some(max) => size += max + 1,
+            None => return false,
+        }
+        if size > room {
+            return false;
+        }
+    }
+    let mut counts = vec![Seen::Never; size];
+    let at = |f: &UidLine, slot: u8| {
+        offsets.get(usize::from(slot)).copied().unwrap_or(0) + f.counter as usize
+    };
+    for (f, &slot) in found.iter().zip(&slots) {
+        if let Some(seen) = counts.get_mut(at(f, slot)) {
+            *seen = match (*seen, f.shared_role) {
+                (Seen::Never, true) => Seen::OnceShared,
+                (Seen::Never, false) => Seen::Once,
+                (Seen::OnceShared | Seen::ManyShared, true) => Seen::ManyShared,
+                _ => Seen::Many,
+            };
+        }
+    }
+    // The last counter of each prefix's lines that are not shared.
+    let mut last: [Option<u64>; FEW_PREFIXES] = [None; FEW_PREFIXES];
+    for (f, &slot) in found.iter().zip(&slots) {
+        if counts.get(at(f, slot)) == Some(&Seen::ManyShared) {
+            continue;
+        }
+        let Some(last) = last.get_mut(usize::from(slot)) else {
+            return false;
+        };
+        if last.is_some_and(|l| f.counter <= l) {
+            return false;
+        }
+        *last = Some(f.counter);
+    }
+    true
+}
+
+/// [`in_order`] for any lines: by prefix, the longest increasing run of counters.
+fn in_order_by_prefix(found: &[UidLine]) -> Vec<bool> {
     let mut ok = vec![false; found.len()];
     // The lines of each prefix, in line order (a snapshot has a few prefixes).
     let mut by_prefix: Vec<usize> = (0..found.len()).collect();
@@ -357,26 +490,26 @@ fn believed_lines(found: &[UidLine]) -> Vec<(u32, bool)> {
             }
         }
     }
-    depth_and_root(found, &ok)
+    ok
 }
 
-/// `ok` (in order, or shared) narrowed by the root and depth rules, as `(line, believed)`.
-fn depth_and_root(found: &[UidLine], ok: &[bool]) -> Vec<(u32, bool)> {
+/// `ok` (in order, or shared) narrowed by the root and depth rules, into `believed` (by line).
+fn depth_and_root(found: &[UidLine], ok: &[bool], believed: &mut [bool]) {
     // Every node of a document is numbered in its snapshot or a later one: none has an older
     // snapshot's prefix than the root (the first line). A node is at most one level deeper
     // than the believed node before it.
     let root_prefix = found.first().map_or(0, |f| f.prefix);
-    let mut out = Vec::with_capacity(found.len());
     let mut last_depth: Option<u32> = None;
     for (f, &in_order) in found.iter().zip(ok) {
         let too_deep = last_depth.is_some_and(|d| f.depth > d.saturating_add(1));
-        let believed = in_order && f.prefix >= root_prefix && !too_deep;
-        if believed {
+        let ok = in_order && f.prefix >= root_prefix && !too_deep;
+        if ok {
             last_depth = Some(f.depth);
         }
-        out.push((f.line, believed));
+        if let Some(flag) = believed.get_mut(f.line as usize) {
+            *flag = ok;
+        }
     }
-    out
 }
 
 /// The positions of one longest strictly increasing subsequence of `keys` (patience sorting,
@@ -511,9 +644,27 @@ fn find_byte(s: &str, b: u8) -> Option<usize> {
     at
 }
 
-/// Byte offset of the last `b` (an ASCII byte) in `s`.
+/// Byte offset of the last `b` (an ASCII byte) in `s`: eight bytes at a time from the end (names
+/// and values run to tens of bytes), then the rest one by one.
 fn rfind_byte(s: &str, b: u8) -> Option<usize> {
-    let at = s.bytes().rposition(|c| c == b);
+    let bytes = s.as_bytes();
+    let mut end = bytes.len();
+    let at = loop {
+        let Some(word) = end.checked_sub(8).and_then(|from| bytes.get(from..end)) else {
+            break bytes
+                .get(..end)
+                .and_then(|rest| rest.iter().rposition(|&c| c == b));
+        };
+        let word = word
+            .first_chunk::<8>()
+            .map_or(0, |w| u64::from_le_bytes(*w));
+        let hits = crate::newlines::bytes_equal(word, b);
+        if hits != 0 {
+            // The highest hit is the last byte equal to `b`.
+            break Some(end - 8 + (63 - hits.leading_zeros() as usize) / 8);
+        }
+        end -= 8;
+    };
     scanned(at.map_or(s.len(), |p| s.len() - p));
     at
 }
@@ -790,19 +941,17 @@ fn parse_raw_line<'a>(
     lines: &LineIndex<'a>,
     believed: &UidLines,
     i: usize,
+    uid_line: Option<&UidLine>,
 ) -> usize {
     let Some(line) = lines.line(i) else { return 1 };
-    let (indent, rest) = split_indent(line);
-    let Some(after) = rest.strip_prefix("uid=") else {
+    // The scan read the line's uid: taken from it, else read here (a line it did not take).
+    let Some((depth, uid, tail)) = uid_line
+        .and_then(|f| f.parts(line))
+        .or_else(|| read_uid(line))
+    else {
         builder.add_verbatim(tree, line);
         return 1;
     };
-    let uid_len = find_byte(after, b' ').unwrap_or(after.len());
-    let (uid, tail) = after.split_at(uid_len);
-    if !is_uid(uid) {
-        builder.add_verbatim(tree, line);
-        return 1;
-    }
     // A role holding the light notation's sibling separator or a quote could not be written
     // back (`uid=1_1 x|2_0 RootWebArea` would read as a second node 2_0; `li"` would open a name
     // that swallows the siblings written after it on its line); upstream's roles are plain words.
@@ -816,7 +965,6 @@ fn parse_raw_line<'a>(
     }
     let mut node = Node::new(NodeKind::Element, Some(line));
     node.uid = uid;
-    let depth = indent / 2;
     let Some(tail) = tail.strip_prefix(' ') else {
         builder.add_element(tree, node, depth);
         return 1;
@@ -917,6 +1065,16 @@ fn parse_raw_line<'a>(
     }
     builder.add_element(tree, node, depth);
     last - i + 1
+}
+
+/// A raw node line's depth, uid and what follows its uid (from the space on); `None` when the
+/// line does not start with a uid.
+fn read_uid(line: &str) -> Option<(usize, &str, &str)> {
+    let (indent, rest) = split_indent(line);
+    let after = rest.strip_prefix("uid=")?;
+    let uid_len = find_byte(after, b' ').unwrap_or(after.len());
+    let (uid, tail) = after.split_at(uid_len);
+    is_uid(uid).then_some((indent / 2, uid, tail))
 }
 
 /// A node without a name: its attributes read as a list from the start.
@@ -1239,4 +1397,143 @@ fn parse_light_attrs<'a>(node: &mut Node<'a>, tail: &'a str) -> Option<Next<'a>>
         });
     }
     None
+}
+
+#[cfg(test)]
+mod in_order_tests {
+    use super::*;
+    use crate::test_support::XorShift;
+
+    /// Random `uid=` lines: counters counting up per prefix, shared uids (a high counter on
+    /// many lines, as upstream prints them), repeats with roles of their own, moved nodes,
+    /// huge counters and many prefixes.
+    fn random_lines(rng: &mut XorShift) -> Vec<UidLine> {
+        let prefixes = match rng.below(6) {
+            0 => 1 + rng.below(30),
+            _ => 1 + rng.below(3),
+        };
+        let shared_counter = rng.below(100);
+        let mut next = vec![0u64; prefixes as usize];
+        let n = rng.below(60) as usize;
+        (0..n)
+            .map(|line| {
+                let p = rng.below(prefixes);
+                let counter = match rng.below(12) {
+                    0 | 1 => shared_counter,
+                    2 => rng.below(100),
+                    3 if rng.below(8) == 0 => u64::MAX - rng.below(2),
+                    4 if rng.below(8) == 0 => 1 << 40,
+                    _ => {
+                        let slot = next.get_mut(p as usize).map_or(0, |c| {
+                            *c += 1 + rng.below(3);
+                            *c
+                        });
+                        slot
+                    }
+                };
+                UidLine {
+                    line: line as u32,
+                    prefix: 20 + p,
+                    counter,
+                    depth: 0,
+                    shared_role: rng.below(5) != 0,
+                    uid: (0, 0),
+                    tail: 0,
+                }
+            })
+            .collect()
+    }
+
+    /// Within its table (few prefixes, counters not far beyond the lines), the fast reading
+    /// says "all believed" exactly when the general one believes every line; beyond it, never
+    /// where the general one does not.
+    #[test]
+    fn the_fast_reading_agrees_with_the_general_one() {
+        let mut rng = XorShift(0x0bad_5eed_c0de);
+        let (mut all_believed, mut some_not) = (0, 0);
+        for case in 0..20_000 {
+            let found = random_lines(&mut rng);
+            let general = in_order_by_prefix(&found);
+            let all = general.iter().all(|&b| b);
+            let fast = all_in_order(&found);
+            // Each prefix's largest counter: the table holds them all.
+            let mut largest = std::collections::BTreeMap::new();
+            for f in &found {
+                let max = largest.entry(f.prefix).or_insert(0);
+                *max = f.counter.max(*max);
+            }
+            let table: u64 = largest
+                .values()
+                .map(|m| m.saturating_add(1))
+                .fold(0, u64::saturating_add);
+            let in_table = largest.len() <= FEW_PREFIXES && table <= found.len() as u64 * 8 + 1024;
+            if in_table {
+                assert_eq!(fast, all, "case {case}");
+            } else {
+                assert!(!fast || all, "case {case}");
+            }
+            assert_eq!(in_order(&found), general, "case {case}");
+            if fast {
+                all_believed += 1;
+            } else if !all {
+                some_not += 1;
+            }
+        }
+        // Both answers came up often.
+        assert!(
+            all_believed > 2000 && some_not > 2000,
+            "{all_believed} {some_not}"
+        );
+    }
+
+    /// Whole texts: the believed lines are the same read either way.
+    #[test]
+    fn the_fast_reading_believes_the_same_lines_in_texts() {
+        const ROLES: &[&str] = &[
+            "",
+            "InlineTextBox",
+            "StaticText",
+            "link",
+            "generic",
+            "ignored",
+        ];
+        const WORDS: &[&str] = &["a", "\"", "\n", "\" url=\"x", "\n  uid=20_3 link \"x\""];
+        let mut rng = XorShift(0x7e57_7e57);
+        for case in 0..3000 {
+            let mut text = String::new();
+            let mut depth = 0usize;
+            for f in random_lines(&mut rng) {
+                depth = match rng.below(4) {
+                    0 => depth + 1,
+                    1 => depth.saturating_sub(1 + rng.below(3) as usize),
+                    _ => depth,
+                };
+                text.push_str(&"  ".repeat(depth));
+                text.push_str(&format!(
+                    "uid={}_{} {}",
+                    f.prefix,
+                    f.counter,
+                    rng.pick(ROLES)
+                ));
+                if rng.below(2) == 0 {
+                    text.push_str(" \"");
+                    for _ in 0..rng.below(3) {
+                        text.push_str(rng.pick(WORDS));
+                    }
+                    text.push('"');
+                }
+                text.push('\n');
+                if rng.below(20) == 0 {
+                    text.push_str("page text\n");
+                }
+            }
+            let body = text.strip_suffix('\n').unwrap_or(&text);
+            let lines = LineIndex::new(&text, body);
+            assert_eq!(
+                UidLines::scan(&lines).next_believed,
+                UidLines::scan_with(&lines, in_order_by_prefix).next_believed,
+                "case {case}\n{text}"
+            );
+        }
+    }
 }
