@@ -122,18 +122,29 @@ impl Bound {
     /// the bytes do not tell (a unit is a byte or more).
     pub fn holds_chars(&self, result: &Map<String, Value>) -> bool {
         self.chars == usize::MAX
-            || text_blocks(result).map(str::len).sum::<usize>() <= self.chars
-            || text_chars(result) <= self.chars
+            || units_within(
+                text_blocks(result).map(str::len).sum::<usize>(),
+                self.chars,
+                || text_chars(result),
+            )
     }
 
     /// A filtered result within this bound (its figures hold the bytes out, and the tokens out
     /// when `counted`; else, in a call whose figures no one reads, they are estimated here once
     /// the characters fit).
     fn holds_filtered(&self, filtered: &FilteredValue, counted: bool) -> bool {
-        (filtered.figures.text_bytes_out <= self.chars
-            || text_chars(&filtered.result) <= self.chars)
-            && tokens_out(filtered, counted) <= self.tokens
+        units_within(filtered.figures.text_bytes_out, self.chars, || {
+            text_chars(&filtered.result)
+        }) && tokens_out(filtered, counted) <= self.tokens
     }
+}
+
+/// Whether text of `bytes` UTF-8 bytes is at most `chars` UTF-16 units (`units` counts them),
+/// told from the bytes where they settle it: a unit takes at most 3 bytes (a character of 1 to
+/// 3 bytes is one unit, one of 4 is two), so a text of at most `chars` bytes is within, and
+/// one of more than 3 × `chars` is not; only between are the units counted.
+fn units_within(bytes: usize, chars: usize, units: impl FnOnce() -> usize) -> bool {
+    bytes <= chars || (bytes / 3 <= chars && units() <= chars)
 }
 
 /// The estimated tokens of a filtered result's text blocks: its figures' when they were
@@ -660,6 +671,34 @@ mod tests {
     use crate::level::Level;
     use crate::result::{filter_tool_result_value, text_blocks, ResultOptions};
     use crate::session::{Session, SessionOptions};
+
+    /// The bound on units told from bytes answers as counting them, on texts of characters of
+    /// every width (1 to 4 bytes) and bounds all around their lengths.
+    #[test]
+    fn units_told_from_bytes_answer_as_counting_them() {
+        let pieces = ["a", "é", "€", "😀", "\n"];
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        for _ in 0..2000 {
+            let mut text = String::new();
+            for _ in 0..next() % 40 {
+                text.push_str(pieces[next() % pieces.len()]);
+            }
+            let units = crate::tokens::utf16_len(&text);
+            for chars in 0..=text.len() + 2 {
+                assert_eq!(
+                    super::units_within(text.len(), chars, || units),
+                    units <= chars,
+                    "{text:?} within {chars}"
+                );
+            }
+        }
+    }
 
     /// The uids an output writes as nodes (a line's or a sibling's first word), and the ranges
     /// of its markers (`expand_snapshot uid=A until=B`, or `uid=A` alone).
