@@ -16,10 +16,9 @@ pub fn name_is_long(node: &Node<'_>, max_chars: usize) -> bool {
         .is_some_and(|n| more_chars_than(n, max_chars.saturating_add(1)))
 }
 
-/// Whether `text` has more than `n` characters. A character is one to four bytes, so the
-/// length in bytes answers most names without decoding them (a name of `n` bytes or fewer has
-/// at most `n` characters, one of `4 * (n + 1)` bytes or more has more than `n`); the rest
-/// are counted up to `n + 1`: linear even on a 10 MB name.
+/// Whether `text` has more than `n` characters. A character is one byte or more, so a name of
+/// `n` bytes or fewer (most names) has at most `n` characters and is not decoded; the rest are
+/// counted up to `n + 1`: linear even on a 10 MB name.
 fn more_chars_than(text: &str, n: usize) -> bool {
     if text.len() <= n {
         return false;
