@@ -641,15 +641,8 @@ pub fn filter_tool_result_json(
     result_json: &str,
     options: &ResultOptions,
 ) -> FilterResult<Option<String>> {
-    let mut capture = SnapshotCapture {
-        skip_raw: true,
-        tokens_unread: true,
-        ..SnapshotCapture::default()
-    };
-    Ok(
-        filter_tool_result_capturing(tool_name, result_json, options, &mut capture)?
-            .map(|f| json_text(&Value::Object(f.result))),
-    )
+    Ok(without_session(tool_name, result_json, options, true)?
+        .map(|f| json_text(&Value::Object(f.result))))
 }
 
 /// `filter_tool_result` without the final serialization.
@@ -658,9 +651,20 @@ pub fn filter_tool_result_value(
     result_json: &str,
     options: &ResultOptions,
 ) -> FilterResult<Option<FilteredValue>> {
-    // No session keeps the raw snapshot for the proxy tools.
+    without_session(tool_name, result_json, options, false)
+}
+
+/// A result filtered for no session: no raw snapshot is kept for the proxy tools, and with
+/// `tokens_unread` no token estimate is made that no one reads (`SnapshotCapture`).
+fn without_session(
+    tool_name: &str,
+    result_json: &str,
+    options: &ResultOptions,
+    tokens_unread: bool,
+) -> FilterResult<Option<FilteredValue>> {
     let mut capture = SnapshotCapture {
         skip_raw: true,
+        tokens_unread,
         ..SnapshotCapture::default()
     };
     filter_tool_result_capturing(tool_name, result_json, options, &mut capture)
