@@ -323,9 +323,7 @@ fn a_step_that_gives_up_changes_no_result() {
     let Some(calls) = all_calls() else {
         return;
     };
-    let run = |giving_up: bool| {
-        super::GIVING_UP.with(|g| g.set(giving_up));
-        super::GAVE_UP.with(|n| n.set(0));
+    let gave_up = spared_without_changing_outputs(&super::GAVE_UP, "steps give up", || {
         let mut outs = Vec::new();
         for (max_tokens, max_chars) in [
             (25_000usize, 50_000usize),
@@ -349,18 +347,9 @@ fn a_step_that_gives_up_changes_no_result() {
                 }
             }
         }
-        let gave_up = super::GAVE_UP.with(|n| n.get());
-        super::GIVING_UP.with(|g| g.set(true));
-        (outs, gave_up)
-    };
-    let (whole, none) = run(false);
-    let (capped, gave_up) = run(true);
-    assert_eq!(none, 0);
+        outs
+    });
     assert!(gave_up > 100, "{gave_up} steps gave up");
-    assert_eq!(whole.len(), capped.len());
-    for (i, (a, b)) in whole.iter().zip(&capped).enumerate() {
-        assert!(a == b, "result {i} differs when steps give up");
-    }
 }
 
 /// The bound that spares the ladder a `light` step (`ParsedTrees::light_units_at_least`)
@@ -416,35 +405,51 @@ fn a_light_step_proven_over_changes_no_result() {
     let Some(calls) = all_calls() else {
         return;
     };
+    let deferred =
+        spared_without_changing_outputs(&super::DEFERRED, "a light step is spared", || {
+            let mut outs = Vec::new();
+            for (max_tokens, max_chars) in [
+                (25_000usize, 50_000usize),
+                (10_000, 50_000),
+                (25_000, 10_000),
+            ] {
+                let mut options = crate::result::ResultOptions::for_level(Level::Light);
+                options.max_tokens = max_tokens;
+                options.max_chars = max_chars;
+                for (where_, tool, _, result) in &calls {
+                    let out = crate::result::filter_tool_result(tool, result, &options)
+                        .unwrap_or_else(|e| panic!("{where_}: {e}"));
+                    outs.push(out.map(|f| f.json));
+                }
+            }
+            outs
+        });
+    assert!(deferred > 0, "no light step proven over");
+}
+
+/// `outputs` run twice: first with every step rendered whole (`GIVING_UP` unset: the
+/// reference, in which nothing is spared, so `counter` stays 0), then as the ladder runs
+/// them. Both runs give the same outputs, each equal (`what` names the difference if not).
+/// Returns what `counter` (reset before each run) counted in the second: the work spared.
+fn spared_without_changing_outputs<T: PartialEq>(
+    counter: &'static std::thread::LocalKey<std::cell::Cell<usize>>,
+    what: &str,
+    outputs: impl Fn() -> Vec<T>,
+) -> usize {
     let run = |giving_up: bool| {
         super::GIVING_UP.with(|g| g.set(giving_up));
-        super::DEFERRED.with(|n| n.set(0));
-        let mut outs = Vec::new();
-        for (max_tokens, max_chars) in [
-            (25_000usize, 50_000usize),
-            (10_000, 50_000),
-            (25_000, 10_000),
-        ] {
-            let mut options = crate::result::ResultOptions::for_level(Level::Light);
-            options.max_tokens = max_tokens;
-            options.max_chars = max_chars;
-            for (where_, tool, _, result) in &calls {
-                let out = crate::result::filter_tool_result(tool, result, &options)
-                    .unwrap_or_else(|e| panic!("{where_}: {e}"));
-                outs.push(out.map(|f| f.json));
-            }
-        }
-        let deferred = super::DEFERRED.with(|n| n.get());
+        counter.with(|n| n.set(0));
+        let outs = outputs();
+        let counted = counter.with(|n| n.get());
         super::GIVING_UP.with(|g| g.set(true));
-        (outs, deferred)
+        (outs, counted)
     };
-    // Without giving up no step is spared: the reference.
     let (whole, none) = run(false);
-    let (spared, deferred) = run(true);
+    let (spared, counted) = run(true);
     assert_eq!(none, 0);
-    assert!(deferred > 0, "no light step proven over");
     assert_eq!(whole.len(), spared.len());
     for (i, (a, b)) in whole.iter().zip(&spared).enumerate() {
-        assert!(a == b, "result {i} differs when a light step is spared");
+        assert!(a == b, "result {i} differs when {what}");
     }
+    counted
 }
