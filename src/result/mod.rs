@@ -731,11 +731,11 @@ pub fn filter_tool_result_text(
     // The original's text estimated once: the budget's check, the figures of every step. When
     // no one reads the figures, only where the check needs it: the characters fit.
     let content = budget::content_bound(options);
-    let raw_tokens = (!capture.tokens_unread || content.holds_chars(&result))
-        .then(|| budget::block_tokens(&result));
+    let chars_fit = content.holds_chars(&result);
+    let raw_tokens = (!capture.tokens_unread || chars_fit).then(|| budget::block_tokens(&result));
     if let Some(raw_tokens) = raw_tokens
         .as_deref()
-        .filter(|raw| content.holds_texts(&result, raw.iter().sum()))
+        .filter(|raw| chars_fit && raw.iter().sum::<usize>() <= content.tokens)
     {
         if !heavy {
             return Ok(drop_asked_structured_content(result, options));

@@ -113,9 +113,10 @@ impl Bound {
             && self.holds_chars(result)
     }
 
-    /// `holds_result` of a result whose text blocks are estimated at `tokens` already.
-    pub fn holds_texts(&self, result: &Map<String, Value>, tokens: usize) -> bool {
-        tokens <= self.tokens && self.holds_chars(result)
+    /// `holds_result` of a result whose text blocks' estimate `tokens` gives (made or looked
+    /// up only when the characters fit).
+    pub fn holds_texts(&self, result: &Map<String, Value>, tokens: impl FnOnce() -> usize) -> bool {
+        self.holds_chars(result) && tokens() <= self.tokens
     }
 
     /// The result's text blocks within the character bound; counted in UTF-16 units only when
@@ -439,10 +440,8 @@ pub fn fit(
                     return Ok(run(options, None, true)?.map(|(f, _)| f));
                 }
                 // Unchanged and within the budget without a stats line: forwarded as it is.
-                None if {
-                    let whole = whole_bound(options.max_tokens, options.max_chars);
-                    whole.holds_chars(&result) && original_tokens() <= whole.tokens
-                } =>
+                None if whole_bound(options.max_tokens, options.max_chars)
+                    .holds_texts(&result, original_tokens) =>
                 {
                     return Ok(None)
                 }
