@@ -676,17 +676,11 @@ mod tests {
     #[test]
     fn units_told_from_bytes_answer_as_counting_them() {
         let pieces = ["a", "é", "€", "😀", "\n"];
-        let mut seed = 7u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut rng = crate::test_support::XorShift(7);
         for _ in 0..2000 {
             let mut text = String::new();
-            for _ in 0..next() % 40 {
-                text.push_str(pieces[next() % pieces.len()]);
+            for _ in 0..rng.below(40) {
+                text.push_str(rng.pick(&pieces));
             }
             let units = crate::tokens::utf16_len(&text);
             for chars in 0..=text.len() + 2 {
