@@ -130,9 +130,10 @@ struct Counted {
 }
 
 impl Counted {
-    fn idle() -> Counted {
+    /// A writer that counts when `measured`, else idle.
+    fn new(measured: bool) -> Counted {
         Counted {
-            idle: true,
+            idle: !measured,
             ..Counted::default()
         }
     }
@@ -290,11 +291,7 @@ fn read_measuring(json: &str, keep_value: bool, measured: bool) -> Option<Measur
                         .ok_or_else(|| serde::de::Error::custom("not measured"))?;
                     (text, Some(raw))
                 } else {
-                    let mut out = if self.measured {
-                        Counted::default()
-                    } else {
-                        Counted::idle()
-                    };
+                    let mut out = Counted::new(self.measured);
                     let mut snapshot = None;
                     map.next_value_seed(Sizer {
                         out: &mut out,
@@ -327,11 +324,7 @@ fn read_measuring(json: &str, keep_value: bool, measured: bool) -> Option<Measur
 /// nesting past the limit a `Value` of the whole result is read within). Not `measured`: read
 /// and checked the same, its measure left 0.
 fn measure(json: &str, measured: bool) -> Option<StructuredText<'_>> {
-    let mut out = if measured {
-        Counted::default()
-    } else {
-        Counted::idle()
-    };
+    let mut out = Counted::new(measured);
     let mut snapshot = None;
     let mut de = serde_json::Deserializer::from_str(json);
     let sizer = Sizer {
