@@ -14,8 +14,9 @@
 // (Build the tree before a change in a worktree: `git worktree add --detach /tmp/before REV`,
 // then `npm install` or a symlinked node_modules, and `npm run build` there.)
 
-const fs = require('node:fs')
 const path = require('node:path')
+
+const { toolCallResults } = require('./corpus-results.js')
 
 const ROOT = path.resolve(__dirname, '..')
 
@@ -34,29 +35,6 @@ function args(argv) {
   return out
 }
 
-function inputs(corpus, only) {
-  const out = []
-  const walk = (dir) => {
-    if (!fs.existsSync(dir)) return
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, e.name)
-      if (e.isDirectory()) walk(full)
-      else if (e.name.endsWith('.json') && full.includes(only)) {
-        let doc
-        try {
-          doc = JSON.parse(fs.readFileSync(full, 'utf8'))
-        } catch {
-          continue
-        }
-        if (doc?.request?.method !== 'tools/call' || !doc.result?.content) continue
-        out.push({ file: path.relative(corpus, full), tool: doc.request.params.name, json: JSON.stringify(doc.result) })
-      }
-    }
-  }
-  for (const dir of ['chrome-devtools-mcp', 'chrome-devtools-mcp-structured']) walk(path.join(corpus, dir))
-  return out.sort((a, b) => (a.file < b.file ? -1 : 1))
-}
-
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 
 function main() {
@@ -66,7 +44,7 @@ function main() {
     process.exitCode = opts.help ? 0 : 2
     return
   }
-  const all = inputs(opts.corpus, opts.only)
+  const all = toolCallResults(opts.corpus, (file) => file.includes(opts.only))
   if (all.length === 0) {
     console.log(`SKIPPED: no chrome-devtools-mcp tools/call result under ${opts.corpus}; nothing compared.`)
     return

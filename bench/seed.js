@@ -20,6 +20,8 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { pathToFileURL } = require('node:url')
 
+const { toolCallResults } = require('./corpus-results.js')
+
 const ROOT = path.resolve(__dirname, '..')
 const LEVELS = ['light', 'moderate', 'aggressive']
 // The tools the seed's proxy filtered, and how (its README).
@@ -38,31 +40,7 @@ function args(argv) {
 }
 
 function inputs(corpus) {
-  const out = []
-  for (const dir of ['chrome-devtools-mcp', 'chrome-devtools-mcp-structured']) {
-    const stack = [path.join(corpus, dir)]
-    while (stack.length > 0) {
-      const d = stack.pop()
-      if (!fs.existsSync(d)) continue
-      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-        const full = path.join(d, e.name)
-        if (e.isDirectory()) stack.push(full)
-        else if (e.name.endsWith('.json')) {
-          let doc
-          try {
-            doc = JSON.parse(fs.readFileSync(full, 'utf8'))
-          } catch {
-            continue
-          }
-          const tool = doc?.request?.params?.name
-          if (doc?.request?.method !== 'tools/call' || !doc.result?.content) continue
-          if (!RESPONSE_TOOLS.has(tool) && !EVALUATE_TOOLS.has(tool)) continue
-          out.push({ file: path.relative(corpus, full), tool, json: JSON.stringify(doc.result) })
-        }
-      }
-    }
-  }
-  return out.sort((a, b) => (a.file < b.file ? -1 : 1))
+  return toolCallResults(corpus, (_, tool) => RESPONSE_TOOLS.has(tool) || EVALUATE_TOOLS.has(tool))
 }
 
 /** The snapshot section body of a result (JSON), as the native filter reads it. */
