@@ -137,6 +137,10 @@ struct Summary<'a> {
     total: usize,
     /// (role, count), in the order first seen (`write_counted` orders them).
     by_role: Vec<(&'a str, usize)>,
+    /// Each role of `by_role`'s key (`RoleKey`), at the same index: every hidden node looks up
+    /// its role, and on a big page most of it is hidden; comparing the roles' bytes (a memcmp
+    /// call each) grew with what was hidden.
+    role_keys: Vec<RoleKey>,
     /// How many uids, and the first `MAX_LISTED_UIDS + 1` of them in document order.
     uid_count: usize,
     uids: Vec<&'a str>,
@@ -147,11 +151,33 @@ struct Summary<'a> {
     last: Option<(usize, &'a str)>,
 }
 
+/// A role's length and first bytes, compared as two words: equal keys of roles no longer than
+/// `BYTES` are equal roles.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct RoleKey(usize, u64);
+
+impl RoleKey {
+    const BYTES: usize = 8;
+
+    fn of(role: &str) -> RoleKey {
+        let mut word = [0u8; RoleKey::BYTES];
+        let head = role
+            .as_bytes()
+            .get(..RoleKey::BYTES)
+            .unwrap_or(role.as_bytes());
+        if let Some(dst) = word.get_mut(..head.len()) {
+            dst.copy_from_slice(head);
+        }
+        RoleKey(role.len(), u64::from_le_bytes(word))
+    }
+}
+
 impl<'a> Summary<'a> {
     fn new() -> Self {
         Summary {
             total: 0,
             by_role: Vec::new(),
+            role_keys: Vec::new(),
             uid_count: 0,
             uids: Vec::new(),
             first: None,
@@ -183,9 +209,19 @@ impl<'a> Summary<'a> {
         } else {
             node.role
         };
-        match self.by_role.iter_mut().find(|(r, _)| *r == role) {
-            Some((_, count)) => *count += 1,
-            None => self.by_role.push((role, 1)),
+        let key = RoleKey::of(role);
+        // Equal keys of roles past `RoleKey::BYTES` say they start alike only.
+        let slot = self
+            .role_keys
+            .iter()
+            .zip(self.by_role.iter_mut())
+            .find(|(&k, (r, _))| k == key && (role.len() <= RoleKey::BYTES || *r == role));
+        match slot {
+            Some((_, (_, count))) => *count += 1,
+            None => {
+                self.by_role.push((role, 1));
+                self.role_keys.push(key);
+            }
         }
         if !node.uid.is_empty() {
             self.uid_count += 1;
