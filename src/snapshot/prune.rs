@@ -261,22 +261,20 @@ pub fn focus_main(tree: &mut Tree<'_>, facts: &Facts) {
 /// Subtrees rendered deeper than `max_depth` hide behind a marker at that depth.
 pub fn cap_depth(tree: &mut Tree<'_>, max_depth: usize) {
     let n = tree.nodes.len();
-    let mut depth = vec![0usize; n];
+    // Per node, its rendered depth and its children's (one more unless it is dropped): a node
+    // reads its parent's here, not the parent node's flag (on a big page a trip to memory).
+    let mut depth = vec![(0usize, 0usize); n];
     for id in 0..n {
         let Some(node) = tree.nodes.get(id) else {
             continue;
         };
-        let d = match node
+        let (parent_depth, d) = node
             .parent
-            .and_then(|p| tree.nodes.get(p).map(|pn| (p, pn.dropped)))
-        {
-            Some((p, dropped)) => depth.get(p).copied().unwrap_or(0) + usize::from(!dropped),
-            None => 0,
-        };
+            .and_then(|p| depth.get(p).copied())
+            .unwrap_or((0, 0));
         if let Some(slot) = depth.get_mut(id) {
-            *slot = d;
+            *slot = (d, d + usize::from(!node.dropped));
         }
-        let parent_depth = node.parent.and_then(|p| depth.get(p).copied()).unwrap_or(0);
         if d > max_depth && parent_depth <= max_depth && node.kind != NodeKind::Marker {
             if let Some(node) = tree.nodes.get_mut(id) {
                 node.hidden = true;
