@@ -399,7 +399,11 @@ fn show_short_hidden_runs(tree: &mut Tree<'_>, items: &[usize]) {
         let mut leaves = true;
         while hidden_at(k) {
             let c = items.get(k).copied().unwrap_or(0);
-            if let Some(n) = tree.nodes.get(c) {
+            // Past two items and the marker's length, or past a node that is not a leaf, the
+            // run stays hidden: the rest of it is only walked over (a long run of a big page
+            // read each item's attributes).
+            let decided = !leaves || (chars > MARKER_CHARS && k - start >= 2);
+            if let Some(n) = tree.nodes.get(c).filter(|_| !decided) {
                 leaves &= n.children.is_empty()
                     && n.keep_chars.is_none()
                     && n.kind == NodeKind::Element
