@@ -229,11 +229,14 @@ pub fn focus_main(tree: &mut Tree<'_>, facts: &Facts) {
     let main = match facts.mains.as_slice() {
         [] => None,
         [one] => Some(*one),
-        mains => mains
-            .iter()
-            .map(|&id| (id, tree.subtree(id).count()))
-            .max_by_key(|&(id, size)| (size, usize::MAX - id))
-            .map(|(id, _)| id),
+        mains => {
+            let sizes = subtree_sizes(tree);
+            mains
+                .iter()
+                .map(|&id| (id, sizes.get(id).copied().unwrap_or(0)))
+                .max_by_key(|&(id, size)| (size, usize::MAX - id))
+                .map(|(id, _)| id)
+        }
     };
     let Some(main) = main else { return };
     let chain: Vec<usize> = std::iter::once(main).chain(tree.ancestors(main)).collect();
@@ -256,6 +259,25 @@ pub fn focus_main(tree: &mut Tree<'_>, facts: &Facts) {
             }
         }
     }
+}
+
+/// Per node, how many nodes its subtree holds (itself too), in one sweep of the parents from
+/// the last node back: walking each subtree through its children read them all from memory in
+/// no order, and a page's mains together hold most of it. A node's parent comes before it
+/// (`Tree::push` gives ids in order); a parent that does not (none a push set) is not counted.
+fn subtree_sizes(tree: &Tree<'_>) -> Vec<usize> {
+    let mut sizes = vec![1usize; tree.nodes.len()];
+    for (id, node) in tree.nodes.iter().enumerate().rev() {
+        let size = sizes.get(id).copied().unwrap_or(0);
+        if let Some(slot) = node
+            .parent
+            .filter(|&p| p < id)
+            .and_then(|p| sizes.get_mut(p))
+        {
+            *slot += size;
+        }
+    }
+    sizes
 }
 
 /// Subtrees rendered deeper than `max_depth` hide behind a marker at that depth.
@@ -540,6 +562,20 @@ mod tests {
                 .filter(|&id| matches!(role(id), "combobox" | "listbox"))
                 .collect();
             assert_eq!(facts.lists(), lists.as_slice(), "case {case}");
+        }
+    }
+
+    /// The sizes of one sweep of the parents are the subtrees' counted through their children,
+    /// on trees whose subtrees are not runs of ids.
+    #[test]
+    fn subtree_sizes_agree_with_the_subtrees() {
+        let mut rng = XorShift(0x6a09_e667_f3bc_c908);
+        for case in 0..300 {
+            let tree = random_tree(&mut rng, 1 + case % 40);
+            let sizes = subtree_sizes(&tree);
+            for (id, &size) in sizes.iter().enumerate() {
+                assert_eq!(size, tree.subtree(id).count(), "case {case} node {id}");
+            }
         }
     }
 
