@@ -826,10 +826,26 @@ impl Iterator for AttrTailStarts<'_> {
 
 /// Where a raw name closes on this piece: the leftmost `"` followed by a valid attribute tail.
 fn raw_name_close(piece: &str, min: usize) -> Option<usize> {
+    match plain_name_close(piece).filter(|&(close, _)| close > min) {
+        Some((close, _)) => Some(close),
+        None => general_name_close(piece, min),
+    }
+}
+
+/// [`raw_name_close`] by the general reading.
+fn general_name_close(piece: &str, min: usize) -> Option<usize> {
     let bytes = piece.as_bytes();
     AttrTailStarts::new(piece)
         .filter(|&b| b > min && after_quote(bytes, b))
         .last()
+}
+
+/// [`raw_name_close`] where the first `"` of `piece` is followed by a plain attribute tail (the
+/// usual name): the general reading's starts run through the tail's, and none left of that
+/// quote follows one. With the tail read.
+fn plain_name_close(piece: &str) -> Option<(usize, PlainAttrs<'_>)> {
+    let close = find_either(piece.as_bytes(), 0, b'"', b'"')? + 1;
+    Some((close, PlainAttrs::read(piece.get(close..)?)?))
 }
 
 /// Whether the attribute tail starting at `b` follows a `"`: a raw name can close there.
@@ -873,9 +889,120 @@ fn parse_raw_attrs_after<'a>(node: &mut Node<'a>, piece: &'a str, close: usize, 
 
 /// Parses a raw attribute tail (already checked or not): ` key="value"`, bare words, suffix.
 fn parse_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
+    match PlainAttrs::read(tail) {
+        Some(plain) => plain.set(node),
+        None => general_raw_attrs(node, tail),
+    }
+}
+
+/// [`parse_raw_attrs`] by the general reading.
+fn general_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
     let stripped = tail.strip_suffix(DEVTOOLS_SELECTED);
     let tail = stripped.unwrap_or(tail);
     read_raw_attrs(node, tail, stripped.is_some(), AttrTailStarts::new(tail));
+}
+
+/// An attribute tail as upstream prints it when no value holds a quote: ` key="value"` (a value
+/// without `"` or a line break) and bare ` word`s, then at most one DevTools suffix. Most tails
+/// are such; they are read forward in one pass, and every other tail by the general reading
+/// ([`AttrTailStarts`], right to left), which reads a plain tail the same: each of its steps finds
+/// the space before the token to its left (a value's opening quote is the last `"` before its
+/// closing one). A test holds the two readings to each other.
+struct PlainAttrs<'a> {
+    /// The tail without its suffix.
+    list: &'a str,
+    /// Its attributes.
+    count: usize,
+    selected: bool,
+}
+
+impl<'a> PlainAttrs<'a> {
+    /// `tail` read as a plain tail, or `None` if it is not one.
+    fn read(tail: &'a str) -> Option<PlainAttrs<'a>> {
+        let stripped = tail.strip_suffix(DEVTOOLS_SELECTED);
+        let list = stripped.unwrap_or(tail);
+        let count = plain_tokens(list, |_| {})?;
+        Some(PlainAttrs {
+            list,
+            count,
+            selected: stripped.is_some(),
+        })
+    }
+
+    fn set(&self, node: &mut Node<'a>) {
+        if self.selected {
+            node.devtools_selected = true;
+        }
+        // Read once already: its size is known, and it reads again the same.
+        node.attrs.reserve_exact(self.count);
+        plain_tokens(self.list, |attr| node.attrs.push(attr));
+    }
+}
+
+/// The attributes of a plain attribute list (see [`PlainAttrs`]), left to right, to `each`; their
+/// number, or `None` (at the first token that is not plain) if `list` is not plain.
+fn plain_tokens<'a>(list: &'a str, mut each: impl FnMut(Attr<'a>)) -> Option<usize> {
+    let bytes = list.as_bytes();
+    let mut at = 0;
+    let mut count = 0;
+    while at < bytes.len() {
+        // ` key`: a space, a lowercase letter, then letters, digits, `-` and `_` (`is_key`).
+        if bytes.get(at) != Some(&b' ') || !bytes.get(at + 1)?.is_ascii_lowercase() {
+            return None;
+        }
+        let key_start = at + 1;
+        let key_len = bytes
+            .get(key_start..)?
+            .iter()
+            .position(|&b| !(b.is_ascii_alphanumeric() || b == b'-' || b == b'_'))
+            .unwrap_or(bytes.len() - key_start);
+        let key_end = key_start + key_len;
+        let key = list.get(key_start..key_end)?;
+        let value = match bytes.get(key_end) {
+            None | Some(b' ') => {
+                at = key_end;
+                None
+            }
+            Some(b'=') if bytes.get(key_end + 1) == Some(&b'"') => {
+                let start = key_end + 2;
+                let end = find_either(bytes, start, b'"', b'\n')?;
+                // A closing quote, not a line break (the next token's space is read next).
+                if bytes.get(end) != Some(&b'"') {
+                    return None;
+                }
+                at = end + 1;
+                Some(Cow::Borrowed(list.get(start..end)?))
+            }
+            _ => return None,
+        };
+        scanned(at - key_start + 1);
+        each(Attr { key, value });
+        count += 1;
+    }
+    Some(count)
+}
+
+/// The first `a` or `b` (ASCII bytes) in `bytes` from `from` on: eight bytes at a time (values
+/// and names run to tens of bytes), then the rest one by one.
+fn find_either(bytes: &[u8], from: usize, a: u8, b: u8) -> Option<usize> {
+    let mut at = from;
+    let found = loop {
+        let Some(word) = bytes.get(at..).and_then(|rest| rest.first_chunk::<8>()) else {
+            break bytes
+                .get(at..)
+                .and_then(|rest| rest.iter().position(|&c| c == a || c == b))
+                .map(|p| at + p);
+        };
+        let word = u64::from_le_bytes(*word);
+        let hits = crate::newlines::bytes_equal(word, a) | crate::newlines::bytes_equal(word, b);
+        if hits != 0 {
+            // The lowest hit is the first byte equal to `a` or `b`.
+            break Some(at + hits.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    };
+    scanned(found.map_or(bytes.len(), |f| f + 1).saturating_sub(from));
+    found
 }
 
 /// The attributes of `tail` (its suffix taken off: `selected`) at `starts`, right to left.
@@ -985,7 +1112,11 @@ fn parse_raw_line<'a>(
     let holds_string = named || piece.contains('"');
     // Without a string nothing can run on: the attributes are read once, below. A name's
     // attribute starts are kept: a name closing on its line reads its attributes from them.
-    let first_close = if named {
+    // The usual name reads its attributes forward; any other keeps its attribute starts.
+    let plain = if named { plain_name_close(piece) } else { None };
+    let first_close = if let Some((close, _)) = plain {
+        Some(close)
+    } else if named {
         raw_name_close_keeping(piece, &mut builder.attr_starts)
     } else if holds_string {
         attrs_close(piece)
@@ -1047,7 +1178,10 @@ fn parse_raw_line<'a>(
                 .text
                 .get(piece_start..piece_start + close - 1)
                 .map(Cow::Borrowed);
-            parse_raw_attrs_after(&mut node, piece, close, &builder.attr_starts);
+            match plain {
+                Some((_, plain)) => plain.set(&mut node),
+                None => parse_raw_attrs_after(&mut node, piece, close, &builder.attr_starts),
+            }
             builder.add_element(tree, node, depth);
             return 1;
         }
@@ -1079,6 +1213,14 @@ fn read_uid(line: &str) -> Option<(usize, &str, &str)> {
 
 /// A node without a name: its attributes read as a list from the start.
 fn attrs_close(piece: &str) -> Option<usize> {
+    if PlainAttrs::read(piece).is_some() {
+        return Some(0);
+    }
+    general_attrs_close(piece)
+}
+
+/// [`attrs_close`] by the general reading.
+fn general_attrs_close(piece: &str) -> Option<usize> {
     (AttrTailStarts::new(piece).last() == Some(0)).then_some(0)
 }
 
@@ -1535,5 +1677,112 @@ mod in_order_tests {
                 "case {case}\n{text}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod plain_tests {
+    use super::*;
+    use crate::test_support::XorShift;
+
+    /// Random attribute tails and names: mostly plain lists, with the tokens that make a tail
+    /// not plain (quotes in values and names, line breaks, stray `=`, keys that are not keys, the
+    /// DevTools suffix in and out of place).
+    fn random_piece(rng: &mut XorShift) -> String {
+        const TOKENS: &[&str] = &[
+            " level=\"1\"",
+            " focusable",
+            " disableable disabled",
+            " url=\"http://h/p?a=b c\"",
+            " value=\"\"",
+            " description=\"say \"hi\"\"",
+            " value=\"a\nb\"",
+            " url=\"a\nb\"",
+            " k=v",
+            " Key",
+            " x-y_2",
+            " é",
+            "\"",
+            " ",
+            "=",
+            "\n",
+            "a",
+            " [selected in the DevTools Elements panel]",
+        ];
+        let mut piece = String::new();
+        if rng.below(2) == 0 {
+            // A name and its closing quote.
+            for _ in 0..rng.below(3) {
+                piece.push_str(rng.pick(&["a", "b c", "\"", " x=\"", "\n"]));
+            }
+            piece.push('"');
+        }
+        for _ in 0..rng.below(5) {
+            let plain = rng.below(3) != 0;
+            piece.push_str(if plain {
+                rng.pick(TOKENS.get(..5).unwrap_or(TOKENS))
+            } else {
+                rng.pick(TOKENS)
+            });
+        }
+        if rng.below(8) == 0 {
+            piece.push_str(DEVTOOLS_SELECTED);
+        }
+        piece
+    }
+
+    /// The forward reading of plain tails reads what the general one does, for names and
+    /// attribute lists alike, and plain tails come up often.
+    #[test]
+    fn plain_tails_read_as_the_general_reading_reads_them() {
+        let mut rng = XorShift(0x91a1_7a11);
+        let (mut plain_names, mut plain_lists) = (0, 0);
+        for case in 0..20_000 {
+            let piece = random_piece(&mut rng);
+            let piece = piece.as_str();
+            let general = general_name_close(piece, 0);
+            assert_eq!(raw_name_close(piece, 0), general, "case {case}: {piece:?}");
+            if let Some((close, plain)) = plain_name_close(piece) {
+                plain_names += 1;
+                let mut starts = Vec::new();
+                assert_eq!(
+                    raw_name_close_keeping(piece, &mut starts),
+                    Some(close),
+                    "case {case}: {piece:?}"
+                );
+                let (mut fast, mut slow) = (
+                    Node::new(NodeKind::Element, None),
+                    Node::new(NodeKind::Element, None),
+                );
+                plain.set(&mut fast);
+                parse_raw_attrs_after(&mut slow, piece, close, &starts);
+                assert_eq!(fast.attrs, slow.attrs, "case {case}: {piece:?}");
+                assert_eq!(
+                    fast.devtools_selected, slow.devtools_selected,
+                    "case {case}"
+                );
+            }
+            assert_eq!(
+                attrs_close(piece),
+                general_attrs_close(piece),
+                "case {case}: {piece:?}"
+            );
+            let (mut fast, mut slow) = (
+                Node::new(NodeKind::Element, None),
+                Node::new(NodeKind::Element, None),
+            );
+            parse_raw_attrs(&mut fast, piece);
+            general_raw_attrs(&mut slow, piece);
+            assert_eq!(fast.attrs, slow.attrs, "case {case}: {piece:?}");
+            assert_eq!(
+                fast.devtools_selected, slow.devtools_selected,
+                "case {case}"
+            );
+            plain_lists += usize::from(PlainAttrs::read(piece).is_some());
+        }
+        assert!(
+            plain_names > 3000 && plain_lists > 3000,
+            "{plain_names} {plain_lists}"
+        );
     }
 }
