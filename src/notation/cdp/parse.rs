@@ -614,6 +614,17 @@ impl Builder {
         id
     }
 
+    /// [`Builder::add_element`] of an element read from `raw`, left to be filled in place.
+    fn open_element<'a, 't>(
+        &mut self,
+        tree: &'t mut Tree<'a>,
+        raw: &'a str,
+        depth: usize,
+    ) -> Option<&'t mut Node<'a>> {
+        let id = self.add_element(tree, Node::new(NodeKind::Element, Some(raw)), depth);
+        tree.nodes.get_mut(id)
+    }
+
     fn add_leaf<'a>(&mut self, tree: &mut Tree<'a>, node: Node<'a>, depth: usize) {
         let parent = self.parent_for(depth);
         tree.push(node, parent);
@@ -1090,10 +1101,12 @@ fn parse_raw_line<'a>(
         builder.add_verbatim(tree, line);
         return 1;
     }
-    let mut node = Node::new(NodeKind::Element, Some(line));
+    // Every way on adds the node: it is added first and filled in place (a node is large).
+    let Some(node) = builder.open_element(tree, line, depth) else {
+        return 1;
+    };
     node.uid = uid;
     let Some(tail) = tail.strip_prefix(' ') else {
-        builder.add_element(tree, node, depth);
         return 1;
     };
     // Where this node's strings run: after the name's opening quote, or the attributes of a
@@ -1139,9 +1152,8 @@ fn parse_raw_line<'a>(
         if named {
             node.name = Some(Cow::Borrowed(piece));
         } else {
-            parse_raw_attrs(&mut node, piece);
+            parse_raw_attrs(node, piece);
         }
-        builder.add_element(tree, node, depth);
         return 1;
     };
     let piece_start = lines.start(i) + (line.len() - piece.len());
@@ -1159,15 +1171,14 @@ fn parse_raw_line<'a>(
     let span = lines.text.get(piece_start..lines.end(last)).unwrap_or("");
     if !named && last > i && attrs_close(span).is_none() {
         // Not an attribute list across lines: the line is read alone.
-        parse_raw_attrs(&mut node, piece);
-        builder.add_element(tree, node, depth);
+        parse_raw_attrs(node, piece);
         return 1;
     }
     if last > i {
         node.raw = lines.text.get(lines.start(i)..lines.end(last));
     }
     if !named {
-        parse_raw_attrs(&mut node, span);
+        parse_raw_attrs(node, span);
     } else if unclosed {
         node.name = Some(Cow::Borrowed(span));
     } else {
@@ -1179,10 +1190,9 @@ fn parse_raw_line<'a>(
                 .get(piece_start..piece_start + close - 1)
                 .map(Cow::Borrowed);
             match plain {
-                Some((_, plain)) => plain.set(&mut node),
-                None => parse_raw_attrs_after(&mut node, piece, close, &builder.attr_starts),
+                Some((_, plain)) => plain.set(node),
+                None => parse_raw_attrs_after(node, piece, close, &builder.attr_starts),
             }
-            builder.add_element(tree, node, depth);
             return 1;
         }
         let close = close.or_else(|| raw_name_close(span, 0)).or_else(|| {
@@ -1192,12 +1202,11 @@ fn parse_raw_line<'a>(
         match close {
             Some(close) => {
                 let tail = span.get(close..).unwrap_or("");
-                set_raw_name(&mut node, lines, piece_start, piece_start + close - 1, tail);
+                set_raw_name(node, lines, piece_start, piece_start + close - 1, tail);
             }
             None => node.name = Some(Cow::Borrowed(span)),
         }
     }
-    builder.add_element(tree, node, depth);
     last - i + 1
 }
 
