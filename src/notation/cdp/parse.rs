@@ -163,15 +163,10 @@ impl UidLines {
             let Some(after) = rest.strip_prefix("uid=") else {
                 continue;
             };
-            let uid_len = find_byte(after, b' ').unwrap_or(after.len());
-            let (uid, tail) = after.split_at(uid_len);
-            let Some(sep) = find_byte(uid, b'_').filter(|_| is_uid(uid)) else {
+            let Some((uid_len, prefix, counter)) = uid_numbers(after.as_bytes()) else {
                 continue;
             };
-            let (prefix, counter) = (
-                uid.get(..sep).unwrap_or(""),
-                uid.get(sep + 1..).unwrap_or(""),
-            );
+            let tail = after.get(uid_len..).unwrap_or("");
             let uid_start = indent + "uid=".len();
             let uid_end = uid_start + uid_len;
             let tail = tail.strip_prefix(' ').unwrap_or("");
@@ -184,8 +179,8 @@ impl UidLines {
             };
             found.push(UidLine {
                 line: u32::try_from(i).unwrap_or(u32::MAX),
-                prefix: saturating_number(prefix),
-                counter: saturating_number(counter),
+                prefix,
+                counter,
                 depth: u32::try_from(indent / 2).unwrap_or(u32::MAX),
                 shared_role: is_shared_uid_role(role),
                 uid: (
@@ -316,11 +311,28 @@ fn believe_moved_nodes(lines: &LineIndex<'_>, found: &[UidLine], believed: &mut 
     }
 }
 
-fn saturating_number(digits: &str) -> u64 {
-    digits.bytes().fold(0u64, |n, b| {
-        n.saturating_mul(10)
-            .saturating_add(u64::from(b.wrapping_sub(b'0')))
-    })
+/// The uid (`DIGITS_DIGITS`, [`is_uid`]) that `after` starts with, ended by a space or the end:
+/// its length and its two numbers (saturating), read in one pass; `None` if `after` starts with
+/// no uid.
+fn uid_numbers(after: &[u8]) -> Option<(usize, u64, u64)> {
+    let mut at = 0;
+    let number = |at: &mut usize| {
+        let start = *at;
+        let mut n = 0u64;
+        while let Some(digit) = after.get(*at).filter(|b| b.is_ascii_digit()) {
+            n = n.saturating_mul(10).saturating_add(u64::from(digit - b'0'));
+            *at += 1;
+        }
+        (*at > start).then_some(n)
+    };
+    let prefix = number(&mut at)?;
+    if after.get(at) != Some(&b'_') {
+        return None;
+    }
+    at += 1;
+    let counter = number(&mut at)?;
+    scanned(at + 1);
+    matches!(after.get(at), None | Some(b' ')).then_some((at, prefix, counter))
 }
 
 /// For every `uid=` line (in line order), whether its uid keeps the counters' order or is
@@ -642,7 +654,26 @@ impl Builder {
 }
 
 fn split_indent(line: &str) -> (usize, &str) {
-    let indent = line.bytes().position(|b| b != b' ').unwrap_or(line.len());
+    // Eight bytes at a time: nodes sit tens of spaces deep.
+    let bytes = line.as_bytes();
+    let mut indent = 0;
+    while let Some(word) = bytes.get(indent..).and_then(|rest| rest.first_chunk::<8>()) {
+        let other = u64::from_le_bytes(*word) ^ u64::from_le_bytes([b' '; 8]);
+        if other != 0 {
+            // The lowest byte that is not a space.
+            indent += other.trailing_zeros() as usize / 8;
+            break;
+        }
+        indent += 8;
+    }
+    // The last bytes (none when the loop found the end of the indent).
+    let indent = indent
+        + bytes
+            .get(indent..)
+            .unwrap_or(&[])
+            .iter()
+            .position(|&b| b != b' ')
+            .unwrap_or(bytes.len().saturating_sub(indent));
     scanned(indent + 1);
     (indent, line.get(indent..).unwrap_or(""))
 }
@@ -1738,6 +1769,36 @@ mod plain_tests {
             piece.push_str(DEVTOOLS_SELECTED);
         }
         piece
+    }
+
+    /// The one-pass reads of a line's indent and uid read what the token rules say.
+    #[test]
+    fn indents_and_uids_read_as_their_rules_say() {
+        let mut rng = XorShift(0x1d_e47);
+        for case in 0..20_000 {
+            let mut line = " ".repeat(rng.below(40) as usize);
+            for _ in 0..rng.below(5) {
+                line.push_str(rng.pick(&["1", "0", "_", " ", "x", "é", "99999999999", "\""]));
+            }
+            let indent = line.bytes().take_while(|&b| b == b' ').count();
+            assert_eq!(split_indent(&line).0, indent, "case {case}: {line:?}");
+            let after = line.trim_start_matches(' ');
+            let uid = after.split(' ').next().unwrap_or("");
+            let expected = is_uid(uid).then(|| {
+                let number = |d: &str| {
+                    d.bytes().fold(0u64, |n, b| {
+                        n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+                    })
+                };
+                let (prefix, counter) = uid.split_once('_').unwrap_or_default();
+                (uid.len(), number(prefix), number(counter))
+            });
+            assert_eq!(
+                uid_numbers(after.as_bytes()),
+                expected,
+                "case {case}: {line:?}"
+            );
+        }
     }
 
     /// The forward reading of plain tails reads what the general one does, for names and
