@@ -868,8 +868,8 @@ impl Iterator for AttrTailStarts<'_> {
 
 /// Where a raw name closes on this piece: the leftmost `"` followed by a valid attribute tail.
 fn raw_name_close(piece: &str, min: usize) -> Option<usize> {
-    match plain_name_close(piece).filter(|&(close, _)| close > min) {
-        Some((close, _)) => Some(close),
+    match plain_name_close(piece).filter(|&close| close > min) {
+        Some(close) => Some(close),
         None => general_name_close(piece, min),
     }
 }
@@ -884,10 +884,16 @@ fn general_name_close(piece: &str, min: usize) -> Option<usize> {
 
 /// [`raw_name_close`] where the first `"` of `piece` is followed by a plain attribute tail (the
 /// usual name): the general reading's starts run through the tail's, and none left of that
-/// quote follows one. With the tail read.
-fn plain_name_close(piece: &str) -> Option<(usize, PlainAttrs<'_>)> {
+/// quote follows one.
+fn plain_name_close(piece: &str) -> Option<usize> {
     let close = find_either(piece.as_bytes(), 0, b'"', b'"')? + 1;
-    Some((close, PlainAttrs::read(piece.get(close..)?)?))
+    is_plain(piece.get(close..)?).then_some(close)
+}
+
+/// [`plain_name_close`], the tail read into `node` ([`read_plain_attrs`]).
+fn read_plain_name<'a>(node: &mut Node<'a>, piece: &'a str) -> Option<usize> {
+    let close = find_either(piece.as_bytes(), 0, b'"', b'"')? + 1;
+    read_plain_attrs(node, piece.get(close..)?).then_some(close)
 }
 
 /// Whether the attribute tail starting at `b` follows a `"`: a raw name can close there.
@@ -931,9 +937,8 @@ fn parse_raw_attrs_after<'a>(node: &mut Node<'a>, piece: &'a str, close: usize, 
 
 /// Parses a raw attribute tail (already checked or not): ` key="value"`, bare words, suffix.
 fn parse_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
-    match PlainAttrs::read(tail) {
-        Some(plain) => plain.set(node),
-        None => general_raw_attrs(node, tail),
+    if !read_plain_attrs(node, tail) {
+        general_raw_attrs(node, tail);
     }
 }
 
@@ -950,38 +955,25 @@ fn general_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
 /// ([`AttrTailStarts`], right to left), which reads a plain tail the same: each of its steps finds
 /// the space before the token to its left (a value's opening quote is the last `"` before its
 /// closing one). A test holds the two readings to each other.
-struct PlainAttrs<'a> {
-    /// The tail without its suffix.
-    list: &'a str,
-    /// Its attributes.
-    count: usize,
-    selected: bool,
+fn is_plain(tail: &str) -> bool {
+    let list = tail.strip_suffix(DEVTOOLS_SELECTED).unwrap_or(tail);
+    plain_tokens(list, |_| {}).is_some()
 }
 
-impl<'a> PlainAttrs<'a> {
-    /// `tail` read as a plain tail, or `None` if it is not one.
-    fn read(tail: &'a str) -> Option<PlainAttrs<'a>> {
-        let stripped = tail.strip_suffix(DEVTOOLS_SELECTED);
-        let list = stripped.unwrap_or(tail);
-        let count = plain_tokens(list, |_| {})?;
-        Some(PlainAttrs {
-            list,
-            count,
-            selected: stripped.is_some(),
-        })
+/// Reads a plain tail ([`is_plain`]) into `node`; `false`, `node` as it was, if `tail` is not
+/// plain.
+fn read_plain_attrs<'a>(node: &mut Node<'a>, tail: &'a str) -> bool {
+    let stripped = tail.strip_suffix(DEVTOOLS_SELECTED);
+    let first = node.attrs.len();
+    if plain_tokens(stripped.unwrap_or(tail), |attr| node.attrs.push(attr)).is_none() {
+        node.attrs.truncate(first);
+        return false;
     }
-
-    fn set(&self, node: &mut Node<'a>) {
-        if self.selected {
-            node.devtools_selected = true;
-        }
-        // Read once already: its size is known, and it reads again the same.
-        node.attrs.reserve_exact(self.count);
-        plain_tokens(self.list, |attr| node.attrs.push(attr));
-    }
+    node.devtools_selected |= stripped.is_some();
+    true
 }
 
-/// The attributes of a plain attribute list (see [`PlainAttrs`]), left to right, to `each`; their
+/// The attributes of a plain attribute list (see [`is_plain`]), left to right, to `each`; their
 /// number, or `None` (at the first token that is not plain) if `list` is not plain.
 fn plain_tokens<'a>(list: &'a str, mut each: impl FnMut(Attr<'a>)) -> Option<usize> {
     let bytes = list.as_bytes();
@@ -1124,14 +1116,23 @@ fn parse_raw_line<'a>(
     // A role holding the light notation's sibling separator or a quote could not be written
     // back (`uid=1_1 x|2_0 RootWebArea` would read as a second node 2_0; `li"` would open a name
     // that swallows the siblings written after it on its line); upstream's roles are plain words.
-    let role = tail.strip_prefix(' ').filter(|t| !t.starts_with('"'));
-    if role.is_some_and(|t| {
-        let role = &t[..find_byte(t, b' ').unwrap_or(t.len())];
-        role.contains(SIBLING_SEPARATOR) || role.contains('"')
-    }) {
-        builder.add_verbatim(tree, line);
-        return 1;
-    }
+    // The role's length is read once, in the same pass.
+    let role_len = match tail.strip_prefix(' ').filter(|t| !t.starts_with('"')) {
+        Some(t) => {
+            let bytes = t.as_bytes();
+            let end = bytes
+                .iter()
+                .position(|&b| b == b' ' || b == b'"' || b == SIBLING_SEPARATOR as u8)
+                .unwrap_or(bytes.len());
+            scanned(end + 1);
+            if bytes.get(end).is_some_and(|&b| b != b' ') {
+                builder.add_verbatim(tree, line);
+                return 1;
+            }
+            end
+        }
+        None => 0,
+    };
     // Every way on adds the node: it is added first and filled in place (a node is large).
     let Some(node) = builder.open_element(tree, line, depth) else {
         return 1;
@@ -1145,7 +1146,6 @@ fn parse_raw_line<'a>(
     let (named, piece) = if let Some(quoted) = tail.strip_prefix('"') {
         (true, quoted)
     } else {
-        let role_len = find_byte(tail, b' ').unwrap_or(tail.len());
         let (role, after_role) = tail.split_at(role_len);
         node.role = role;
         match after_role.strip_prefix(" \"") {
@@ -1154,16 +1154,26 @@ fn parse_raw_line<'a>(
         }
     };
     let holds_string = named || piece.contains('"');
-    // Without a string nothing can run on: the attributes are read once, below. A name's
-    // attribute starts are kept: a name closing on its line reads its attributes from them.
-    // The usual name reads its attributes forward; any other keeps its attribute starts.
-    let plain = if named { plain_name_close(piece) } else { None };
-    let first_close = if let Some((close, _)) = plain {
-        Some(close)
-    } else if named {
-        raw_name_close_keeping(piece, &mut builder.attr_starts)
+    // Without a string nothing can run on: the attributes are read once, below. A plain tail
+    // (the usual one) is read as it is found, into the node (`read`: taken back if the node runs
+    // on past its line). Another name's attribute starts are kept: a name closing on its line
+    // reads its attributes from them.
+    let mut read = false;
+    let first_close = if named {
+        match read_plain_name(node, piece) {
+            Some(close) => {
+                read = true;
+                Some(close)
+            }
+            None => raw_name_close_keeping(piece, &mut builder.attr_starts),
+        }
     } else if holds_string {
-        attrs_close(piece)
+        read = read_plain_attrs(node, piece);
+        if read {
+            Some(0)
+        } else {
+            general_attrs_close(piece)
+        }
     } else {
         Some(0)
     };
@@ -1202,14 +1212,24 @@ fn parse_raw_line<'a>(
     let span = lines.text.get(piece_start..lines.end(last)).unwrap_or("");
     if !named && last > i && attrs_close(span).is_none() {
         // Not an attribute list across lines: the line is read alone.
-        parse_raw_attrs(node, piece);
+        if !read {
+            parse_raw_attrs(node, piece);
+        }
         return 1;
     }
     if last > i {
         node.raw = lines.text.get(lines.start(i)..lines.end(last));
+        if read {
+            // Read from the opening line alone: the node's strings run on, it is read below.
+            node.attrs.clear();
+            node.devtools_selected = false;
+            read = false;
+        }
     }
     if !named {
-        parse_raw_attrs(node, span);
+        if !read {
+            parse_raw_attrs(node, span);
+        }
     } else if unclosed {
         node.name = Some(Cow::Borrowed(span));
     } else {
@@ -1220,9 +1240,8 @@ fn parse_raw_line<'a>(
                 .text
                 .get(piece_start..piece_start + close - 1)
                 .map(Cow::Borrowed);
-            match plain {
-                Some((_, plain)) => plain.set(node),
-                None => parse_raw_attrs_after(node, piece, close, &builder.attr_starts),
+            if !read {
+                parse_raw_attrs_after(node, piece, close, &builder.attr_starts);
             }
             return 1;
         }
@@ -1253,7 +1272,7 @@ fn read_uid(line: &str) -> Option<(usize, &str, &str)> {
 
 /// A node without a name: its attributes read as a list from the start.
 fn attrs_close(piece: &str) -> Option<usize> {
-    if PlainAttrs::read(piece).is_some() {
+    if is_plain(piece) {
         return Some(0);
     }
     general_attrs_close(piece)
@@ -1812,7 +1831,17 @@ mod plain_tests {
             let piece = piece.as_str();
             let general = general_name_close(piece, 0);
             assert_eq!(raw_name_close(piece, 0), general, "case {case}: {piece:?}");
-            if let Some((close, plain)) = plain_name_close(piece) {
+            // Read into a node, or the node left as it was.
+            let mut read = Node::new(NodeKind::Element, None);
+            let close = read_plain_name(&mut read, piece);
+            assert_eq!(close, plain_name_close(piece), "case {case}: {piece:?}");
+            if close.is_none() {
+                assert!(
+                    read.attrs.is_empty() && !read.devtools_selected,
+                    "case {case}"
+                );
+            }
+            if let Some(close) = close {
                 plain_names += 1;
                 let mut starts = Vec::new();
                 assert_eq!(
@@ -1824,7 +1853,7 @@ mod plain_tests {
                     Node::new(NodeKind::Element, None),
                     Node::new(NodeKind::Element, None),
                 );
-                plain.set(&mut fast);
+                assert_eq!(read_plain_name(&mut fast, piece), Some(close));
                 parse_raw_attrs_after(&mut slow, piece, close, &starts);
                 assert_eq!(fast.attrs, slow.attrs, "case {case}: {piece:?}");
                 assert_eq!(
@@ -1848,7 +1877,7 @@ mod plain_tests {
                 fast.devtools_selected, slow.devtools_selected,
                 "case {case}"
             );
-            plain_lists += usize::from(PlainAttrs::read(piece).is_some());
+            plain_lists += usize::from(is_plain(piece));
         }
         assert!(
             plain_names > 3000 && plain_lists > 3000,
