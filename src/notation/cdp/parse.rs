@@ -163,15 +163,10 @@ impl UidLines {
             let Some(after) = rest.strip_prefix("uid=") else {
                 continue;
             };
-            let uid_len = find_byte(after, b' ').unwrap_or(after.len());
-            let (uid, tail) = after.split_at(uid_len);
-            let Some(sep) = find_byte(uid, b'_').filter(|_| is_uid(uid)) else {
+            let Some((uid_len, prefix, counter)) = uid_numbers(after.as_bytes()) else {
                 continue;
             };
-            let (prefix, counter) = (
-                uid.get(..sep).unwrap_or(""),
-                uid.get(sep + 1..).unwrap_or(""),
-            );
+            let tail = after.get(uid_len..).unwrap_or("");
             let uid_start = indent + "uid=".len();
             let uid_end = uid_start + uid_len;
             let tail = tail.strip_prefix(' ').unwrap_or("");
@@ -184,8 +179,8 @@ impl UidLines {
             };
             found.push(UidLine {
                 line: u32::try_from(i).unwrap_or(u32::MAX),
-                prefix: saturating_number(prefix),
-                counter: saturating_number(counter),
+                prefix,
+                counter,
                 depth: u32::try_from(indent / 2).unwrap_or(u32::MAX),
                 shared_role: is_shared_uid_role(role),
                 uid: (
@@ -316,11 +311,28 @@ fn believe_moved_nodes(lines: &LineIndex<'_>, found: &[UidLine], believed: &mut 
     }
 }
 
-fn saturating_number(digits: &str) -> u64 {
-    digits.bytes().fold(0u64, |n, b| {
-        n.saturating_mul(10)
-            .saturating_add(u64::from(b.wrapping_sub(b'0')))
-    })
+/// The uid (`DIGITS_DIGITS`, [`is_uid`]) that `after` starts with, ended by a space or the end:
+/// its length and its two numbers (saturating), read in one pass; `None` if `after` starts with
+/// no uid.
+fn uid_numbers(after: &[u8]) -> Option<(usize, u64, u64)> {
+    let mut at = 0;
+    let number = |at: &mut usize| {
+        let start = *at;
+        let mut n = 0u64;
+        while let Some(digit) = after.get(*at).filter(|b| b.is_ascii_digit()) {
+            n = n.saturating_mul(10).saturating_add(u64::from(digit - b'0'));
+            *at += 1;
+        }
+        (*at > start).then_some(n)
+    };
+    let prefix = number(&mut at)?;
+    if after.get(at) != Some(&b'_') {
+        return None;
+    }
+    at += 1;
+    let counter = number(&mut at)?;
+    scanned(at + 1);
+    matches!(after.get(at), None | Some(b' ')).then_some((at, prefix, counter))
 }
 
 /// For every `uid=` line (in line order), whether its uid keeps the counters' order or is
@@ -614,6 +626,17 @@ impl Builder {
         id
     }
 
+    /// [`Builder::add_element`] of an element read from `raw`, left to be filled in place.
+    fn open_element<'a, 't>(
+        &mut self,
+        tree: &'t mut Tree<'a>,
+        raw: &'a str,
+        depth: usize,
+    ) -> Option<&'t mut Node<'a>> {
+        let id = self.add_element(tree, Node::new(NodeKind::Element, Some(raw)), depth);
+        tree.nodes.get_mut(id)
+    }
+
     fn add_leaf<'a>(&mut self, tree: &mut Tree<'a>, node: Node<'a>, depth: usize) {
         let parent = self.parent_for(depth);
         tree.push(node, parent);
@@ -631,7 +654,26 @@ impl Builder {
 }
 
 fn split_indent(line: &str) -> (usize, &str) {
-    let indent = line.bytes().position(|b| b != b' ').unwrap_or(line.len());
+    // Eight bytes at a time: nodes sit tens of spaces deep.
+    let bytes = line.as_bytes();
+    let mut indent = 0;
+    while let Some(word) = bytes.get(indent..).and_then(|rest| rest.first_chunk::<8>()) {
+        let other = u64::from_le_bytes(*word) ^ u64::from_le_bytes([b' '; 8]);
+        if other != 0 {
+            // The lowest byte that is not a space.
+            indent += other.trailing_zeros() as usize / 8;
+            break;
+        }
+        indent += 8;
+    }
+    // The last bytes (none when the loop found the end of the indent).
+    let indent = indent
+        + bytes
+            .get(indent..)
+            .unwrap_or(&[])
+            .iter()
+            .position(|&b| b != b' ')
+            .unwrap_or(bytes.len().saturating_sub(indent));
     scanned(indent + 1);
     (indent, line.get(indent..).unwrap_or(""))
 }
@@ -826,10 +868,32 @@ impl Iterator for AttrTailStarts<'_> {
 
 /// Where a raw name closes on this piece: the leftmost `"` followed by a valid attribute tail.
 fn raw_name_close(piece: &str, min: usize) -> Option<usize> {
+    match plain_name_close(piece).filter(|&close| close > min) {
+        Some(close) => Some(close),
+        None => general_name_close(piece, min),
+    }
+}
+
+/// [`raw_name_close`] by the general reading.
+fn general_name_close(piece: &str, min: usize) -> Option<usize> {
     let bytes = piece.as_bytes();
     AttrTailStarts::new(piece)
         .filter(|&b| b > min && after_quote(bytes, b))
         .last()
+}
+
+/// [`raw_name_close`] where the first `"` of `piece` is followed by a plain attribute tail (the
+/// usual name): the general reading's starts run through the tail's, and none left of that
+/// quote follows one.
+fn plain_name_close(piece: &str) -> Option<usize> {
+    let close = find_either(piece.as_bytes(), 0, b'"', b'"')? + 1;
+    is_plain(piece.get(close..)?).then_some(close)
+}
+
+/// [`plain_name_close`], the tail read into `node` ([`read_plain_attrs`]).
+fn read_plain_name<'a>(node: &mut Node<'a>, piece: &'a str) -> Option<usize> {
+    let close = find_either(piece.as_bytes(), 0, b'"', b'"')? + 1;
+    read_plain_attrs(node, piece.get(close..)?).then_some(close)
 }
 
 /// Whether the attribute tail starting at `b` follows a `"`: a raw name can close there.
@@ -873,9 +937,106 @@ fn parse_raw_attrs_after<'a>(node: &mut Node<'a>, piece: &'a str, close: usize, 
 
 /// Parses a raw attribute tail (already checked or not): ` key="value"`, bare words, suffix.
 fn parse_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
+    if !read_plain_attrs(node, tail) {
+        general_raw_attrs(node, tail);
+    }
+}
+
+/// [`parse_raw_attrs`] by the general reading.
+fn general_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
     let stripped = tail.strip_suffix(DEVTOOLS_SELECTED);
     let tail = stripped.unwrap_or(tail);
     read_raw_attrs(node, tail, stripped.is_some(), AttrTailStarts::new(tail));
+}
+
+/// An attribute tail as upstream prints it when no value holds a quote: ` key="value"` (a value
+/// without `"` or a line break) and bare ` word`s, then at most one DevTools suffix. Most tails
+/// are such; they are read forward in one pass, and every other tail by the general reading
+/// ([`AttrTailStarts`], right to left), which reads a plain tail the same: each of its steps finds
+/// the space before the token to its left (a value's opening quote is the last `"` before its
+/// closing one). A test holds the two readings to each other.
+fn is_plain(tail: &str) -> bool {
+    let list = tail.strip_suffix(DEVTOOLS_SELECTED).unwrap_or(tail);
+    plain_tokens(list, |_| {}).is_some()
+}
+
+/// Reads a plain tail ([`is_plain`]) into `node`; `false`, `node` as it was, if `tail` is not
+/// plain.
+fn read_plain_attrs<'a>(node: &mut Node<'a>, tail: &'a str) -> bool {
+    let stripped = tail.strip_suffix(DEVTOOLS_SELECTED);
+    let first = node.attrs.len();
+    if plain_tokens(stripped.unwrap_or(tail), |attr| node.attrs.push(attr)).is_none() {
+        node.attrs.truncate(first);
+        return false;
+    }
+    node.devtools_selected |= stripped.is_some();
+    true
+}
+
+/// The attributes of a plain attribute list (see [`is_plain`]), left to right, to `each`; their
+/// number, or `None` (at the first token that is not plain) if `list` is not plain.
+fn plain_tokens<'a>(list: &'a str, mut each: impl FnMut(Attr<'a>)) -> Option<usize> {
+    let bytes = list.as_bytes();
+    let mut at = 0;
+    let mut count = 0;
+    while at < bytes.len() {
+        // ` key`: a space, a lowercase letter, then letters, digits, `-` and `_` (`is_key`).
+        if bytes.get(at) != Some(&b' ') || !bytes.get(at + 1)?.is_ascii_lowercase() {
+            return None;
+        }
+        let key_start = at + 1;
+        let key_len = bytes
+            .get(key_start..)?
+            .iter()
+            .position(|&b| !(b.is_ascii_alphanumeric() || b == b'-' || b == b'_'))
+            .unwrap_or(bytes.len() - key_start);
+        let key_end = key_start + key_len;
+        let key = list.get(key_start..key_end)?;
+        let value = match bytes.get(key_end) {
+            None | Some(b' ') => {
+                at = key_end;
+                None
+            }
+            Some(b'=') if bytes.get(key_end + 1) == Some(&b'"') => {
+                let start = key_end + 2;
+                let end = find_either(bytes, start, b'"', b'\n')?;
+                // A closing quote, not a line break (the next token's space is read next).
+                if bytes.get(end) != Some(&b'"') {
+                    return None;
+                }
+                at = end + 1;
+                Some(Cow::Borrowed(list.get(start..end)?))
+            }
+            _ => return None,
+        };
+        scanned(at - key_start + 1);
+        each(Attr { key, value });
+        count += 1;
+    }
+    Some(count)
+}
+
+/// The first `a` or `b` (ASCII bytes) in `bytes` from `from` on: eight bytes at a time (values
+/// and names run to tens of bytes), then the rest one by one.
+fn find_either(bytes: &[u8], from: usize, a: u8, b: u8) -> Option<usize> {
+    let mut at = from;
+    let found = loop {
+        let Some(word) = bytes.get(at..).and_then(|rest| rest.first_chunk::<8>()) else {
+            break bytes
+                .get(at..)
+                .and_then(|rest| rest.iter().position(|&c| c == a || c == b))
+                .map(|p| at + p);
+        };
+        let word = u64::from_le_bytes(*word);
+        let hits = crate::newlines::bytes_equal(word, a) | crate::newlines::bytes_equal(word, b);
+        if hits != 0 {
+            // The lowest hit is the first byte equal to `a` or `b`.
+            break Some(at + hits.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    };
+    scanned(found.map_or(bytes.len(), |f| f + 1).saturating_sub(from));
+    found
 }
 
 /// The attributes of `tail` (its suffix taken off: `selected`) at `starts`, right to left.
@@ -955,18 +1116,29 @@ fn parse_raw_line<'a>(
     // A role holding the light notation's sibling separator or a quote could not be written
     // back (`uid=1_1 x|2_0 RootWebArea` would read as a second node 2_0; `li"` would open a name
     // that swallows the siblings written after it on its line); upstream's roles are plain words.
-    let role = tail.strip_prefix(' ').filter(|t| !t.starts_with('"'));
-    if role.is_some_and(|t| {
-        let role = &t[..find_byte(t, b' ').unwrap_or(t.len())];
-        role.contains(SIBLING_SEPARATOR) || role.contains('"')
-    }) {
-        builder.add_verbatim(tree, line);
+    // The role's length is read once, in the same pass.
+    let role_len = match tail.strip_prefix(' ').filter(|t| !t.starts_with('"')) {
+        Some(t) => {
+            let bytes = t.as_bytes();
+            let end = bytes
+                .iter()
+                .position(|&b| b == b' ' || b == b'"' || b == SIBLING_SEPARATOR as u8)
+                .unwrap_or(bytes.len());
+            scanned(end + 1);
+            if bytes.get(end).is_some_and(|&b| b != b' ') {
+                builder.add_verbatim(tree, line);
+                return 1;
+            }
+            end
+        }
+        None => 0,
+    };
+    // Every way on adds the node: it is added first and filled in place (a node is large).
+    let Some(node) = builder.open_element(tree, line, depth) else {
         return 1;
-    }
-    let mut node = Node::new(NodeKind::Element, Some(line));
+    };
     node.uid = uid;
     let Some(tail) = tail.strip_prefix(' ') else {
-        builder.add_element(tree, node, depth);
         return 1;
     };
     // Where this node's strings run: after the name's opening quote, or the attributes of a
@@ -974,7 +1146,6 @@ fn parse_raw_line<'a>(
     let (named, piece) = if let Some(quoted) = tail.strip_prefix('"') {
         (true, quoted)
     } else {
-        let role_len = find_byte(tail, b' ').unwrap_or(tail.len());
         let (role, after_role) = tail.split_at(role_len);
         node.role = role;
         match after_role.strip_prefix(" \"") {
@@ -983,12 +1154,26 @@ fn parse_raw_line<'a>(
         }
     };
     let holds_string = named || piece.contains('"');
-    // Without a string nothing can run on: the attributes are read once, below. A name's
-    // attribute starts are kept: a name closing on its line reads its attributes from them.
+    // Without a string nothing can run on: the attributes are read once, below. A plain tail
+    // (the usual one) is read as it is found, into the node (`read`: taken back if the node runs
+    // on past its line). Another name's attribute starts are kept: a name closing on its line
+    // reads its attributes from them.
+    let mut read = false;
     let first_close = if named {
-        raw_name_close_keeping(piece, &mut builder.attr_starts)
+        match read_plain_name(node, piece) {
+            Some(close) => {
+                read = true;
+                Some(close)
+            }
+            None => raw_name_close_keeping(piece, &mut builder.attr_starts),
+        }
     } else if holds_string {
-        attrs_close(piece)
+        read = read_plain_attrs(node, piece);
+        if read {
+            Some(0)
+        } else {
+            general_attrs_close(piece)
+        }
     } else {
         Some(0)
     };
@@ -1008,9 +1193,8 @@ fn parse_raw_line<'a>(
         if named {
             node.name = Some(Cow::Borrowed(piece));
         } else {
-            parse_raw_attrs(&mut node, piece);
+            parse_raw_attrs(node, piece);
         }
-        builder.add_element(tree, node, depth);
         return 1;
     };
     let piece_start = lines.start(i) + (line.len() - piece.len());
@@ -1028,15 +1212,24 @@ fn parse_raw_line<'a>(
     let span = lines.text.get(piece_start..lines.end(last)).unwrap_or("");
     if !named && last > i && attrs_close(span).is_none() {
         // Not an attribute list across lines: the line is read alone.
-        parse_raw_attrs(&mut node, piece);
-        builder.add_element(tree, node, depth);
+        if !read {
+            parse_raw_attrs(node, piece);
+        }
         return 1;
     }
     if last > i {
         node.raw = lines.text.get(lines.start(i)..lines.end(last));
+        if read {
+            // Read from the opening line alone: the node's strings run on, it is read below.
+            node.attrs.clear();
+            node.devtools_selected = false;
+            read = false;
+        }
     }
     if !named {
-        parse_raw_attrs(&mut node, span);
+        if !read {
+            parse_raw_attrs(node, span);
+        }
     } else if unclosed {
         node.name = Some(Cow::Borrowed(span));
     } else {
@@ -1047,8 +1240,9 @@ fn parse_raw_line<'a>(
                 .text
                 .get(piece_start..piece_start + close - 1)
                 .map(Cow::Borrowed);
-            parse_raw_attrs_after(&mut node, piece, close, &builder.attr_starts);
-            builder.add_element(tree, node, depth);
+            if !read {
+                parse_raw_attrs_after(node, piece, close, &builder.attr_starts);
+            }
             return 1;
         }
         let close = close.or_else(|| raw_name_close(span, 0)).or_else(|| {
@@ -1058,12 +1252,11 @@ fn parse_raw_line<'a>(
         match close {
             Some(close) => {
                 let tail = span.get(close..).unwrap_or("");
-                set_raw_name(&mut node, lines, piece_start, piece_start + close - 1, tail);
+                set_raw_name(node, lines, piece_start, piece_start + close - 1, tail);
             }
             None => node.name = Some(Cow::Borrowed(span)),
         }
     }
-    builder.add_element(tree, node, depth);
     last - i + 1
 }
 
@@ -1079,6 +1272,14 @@ fn read_uid(line: &str) -> Option<(usize, &str, &str)> {
 
 /// A node without a name: its attributes read as a list from the start.
 fn attrs_close(piece: &str) -> Option<usize> {
+    if is_plain(piece) {
+        return Some(0);
+    }
+    general_attrs_close(piece)
+}
+
+/// [`attrs_close`] by the general reading.
+fn general_attrs_close(piece: &str) -> Option<usize> {
     (AttrTailStarts::new(piece).last() == Some(0)).then_some(0)
 }
 
@@ -1535,5 +1736,152 @@ mod in_order_tests {
                 "case {case}\n{text}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod plain_tests {
+    use super::*;
+    use crate::test_support::XorShift;
+
+    /// Random attribute tails and names: mostly plain lists, with the tokens that make a tail
+    /// not plain (quotes in values and names, line breaks, stray `=`, keys that are not keys, the
+    /// DevTools suffix in and out of place).
+    fn random_piece(rng: &mut XorShift) -> String {
+        const TOKENS: &[&str] = &[
+            " level=\"1\"",
+            " focusable",
+            " disableable disabled",
+            " url=\"http://h/p?a=b c\"",
+            " value=\"\"",
+            " description=\"say \"hi\"\"",
+            " value=\"a\nb\"",
+            " url=\"a\nb\"",
+            " k=v",
+            " Key",
+            " x-y_2",
+            " é",
+            "\"",
+            " ",
+            "=",
+            "\n",
+            "a",
+            " [selected in the DevTools Elements panel]",
+        ];
+        let mut piece = String::new();
+        if rng.below(2) == 0 {
+            // A name and its closing quote.
+            for _ in 0..rng.below(3) {
+                piece.push_str(rng.pick(&["a", "b c", "\"", " x=\"", "\n"]));
+            }
+            piece.push('"');
+        }
+        for _ in 0..rng.below(5) {
+            let plain = rng.below(3) != 0;
+            piece.push_str(if plain {
+                rng.pick(TOKENS.get(..5).unwrap_or(TOKENS))
+            } else {
+                rng.pick(TOKENS)
+            });
+        }
+        if rng.below(8) == 0 {
+            piece.push_str(DEVTOOLS_SELECTED);
+        }
+        piece
+    }
+
+    /// The one-pass reads of a line's indent and uid read what the token rules say.
+    #[test]
+    fn indents_and_uids_read_as_their_rules_say() {
+        let mut rng = XorShift(0x1d_e47);
+        for case in 0..20_000 {
+            let mut line = " ".repeat(rng.below(40) as usize);
+            for _ in 0..rng.below(5) {
+                line.push_str(rng.pick(&["1", "0", "_", " ", "x", "é", "99999999999", "\""]));
+            }
+            let indent = line.bytes().take_while(|&b| b == b' ').count();
+            assert_eq!(split_indent(&line).0, indent, "case {case}: {line:?}");
+            let after = line.trim_start_matches(' ');
+            let uid = after.split(' ').next().unwrap_or("");
+            let expected = is_uid(uid).then(|| {
+                let number = |d: &str| {
+                    d.bytes().fold(0u64, |n, b| {
+                        n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+                    })
+                };
+                let (prefix, counter) = uid.split_once('_').unwrap_or_default();
+                (uid.len(), number(prefix), number(counter))
+            });
+            assert_eq!(
+                uid_numbers(after.as_bytes()),
+                expected,
+                "case {case}: {line:?}"
+            );
+        }
+    }
+
+    /// The forward reading of plain tails reads what the general one does, for names and
+    /// attribute lists alike, and plain tails come up often.
+    #[test]
+    fn plain_tails_read_as_the_general_reading_reads_them() {
+        let mut rng = XorShift(0x91a1_7a11);
+        let (mut plain_names, mut plain_lists) = (0, 0);
+        for case in 0..20_000 {
+            let piece = random_piece(&mut rng);
+            let piece = piece.as_str();
+            let general = general_name_close(piece, 0);
+            assert_eq!(raw_name_close(piece, 0), general, "case {case}: {piece:?}");
+            // Read into a node, or the node left as it was.
+            let mut read = Node::new(NodeKind::Element, None);
+            let close = read_plain_name(&mut read, piece);
+            assert_eq!(close, plain_name_close(piece), "case {case}: {piece:?}");
+            if close.is_none() {
+                assert!(
+                    read.attrs.is_empty() && !read.devtools_selected,
+                    "case {case}"
+                );
+            }
+            if let Some(close) = close {
+                plain_names += 1;
+                let mut starts = Vec::new();
+                assert_eq!(
+                    raw_name_close_keeping(piece, &mut starts),
+                    Some(close),
+                    "case {case}: {piece:?}"
+                );
+                let (mut fast, mut slow) = (
+                    Node::new(NodeKind::Element, None),
+                    Node::new(NodeKind::Element, None),
+                );
+                assert_eq!(read_plain_name(&mut fast, piece), Some(close));
+                parse_raw_attrs_after(&mut slow, piece, close, &starts);
+                assert_eq!(fast.attrs, slow.attrs, "case {case}: {piece:?}");
+                assert_eq!(
+                    fast.devtools_selected, slow.devtools_selected,
+                    "case {case}"
+                );
+            }
+            assert_eq!(
+                attrs_close(piece),
+                general_attrs_close(piece),
+                "case {case}: {piece:?}"
+            );
+            let (mut fast, mut slow) = (
+                Node::new(NodeKind::Element, None),
+                Node::new(NodeKind::Element, None),
+            );
+            parse_raw_attrs(&mut fast, piece);
+            general_raw_attrs(&mut slow, piece);
+            assert_eq!(fast.attrs, slow.attrs, "case {case}: {piece:?}");
+            assert_eq!(
+                fast.devtools_selected, slow.devtools_selected,
+                "case {case}"
+            );
+            plain_lists += usize::from(is_plain(piece));
+        }
+        assert!(
+            plain_names > 3000 && plain_lists > 3000,
+            "{plain_names} {plain_lists}"
+        );
     }
 }
