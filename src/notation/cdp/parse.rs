@@ -678,12 +678,10 @@ fn split_indent(line: &str) -> (usize, &str) {
     (indent, line.get(indent..).unwrap_or(""))
 }
 
-/// Byte offset of the first `b` (an ASCII byte, so a char boundary) in `s`. The parser's
-/// searches are for ASCII bytes in short strings, where a plain loop beats `str::find(char)`.
+/// Byte offset of the first `b` (an ASCII byte, so a char boundary) in `s` ([`find_either`]
+/// of one byte).
 fn find_byte(s: &str, b: u8) -> Option<usize> {
-    let at = s.bytes().position(|c| c == b);
-    scanned(at.map_or(s.len(), |p| p + 1));
-    at
+    find_either(s.as_bytes(), 0, b, b)
 }
 
 /// Byte offset of the last `b` (an ASCII byte) in `s`: eight bytes at a time from the end (names
@@ -886,13 +884,13 @@ fn general_name_close(piece: &str, min: usize) -> Option<usize> {
 /// usual name): the general reading's starts run through the tail's, and none left of that
 /// quote follows one.
 fn plain_name_close(piece: &str) -> Option<usize> {
-    let close = find_either(piece.as_bytes(), 0, b'"', b'"')? + 1;
+    let close = find_byte(piece, b'"')? + 1;
     is_plain(piece.get(close..)?).then_some(close)
 }
 
 /// [`plain_name_close`], the tail read into `node` ([`read_plain_attrs`]).
 fn read_plain_name<'a>(node: &mut Node<'a>, piece: &'a str) -> Option<usize> {
-    let close = find_either(piece.as_bytes(), 0, b'"', b'"')? + 1;
+    let close = find_byte(piece, b'"')? + 1;
     read_plain_attrs(node, piece.get(close..)?).then_some(close)
 }
 
@@ -944,9 +942,16 @@ fn parse_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
 
 /// [`parse_raw_attrs`] by the general reading.
 fn general_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
-    let stripped = tail.strip_suffix(DEVTOOLS_SELECTED);
-    let tail = stripped.unwrap_or(tail);
-    read_raw_attrs(node, tail, stripped.is_some(), AttrTailStarts::new(tail));
+    let (list, selected) = without_selected(tail);
+    read_raw_attrs(node, list, selected, AttrTailStarts::new(list));
+}
+
+/// `tail` without one DevTools suffix, and whether it had one.
+fn without_selected(tail: &str) -> (&str, bool) {
+    match tail.strip_suffix(DEVTOOLS_SELECTED) {
+        Some(list) => (list, true),
+        None => (tail, false),
+    }
 }
 
 /// An attribute tail as upstream prints it when no value holds a quote: ` key="value"` (a value
@@ -956,20 +961,19 @@ fn general_raw_attrs<'a>(node: &mut Node<'a>, tail: &'a str) {
 /// the space before the token to its left (a value's opening quote is the last `"` before its
 /// closing one). A test holds the two readings to each other.
 fn is_plain(tail: &str) -> bool {
-    let list = tail.strip_suffix(DEVTOOLS_SELECTED).unwrap_or(tail);
-    plain_tokens(list, |_| {}).is_some()
+    plain_tokens(without_selected(tail).0, |_| {}).is_some()
 }
 
 /// Reads a plain tail ([`is_plain`]) into `node`; `false`, `node` as it was, if `tail` is not
 /// plain.
 fn read_plain_attrs<'a>(node: &mut Node<'a>, tail: &'a str) -> bool {
-    let stripped = tail.strip_suffix(DEVTOOLS_SELECTED);
+    let (list, selected) = without_selected(tail);
     let first = node.attrs.len();
-    if plain_tokens(stripped.unwrap_or(tail), |attr| node.attrs.push(attr)).is_none() {
+    if plain_tokens(list, |attr| node.attrs.push(attr)).is_none() {
         node.attrs.truncate(first);
         return false;
     }
-    node.devtools_selected |= stripped.is_some();
+    node.devtools_selected |= selected;
     true
 }
 
