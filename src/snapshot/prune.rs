@@ -285,6 +285,8 @@ pub fn cap_depth(tree: &mut Tree<'_>, max_depth: usize) {
     let n = tree.nodes.len();
     // Per node, its rendered depth and its children's (one more unless it is dropped): a node
     // reads its parent's here, not the parent node's flag (on a big page a trip to memory).
+    // A parent's entry is set before its children read it: `Tree::push` gives ids in document
+    // order, parents first (as `subtree_sizes` relies on too).
     let mut depth = vec![(0usize, 0usize); n];
     for id in 0..n {
         let Some(node) = tree.nodes.get(id) else {
