@@ -805,7 +805,7 @@ pub(crate) mod rebuild {
             }
             let (text, children) = match node.kind {
                 NodeKind::Element => {
-                    let visible = flatten(tree, &node.children, &mut Vec::new());
+                    let visible = flatten(tree, tree.children(id), &mut Vec::new());
                     let fb = if node.uid.is_empty() {
                         fallback
                     } else {

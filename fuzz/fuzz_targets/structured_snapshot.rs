@@ -38,8 +38,8 @@ fn to_json(tree: &Tree<'_>, id: usize, depth: usize) -> Option<Value> {
         let value = attr.value.as_deref().map_or(json!(true), |v| json!(v));
         object.insert(attr.key.to_string(), value);
     }
-    let children: Vec<Value> = node
-        .children
+    let children: Vec<Value> = tree
+        .children(id)
         .iter()
         .filter_map(|&c| to_json(tree, c, depth + 1))
         .collect();

@@ -819,7 +819,7 @@ fn problems_against(body: &str, read: Vec<Read>, yaml: bool) -> Vec<String> {
             let Some(node) = raw.nodes.get(id) else {
                 continue;
             };
-            match node_problem(&r, &raw, node, yaml) {
+            match node_problem(&r, &raw, id, node, yaml) {
                 None => {
                     first_problem = None;
                     break;
@@ -834,10 +834,12 @@ fn problems_against(body: &str, read: Vec<Read>, yaml: bool) -> Vec<String> {
     problems
 }
 
-/// How `node` (of the raw snapshot) differs from what the reader read of it, if it does.
+/// How `node`, node `id` of the raw snapshot, differs from what the reader read of it, if it
+/// does.
 fn node_problem(
     r: &Read,
     raw: &crate::snapshot::tree::Tree<'_>,
+    id: usize,
     node: &crate::snapshot::tree::Node<'_>,
     yaml: bool,
 ) -> Option<String> {
@@ -871,8 +873,8 @@ fn node_problem(
             .filter(|s| !CAPABILITIES.contains(&s.as_str()) && !s.starts_with("cut"))
             .collect();
         // Playwright gives a combobox no value: it marks its selected option.
-        let selected = node
-            .children
+        let selected = raw
+            .children(id)
             .iter()
             .filter_map(|&c| raw.nodes.get(c))
             .find(|o| o.role == "option" && o.attrs.iter().any(|a| a.key == "selected"))
@@ -1197,12 +1199,13 @@ fn a_playwright_delta_reads_back_against_the_new_snapshot() {
         .expect("the changed row's checkbox is in the delta");
     assert_eq!(checked.states, ["checked"]);
     for r in &read {
-        let node = raw
+        let (id, node) = raw
             .nodes
             .iter()
-            .find(|n| n.uid == r.uid)
+            .enumerate()
+            .find(|(_, n)| n.uid == r.uid)
             .unwrap_or_else(|| panic!("{} is no ref of the snapshot", r.uid));
-        assert_eq!(node_problem(r, &raw, node, true), None);
+        assert_eq!(node_problem(r, &raw, id, node, true), None);
     }
 }
 

@@ -305,7 +305,8 @@ pub(crate) fn label_problems(body: &str, options: &SnapshotOptions) -> Vec<Strin
     // it is another column's value, not its label.
     let in_tables = super::reader_tests::table_row_uids(&out);
     let mut problems = Vec::new();
-    let lists = std::iter::once(&raw.roots).chain(raw.nodes.iter().map(|n| &n.children));
+    let lists =
+        std::iter::once(&raw.roots[..]).chain((0..raw.nodes.len()).map(|id| raw.children(id)));
     for siblings in lists {
         for pair in siblings.windows(2) {
             let (Some(label), Some(control)) = (raw.nodes.get(pair[0]), raw.nodes.get(pair[1]))

@@ -122,10 +122,11 @@ fn budget_items(
     }));
     let mut used = 0usize;
     for (k, &c) in items.iter().enumerate() {
+        let leaf = tree.child_lists.of(c).is_empty();
         let Some(node) = tree.nodes.get_mut(c) else {
             continue;
         };
-        if !node.is_text() || node.hidden || !node.children.is_empty() {
+        if !node.is_text() || node.hidden || !leaf {
             continue;
         }
         // The texts naming a record shown are the record's, not prose.

@@ -281,10 +281,7 @@ impl Fingerprint {
                     .parent
                     .and_then(|p| keys.get(p))
                     .map_or("", String::as_str);
-                let siblings = match node.parent.and_then(|p| tree.nodes.get(p)) {
-                    Some(p) => &p.children[..],
-                    None => &tree.roots[..],
-                };
+                let siblings = tree.siblings_under(node.parent);
                 let place = siblings.iter().position(|&c| c == id).unwrap_or(0);
                 format!("{parent}/{place}")
             };
@@ -309,7 +306,8 @@ impl Fingerprint {
             };
             let mut h = new_hasher();
             own[id].hash(&mut h);
-            for &c in &node.children {
+            let children = tree.children(id);
+            for &c in children {
                 deep.get(c).hash(&mut h);
                 sizes[id] += sizes.get(c).copied().unwrap_or(0);
             }
@@ -318,7 +316,7 @@ impl Fingerprint {
                 continue;
             }
             dropped.clear();
-            let items = flatten(tree, &node.children, &mut dropped);
+            let items = flatten(tree, children, &mut dropped);
             let frame = Frame::of(tree, items, &own, &deep, &shown, node.uid);
             let mut h = new_hasher();
             own[id].hash(&mut h);
@@ -570,7 +568,7 @@ impl Frame {
                 start: pos,
                 len: 1,
                 hash,
-                opens: element && !node.children.is_empty(),
+                opens: element && !tree.children(id).is_empty(),
             });
             pos += 1;
         }
@@ -965,7 +963,7 @@ fn row_state(
             .get(c)
             .is_some_and(|col| col.shown && !col.role.is_empty());
         let leaves = !unit.opens
-            && node.children.is_empty()
+            && tree.children(id).is_empty()
             && held.hash == hash_of(old.own)
             && unit.hash == hash_of(fp.own[id]);
         let diff = old.words ^ fp.words[id];
@@ -1363,7 +1361,7 @@ fn is_short(tree: &Tree<'_>, items: &[usize]) -> bool {
         let Some(node) = tree.nodes.get(id) else {
             return false;
         };
-        if node.hidden || !node.children.is_empty() || node.kind != NodeKind::Element {
+        if node.hidden || !tree.children(id).is_empty() || node.kind != NodeKind::Element {
             return false;
         }
         chars += node.uid.len() + node.role.len() + 4;

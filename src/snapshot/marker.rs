@@ -61,10 +61,7 @@ impl<'a> ExpandTarget<'a> {
         // `until` ends the run at the first later sibling with its uid: `last`, or else the
         // first sibling from `last` on whose uid no earlier sibling of the run repeats (one
         // shown sibling more, far less than the parent).
-        let all = match parent.and_then(|p| tree.nodes.get(p)) {
-            Some(p) => p.children.as_slice(),
-            None => tree.roots.as_slice(),
-        };
+        let all = tree.siblings_under(parent);
         // Children are in document order, ids ascending (`Tree::push`): a page of thousands of
         // siblings has a marker every few of them, and a scan from the first was quadratic.
         let from = all.binary_search(&first_id).unwrap_or(all.len());

@@ -24,7 +24,7 @@ fn control_cell(tree: &Tree<'_>, id: usize) -> bool {
     let Some(node) = tree.nodes.get(id) else {
         return false;
     };
-    if node.children.is_empty() {
+    if tree.children(id).is_empty() {
         return true;
     }
     if matches!(node.role, "combobox" | "listbox") {

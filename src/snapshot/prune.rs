@@ -138,7 +138,7 @@ pub fn is_decorative_at(tree: &Tree<'_>, facts: &Facts, id: usize) -> bool {
     };
     let image_in_link = || {
         node.role == "image"
-            && node.children.is_empty()
+            && tree.children(id).is_empty()
             && node
                 .parent
                 .and_then(|p| tree.nodes.get(p))
@@ -199,11 +199,8 @@ pub fn summarise_landmarks(tree: &mut Tree<'_>, facts: &Facts, strict: bool) {
         // the others.
         let mut stack: Vec<usize> = vec![id];
         while let Some(parent) = stack.pop() {
-            let children = tree
-                .nodes
-                .get(parent)
-                .map(|n| n.children.clone())
-                .unwrap_or_default();
+            // The lists and the nodes are borrowed apart: the children are hidden as read.
+            let children = tree.child_lists.of(parent);
             for (k, &c) in children.iter().enumerate() {
                 if has_kept.get(c).copied().unwrap_or(false) {
                     stack.push(c);
@@ -242,12 +239,7 @@ pub fn focus_main(tree: &mut Tree<'_>, facts: &Facts) {
     let chain: Vec<usize> = std::iter::once(main).chain(tree.ancestors(main)).collect();
     for pair in chain.windows(2) {
         let (keep, ancestor) = (pair[0], pair[1]);
-        let siblings = tree
-            .nodes
-            .get(ancestor)
-            .map(|n| n.children.clone())
-            .unwrap_or_default();
-        for s in siblings {
+        for &s in tree.child_lists.of(ancestor) {
             if s == keep {
                 continue;
             }
@@ -428,7 +420,7 @@ fn show_short_hidden_runs(tree: &mut Tree<'_>, items: &[usize]) {
             // read each item's attributes).
             let decided = !leaves || (chars > MARKER_CHARS && k - start >= 2);
             if let Some(n) = tree.nodes.get(c).filter(|_| !decided) {
-                leaves &= n.children.is_empty()
+                leaves &= tree.children(c).is_empty()
                     && n.keep_chars.is_none()
                     && n.kind == NodeKind::Element
                     && !tree.hidden_records.contains_key(&c);
@@ -482,7 +474,7 @@ fn coalesce_hidden_runs(tree: &mut Tree<'_>, items: &[usize], max_gap: usize) {
             !tree.record_members.contains(&c)
                 && tree.nodes.get(c).is_some_and(|n| {
                     n.kind == NodeKind::Element
-                        && n.children.is_empty()
+                        && tree.children(c).is_empty()
                         && !n.dropped
                         && n.role != "heading"
                 })
@@ -589,7 +581,7 @@ mod tests {
             for &c in children {
                 let n = &tree.nodes[c];
                 if n.dropped && !n.hidden {
-                    opened(tree, &n.children, out);
+                    opened(tree, tree.children(c), out);
                 } else {
                     out.push(c);
                 }
@@ -600,14 +592,14 @@ mod tests {
             let tree = random_tree(&mut rng, 1 + case % 40);
             for id in 0..tree.nodes.len() {
                 let mut expected = Vec::new();
-                opened(&tree, &tree.nodes[id].children, &mut expected);
+                opened(&tree, tree.children(id), &mut expected);
                 assert_eq!(
                     visible_children(&tree, id),
                     expected,
                     "case {case} node {id}"
                 );
                 let (mut out, mut stack, mut dropped) = (Vec::new(), Vec::new(), Vec::new());
-                let children = &tree.nodes[id].children;
+                let children = tree.children(id);
                 promote_dropped_into(&tree, children, &mut out, &mut stack, Some(&mut dropped));
                 let opened_ids: Vec<usize> = tree
                     .subtree(id)

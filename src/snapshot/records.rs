@@ -329,7 +329,7 @@ fn holds(tree: &Tree<'_>, id: usize, control: fn(&super::tree::Node<'_>) -> bool
         if control(node) {
             return true;
         }
-        stack.extend(node.children.iter().copied());
+        stack.extend(tree.children(d).iter().copied());
     }
     false
 }
@@ -364,13 +364,11 @@ fn condensed_cells(tree: &Tree<'_>, record: &[usize], out: &mut Vec<usize>) {
 fn inner_cells(tree: &Tree<'_>, id: usize, out: &mut Vec<usize>) {
     let mut stack = vec![id];
     while let Some(parent) = stack.pop() {
-        let Some(node) = tree.nodes.get(parent) else {
-            continue;
-        };
-        for (k, &c) in node.children.iter().enumerate() {
+        let children = tree.children(parent);
+        for (k, &c) in children.iter().enumerate() {
             if holds_control(tree, c) {
                 stack.push(c);
-            } else if !is_label(tree, c, node.children.get(k + 1).copied()) {
+            } else if !is_label(tree, c, children.get(k + 1).copied()) {
                 out.push(c);
             }
         }
@@ -399,22 +397,22 @@ fn uid_number(uid: &str) -> Option<(&str, u64)> {
 /// one selected (the row names it). `Some(vec![])` for a cell without children.
 pub(super) fn cell_options<'t>(tree: &'t Tree<'_>, id: usize) -> Option<Vec<&'t str>> {
     let node = tree.nodes.get(id)?;
-    if node.children.is_empty() {
+    let children = tree.children(id);
+    if children.is_empty() {
         return Some(Vec::new());
     }
     if !matches!(node.role, "combobox" | "listbox") {
         // An image or text inside a link or button repeats or decorates it: not written.
-        let decor = node.children.iter().all(|&c| {
+        let decor = children.iter().all(|&c| {
             tree.nodes.get(c).is_some_and(|n| {
                 n.kind == NodeKind::Element
-                    && n.children.is_empty()
+                    && tree.children(c).is_empty()
                     && (n.role.is_empty() || n.role == "image")
             })
         });
         return decor.then(Vec::new);
     }
-    let refless = node
-        .children
+    let refless = children
         .iter()
         .all(|&c| tree.nodes.get(c).is_some_and(|o| o.uid.is_empty()));
     let (prefix, n) = if refless {
@@ -425,7 +423,7 @@ pub(super) fn cell_options<'t>(tree: &'t Tree<'_>, id: usize) -> Option<Vec<&'t 
     let value = node.attr("value").and_then(|a| a.value.as_deref());
     let mut names = Vec::new();
     let mut selected_count = 0;
-    for (k, &c) in node.children.iter().enumerate() {
+    for (k, &c) in children.iter().enumerate() {
         let o = tree.nodes.get(c)?;
         let name = o.name.as_deref()?;
         let selected = o.has_attr("selected");
@@ -435,7 +433,7 @@ pub(super) fn cell_options<'t>(tree: &'t Tree<'_>, id: usize) -> Option<Vec<&'t 
             .all(|a| a.key == "selected" || roles::is_stateless_capability(o, a.key));
         if o.kind != NodeKind::Element
             || o.role != "option"
-            || !o.children.is_empty()
+            || !tree.children(c).is_empty()
             || o.dropped
             || !plain
             || (!refless
@@ -1074,7 +1072,7 @@ pub fn summarise_options(tree: &mut Tree<'_>, facts: &Facts, max_options: usize)
         if !is_list {
             continue;
         }
-        if node.children.is_empty() {
+        if tree.children(id).is_empty() {
             continue;
         }
         let options: Vec<usize> = visible_children(tree, id)
@@ -1082,7 +1080,8 @@ pub fn summarise_options(tree: &mut Tree<'_>, facts: &Facts, max_options: usize)
             .filter(|&c| {
                 tree.nodes
                     .get(c)
-                    .is_some_and(|n| n.role == "option" && !n.hidden && n.children.is_empty())
+                    .is_some_and(|n| n.role == "option" && !n.hidden)
+                    && tree.children(c).is_empty()
             })
             .collect();
         if options.len() <= max_options {

@@ -258,13 +258,13 @@ fn dropped_under(
         let walked = node.kind == NodeKind::Element
             && !node.hidden
             && !node.dropped
-            && !node.children.is_empty()
+            && !tree.children(id).is_empty()
             && opens_children(node);
         if !walked || opens_document(tree, id, 1) {
             continue;
         }
         scratch.clear();
-        let visible = flatten(tree, &node.children, &mut scratch);
+        let visible = flatten(tree, tree.children(id), &mut scratch);
         out.extend_from_slice(&scratch);
         stack.extend(visible);
     }
@@ -458,11 +458,12 @@ pub fn render_with<'t, W: LineWriter<'t>>(
                 }
                 let own_doc = opens_document(tree, id, depth);
                 let document = if own_doc { Some(id) } else { frame.document };
-                let items = if node.children.is_empty() {
+                let children = tree.children(id);
+                let items = if children.is_empty() {
                     Vec::new()
                 } else {
                     scratch.clear();
-                    let items = flatten(tree, &node.children, &mut scratch);
+                    let items = flatten(tree, children, &mut scratch);
                     if !scratch.is_empty() {
                         if let Some(doc) = document {
                             dropped_by_doc.entry(doc).or_default().extend(&scratch);

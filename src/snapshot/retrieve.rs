@@ -63,12 +63,8 @@ pub fn expand_range(
         tree.index_uids();
         let mut below: Vec<(usize, usize)> = roots.iter().map(|&r| (r, 0)).collect();
         while let Some((id, d)) = below.pop() {
-            let children = tree
-                .nodes
-                .get(id)
-                .map(|n| n.children.clone())
-                .unwrap_or_default();
-            for c in children {
+            // The lists and the nodes are borrowed apart: the children are hidden as read.
+            for &c in tree.child_lists.of(id) {
                 if d + 1 > max {
                     if let Some(node) = tree.nodes.get_mut(c) {
                         node.hidden = true;
@@ -89,10 +85,7 @@ pub fn sibling_range(tree: &Tree<'_>, from_uid: &str, until_uid: &str) -> Option
         if node.kind != NodeKind::Element || node.uid != from_uid {
             return None;
         }
-        let siblings = match node.parent.and_then(|p| tree.nodes.get(p)) {
-            Some(p) => p.children.as_slice(),
-            None => tree.roots.as_slice(),
-        };
+        let siblings = tree.siblings_under(node.parent);
         let a = siblings.iter().position(|&s| s == id)?;
         let rest = siblings.get(a..)?;
         let b = rest.iter().position(|&s| {

@@ -45,7 +45,6 @@ pub struct Node<'a> {
     pub parent: Option<usize>,
     /// Empty for role-less text nodes.
     pub role: &'a str,
-    pub children: Vec<usize>,
     /// The node's id as printed (`29_3`), empty when it has none.
     pub uid: &'a str,
     pub name: Option<Cow<'a, str>>,
@@ -68,7 +67,6 @@ impl<'a> Node<'a> {
             devtools_selected: false,
             raw,
             parent: None,
-            children: Vec::new(),
             hidden: false,
             dropped: false,
             keep_chars: None,
@@ -108,6 +106,9 @@ impl<'a> Node<'a> {
 pub struct Tree<'a> {
     pub nodes: Vec<Node<'a>>,
     pub roots: Vec<usize>,
+    /// Each node's children (`Tree::children`), kept beside the nodes rather than in them: a
+    /// pass that flips flags on children while it reads the list borrows the two apart.
+    pub child_lists: ChildLists,
     /// The input was in the light notation (it carried our legend line).
     pub light_notation: bool,
     /// The notation keeps each record's own node (a row, a list item) with its cells under
@@ -375,6 +376,19 @@ pub struct CondensedRun {
     pub cells: Vec<usize>,
 }
 
+/// The children of every node of a tree, ascending.
+#[derive(Debug, Clone, Default)]
+pub struct ChildLists {
+    lists: Vec<Vec<usize>>,
+}
+
+impl ChildLists {
+    /// The children of `id`, ascending (empty for a leaf, or an id past the tree).
+    pub fn of(&self, id: usize) -> &[usize] {
+        self.lists.get(id).map_or(&[], Vec::as_slice)
+    }
+}
+
 impl<'a> Tree<'a> {
     /// Adds `node` under `parent` (a root when `None`). Ids are given in order, so each
     /// `children` list and `roots` ascend, which readers may binary-search.
@@ -382,11 +396,25 @@ impl<'a> Tree<'a> {
         let id = self.nodes.len();
         node.parent = parent;
         self.nodes.push(node);
-        match parent.and_then(|p| self.nodes.get_mut(p)) {
-            Some(p) => p.children.push(id),
+        self.child_lists.lists.push(Vec::new());
+        match parent.and_then(|p| self.child_lists.lists.get_mut(p)) {
+            Some(p) => p.push(id),
             None => self.roots.push(id),
         }
         id
+    }
+
+    /// The children of `id`, in document order: ids ascend, so readers may binary-search.
+    pub fn children(&self, id: usize) -> &[usize] {
+        self.child_lists.of(id)
+    }
+
+    /// The children of `parent`, or the roots for `None`: a node's siblings, itself among them.
+    pub fn siblings_under(&self, parent: Option<usize>) -> &[usize] {
+        match parent {
+            Some(p) => self.children(p),
+            None => &self.roots,
+        }
     }
 
     /// Ids of `root` and everything under it, in document order (explicit stack: trees may be
@@ -395,9 +423,7 @@ impl<'a> Tree<'a> {
         let mut stack = vec![root];
         std::iter::from_fn(move || {
             let id = stack.pop()?;
-            if let Some(node) = self.nodes.get(id) {
-                stack.extend(node.children.iter().rev().copied());
-            }
+            stack.extend(self.children(id).iter().rev().copied());
             Some(id)
         })
     }

@@ -45,7 +45,7 @@ pub(crate) fn promote_dropped_into(
             if let Some(dropped) = dropped.as_deref_mut() {
                 dropped.push(c);
             }
-            stack.extend(node.children.iter().rev().copied());
+            stack.extend(tree.children(c).iter().rev().copied());
         } else {
             out.push(c);
         }
@@ -55,8 +55,7 @@ pub(crate) fn promote_dropped_into(
 /// The children of `id` as rendered (dropped nodes replaced by their children).
 pub fn visible_children(tree: &Tree<'_>, id: usize) -> Vec<usize> {
     let mut out = Vec::new();
-    let children = tree.nodes.get(id).map_or(&[][..], |n| &n.children[..]);
-    promote_dropped_into(tree, children, &mut out, &mut Vec::new(), None);
+    promote_dropped_into(tree, tree.children(id), &mut out, &mut Vec::new(), None);
     out
 }
 
@@ -100,13 +99,14 @@ impl Containers {
         while let Some(node) = tree.nodes.get(self.next) {
             let parent = self.next;
             self.next += 1;
+            let children = tree.children(parent);
             if node.dropped
                 || (self.skip_hidden && node.hidden)
-                || node.children.len() < self.min_children
+                || children.len() < self.min_children
             {
                 continue;
             }
-            promote_dropped_into(tree, &node.children, &mut self.items, &mut self.stack, None);
+            promote_dropped_into(tree, children, &mut self.items, &mut self.stack, None);
             return Some((parent, &self.items));
         }
         None

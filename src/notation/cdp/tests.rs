@@ -974,7 +974,7 @@ fn user_rows(raw: &str) -> Vec<UserRow> {
             continue;
         }
         let parent = node.parent.expect("a row in main");
-        let siblings = &tree.nodes[parent].children;
+        let siblings = tree.children(parent);
         let at = siblings
             .iter()
             .position(|&s| s == id)
@@ -1146,7 +1146,7 @@ fn product_cards_are_records_from_their_first_link() {
                 continue;
             }
             let parent = node.parent.expect("a card in a region");
-            let siblings = &tree.nodes[parent].children;
+            let siblings = tree.children(parent);
             let at = siblings.iter().position(|&s| s == id).expect("a sibling");
             // The card's name link and its last price, before the checkbox.
             let name_link = siblings[..at]

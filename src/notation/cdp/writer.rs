@@ -36,16 +36,17 @@ pub fn render_raw(tree: &Tree<'_>) -> String {
     out
 }
 
-/// A node written on the line of its previous sibling: nothing under it, an id to start the
-/// segment, and no DevTools suffix (which only ends a line).
-fn is_inline_leaf(node: &Node<'_>) -> bool {
-    node.kind == NodeKind::Element
-        && !node.hidden
-        && !node.dropped
-        && !node.unchanged
-        && node.children.is_empty()
-        && !node.uid.is_empty()
-        && !node.devtools_selected
+/// Whether node `id` is written on the line of its previous sibling: nothing under it, an id
+/// to start the segment, and no DevTools suffix (which only ends a line).
+fn is_inline_leaf(tree: &Tree<'_>, id: usize) -> bool {
+    tree.nodes.get(id).is_some_and(|node| {
+        node.kind == NodeKind::Element
+            && !node.hidden
+            && !node.dropped
+            && !node.unchanged
+            && !node.uid.is_empty()
+            && !node.devtools_selected
+    }) && tree.children(id).is_empty()
 }
 
 /// Writes the leading run of inline leaves of `items` on the current line, split by `|`.
@@ -65,7 +66,7 @@ fn write_leaf_run(
             passed += 1;
             continue;
         }
-        if !is_inline_leaf(node) {
+        if !is_inline_leaf(tree, i) {
             break;
         }
         if written > 0 {
@@ -193,7 +194,7 @@ pub fn light_units_at_least(tree: &Tree<'_>, enough: usize) -> usize {
                         role + name.map_or(0, |name| name + 3)
                     }
                 };
-                stack.extend(node.children.iter().rev().copied());
+                stack.extend(tree.children(id).iter().rev().copied());
             }
             NodeKind::Verbatim => units += node.raw.map_or(0, utf16_len),
             NodeKind::Marker => {}
@@ -278,12 +279,12 @@ impl<'t> LineWriter<'t> for LightWriter {
             uids_shown: 0,
             children: None,
         };
-        let Some(node) = items.first().and_then(|&i| tree.nodes.get(i)) else {
+        let Some((&id, node)) = items.first().and_then(|i| Some((i, tree.nodes.get(*i)?))) else {
             return written;
         };
         out.push('\n');
         push_indent(out, depth);
-        if depth > 0 && is_inline_leaf(node) {
+        if depth > 0 && is_inline_leaf(tree, id) {
             // Siblings without children share one line: a newline and an indent less each.
             let (passed, n) = write_leaf_run(out, tree, items, base);
             written.siblings = passed;
@@ -294,7 +295,7 @@ impl<'t> LineWriter<'t> for LightWriter {
         if !node.uid.is_empty() {
             written.uids_shown += 1;
         }
-        if node.children.is_empty() {
+        if tree.children(id).is_empty() {
             return written;
         }
         let base = if node.role == "RootWebArea" {
@@ -308,9 +309,9 @@ impl<'t> LineWriter<'t> for LightWriter {
         let leaves = depth > 0
             && !node.devtools_selected
             && !children.is_empty()
-            && children.iter().all(|&i| {
-                tree.nodes.get(i).is_some_and(is_inline_leaf) && table_at(tree, i).is_none()
-            });
+            && children
+                .iter()
+                .all(|&i| is_inline_leaf(tree, i) && table_at(tree, i).is_none());
         if leaves {
             out.push_str(CHILDREN_SEPARATOR);
             written.uids_shown += write_leaf_run(out, tree, children, base).1;

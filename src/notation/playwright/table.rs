@@ -41,9 +41,9 @@ fn cut(s: &str, keep: Option<usize>) -> Cow<'_, str> {
     }
 }
 
-/// The option the combobox `node` selects (its child marked `[selected]`).
-fn selected_option<'n>(tree: &'n Tree<'_>, node: &Node<'_>) -> Option<&'n str> {
-    node.children
+/// The option the combobox `id` selects (its child marked `[selected]`).
+fn selected_option<'n>(tree: &'n Tree<'_>, id: usize) -> Option<&'n str> {
+    tree.children(id)
         .iter()
         .filter_map(|&c| tree.nodes.get(c))
         .find(|o| o.role == "option" && o.has_attr("selected"))
@@ -128,10 +128,11 @@ fn write_word(out: &mut String, s: &str) {
     }
 }
 
-/// One cell of a row (see the module's rules). Returns the refs written.
+/// One cell of a row, node `id` (see the module's rules). Returns the refs written.
 fn write_cell(
     out: &mut String,
     tree: &Tree<'_>,
+    id: usize,
     node: &Node<'_>,
     col: &Column<'_>,
     key: &str,
@@ -178,7 +179,7 @@ fn write_cell(
         out.push('"');
     }
     if selects(col) {
-        if let Some(option) = selected_option(tree, node) {
+        if let Some(option) = selected_option(tree, id) {
             out.push(' ');
             write_word(out, option);
         }
@@ -267,7 +268,7 @@ pub fn write_table(
             }
             line.push_str(sep);
             sep = "|";
-            shown += write_cell(&mut line, tree, node, col, &key);
+            shown += write_cell(&mut line, tree, id, node, col, &key);
         }
         write_item(out, depth, &line);
     }

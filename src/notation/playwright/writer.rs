@@ -222,10 +222,9 @@ impl<'t> LineWriter<'t> for YamlWriter {
         }
         let has_props = shown_props(node).next().is_some();
         let inline = match children {
-            [only] if !has_props => tree
-                .nodes
-                .get(*only)
-                .filter(|c| is_text(c) && !c.hidden && !c.unchanged && c.children.is_empty()),
+            [only] if !has_props => tree.nodes.get(*only).filter(|c| {
+                is_text(c) && !c.hidden && !c.unchanged && tree.children(*only).is_empty()
+            }),
             _ => None,
         };
         if let Some(text) = inline {
@@ -346,14 +345,12 @@ pub fn element_line(tree: &Tree<'_>, id: usize) -> String {
     let Some(node) = tree.nodes.get(id) else {
         return String::new();
     };
-    let mut single = node.clone();
-    single.children.clear();
     let mut key = String::new();
-    write_element_key(&mut key, &single, RefStyle::Explicit, &mut None);
+    write_element_key(&mut key, node, RefStyle::Explicit, &mut None);
     r.text.push_str("- ");
     write_key(&mut r.text, &key);
-    let text_child = node
-        .children
+    let text_child = tree
+        .children(id)
         .iter()
         .filter_map(|&c| tree.nodes.get(c))
         .find(|c| is_text(c) && c.raw.is_none());
