@@ -526,6 +526,7 @@ mod tests {
             let parent = (id > 0 && rng.below(8) != 0).then(|| rng.below(id as u64) as usize);
             tree.push(node, parent);
         }
+        tree.seal();
         tree
     }
 

@@ -1261,6 +1261,7 @@ mod tests {
             }
             records.push(record);
         }
+        tree.seal();
         let mut codes = RoleCodes::default();
         let coded: Vec<Vec<Shape<RoleCode>>> = records
             .iter()

@@ -106,8 +106,9 @@ impl<'a> Node<'a> {
 pub struct Tree<'a> {
     pub nodes: Vec<Node<'a>>,
     pub roots: Vec<usize>,
-    /// Each node's children (`Tree::children`), kept beside the nodes rather than in them: a
-    /// pass that flips flags on children while it reads the list borrows the two apart.
+    /// Each node's children (`Tree::children`), built from the parents when the tree is sealed
+    /// (`Tree::seal`), and kept beside the nodes: a pass that flips flags on children while it
+    /// reads their list borrows the two apart.
     pub child_lists: ChildLists,
     /// The input was in the light notation (it carried our legend line).
     pub light_notation: bool,
@@ -376,36 +377,81 @@ pub struct CondensedRun {
     pub cells: Vec<usize>,
 }
 
-/// The children of every node of a tree, ascending.
+/// The children of every node of a tree, ascending, in one array: node `id`'s are
+/// `ids[starts[id]..starts[id + 1]]` (compressed sparse rows). A list per node cost an
+/// allocation each, grown while parsing and freed with the tree, and a reader of a container
+/// went to the heap for it; these are two arrays read in document order.
 #[derive(Debug, Clone, Default)]
 pub struct ChildLists {
-    lists: Vec<Vec<usize>>,
+    /// One per node and one more: where each node's children start in `ids`.
+    starts: Vec<usize>,
+    ids: Vec<usize>,
 }
 
 impl ChildLists {
+    /// The lists of `nodes`, each node's children in id order.
+    fn of_parents(nodes: &[Node<'_>]) -> ChildLists {
+        // Count each node's children, sum the counts into where each list ends, then place
+        // the children from the last one back: each list fills from its end, ascending.
+        let mut starts = vec![0usize; nodes.len() + 1];
+        for node in nodes {
+            if let Some(count) = node.parent.and_then(|p| starts.get_mut(p)) {
+                *count += 1;
+            }
+        }
+        let mut end = 0;
+        for slot in &mut starts {
+            end += *slot;
+            *slot = end;
+        }
+        let mut ids = vec![0usize; end];
+        for (id, node) in nodes.iter().enumerate().rev() {
+            let Some(next) = node.parent.and_then(|p| starts.get_mut(p)) else {
+                continue;
+            };
+            *next -= 1;
+            if let Some(slot) = ids.get_mut(*next) {
+                *slot = id;
+            }
+        }
+        ChildLists { starts, ids }
+    }
+
     /// The children of `id`, ascending (empty for a leaf, or an id past the tree).
     pub fn of(&self, id: usize) -> &[usize] {
-        self.lists.get(id).map_or(&[], Vec::as_slice)
+        match self.starts.get(id..id + 2) {
+            Some(&[start, end]) => self.ids.get(start..end).unwrap_or(&[]),
+            _ => &[],
+        }
     }
 }
 
 impl<'a> Tree<'a> {
-    /// Adds `node` under `parent` (a root when `None`). Ids are given in order, so each
-    /// `children` list and `roots` ascend, which readers may binary-search.
+    /// Adds `node` under `parent` (a root when `None`, else an earlier node). Ids are given
+    /// in order, so each `children` list and `roots` ascend, which readers may binary-search.
+    /// Its parent's children are read once the tree is sealed (`seal`).
     pub fn push(&mut self, mut node: Node<'a>, parent: Option<usize>) -> usize {
         let id = self.nodes.len();
         node.parent = parent;
         self.nodes.push(node);
-        self.child_lists.lists.push(Vec::new());
-        match parent.and_then(|p| self.child_lists.lists.get_mut(p)) {
-            Some(p) => p.push(id),
-            None => self.roots.push(id),
+        if parent.is_none() {
+            self.roots.push(id);
         }
         id
     }
 
+    /// Builds every node's children from the parents, once the last node is pushed: a parser's
+    /// last step (nothing reads children while parsing), and before a hand-built tree is read.
+    pub fn seal(&mut self) {
+        self.child_lists = ChildLists::of_parents(&self.nodes);
+    }
+
     /// The children of `id`, in document order: ids ascend, so readers may binary-search.
     pub fn children(&self, id: usize) -> &[usize] {
+        debug_assert!(
+            self.nodes.is_empty() || self.child_lists.starts.len() == self.nodes.len() + 1,
+            "children read before the tree was sealed"
+        );
         self.child_lists.of(id)
     }
 
@@ -775,6 +821,34 @@ mod tests {
         }
         assert_eq!(tree.index_uids(), 100);
         assert_eq!(tree.first_with_uid(100), 0);
+    }
+
+    /// A sealed tree's children are, per node, the later nodes pushed under it, in id order;
+    /// the roots and an id past the tree have none.
+    #[test]
+    fn sealed_children_are_the_nodes_pushed_under_each() {
+        // Parents picked by a fixed pseudo-random sequence: deep chains, wide fans, roots.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for size in [0usize, 1, 2, 7, 64, 300] {
+            let mut tree = Tree::default();
+            let mut parents = Vec::new();
+            for id in 0..size {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let parent = (id > 0 && !state.is_multiple_of(5)).then(|| (state >> 8) as usize % id);
+                parents.push(parent);
+                tree.push(Node::new(NodeKind::Element, None), parent);
+            }
+            tree.seal();
+            for id in 0..size {
+                let expected: Vec<usize> = (0..size).filter(|&c| parents[c] == Some(id)).collect();
+                assert_eq!(tree.children(id), expected, "size {size} node {id}");
+            }
+            let roots: Vec<usize> = (0..size).filter(|&c| parents[c].is_none()).collect();
+            assert_eq!(tree.roots, roots);
+            assert!(tree.children(size).is_empty());
+        }
     }
 
     /// A node set answers as a hash set of the same ids would, and lists them ascending.

@@ -69,6 +69,7 @@ pub fn parse(text: &str) -> Tree<'_> {
         };
         i += consumed.max(1);
     }
+    tree.seal();
     tree
 }
 

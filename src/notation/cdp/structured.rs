@@ -180,6 +180,7 @@ impl<'j> StructuredSnapshot<'j> {
                 }
             }
         }
+        tree.seal();
         Some(tree)
     }
 

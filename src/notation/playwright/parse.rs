@@ -283,6 +283,7 @@ impl<'a> Scan<'a> {
                 }
             }
         }
+        tree.seal();
         tree
     }
 
