@@ -383,30 +383,46 @@ pub struct CondensedRun {
 /// went to the heap for it; these are two arrays read in document order.
 #[derive(Debug, Clone, Default)]
 pub struct ChildLists {
-    /// One per node and one more: where each node's children start in `ids`.
+    /// Sealed: one per node and one more, where each node's children start in `ids`. While
+    /// the tree is built: one per node, how many children it has so far.
     starts: Vec<usize>,
     ids: Vec<usize>,
+    /// While the tree is built: each node's parent (`NO_PARENT` for a root), read by the seal
+    /// from this array rather than from the nodes (a sweep of the whole arena, on a big page
+    /// a cache miss a node).
+    parents: Vec<usize>,
 }
 
+/// A root's entry in `ChildLists::parents`.
+const NO_PARENT: usize = usize::MAX;
+
 impl ChildLists {
-    /// The lists of `nodes`, each node's children in id order.
-    fn of_parents(nodes: &[Node<'_>]) -> ChildLists {
-        // Count each node's children, sum the counts into where each list ends, then place
-        // the children from the last one back: each list fills from its end, ascending.
-        let mut starts = vec![0usize; nodes.len() + 1];
-        for node in nodes {
-            if let Some(count) = node.parent.and_then(|p| starts.get_mut(p)) {
-                *count += 1;
-            }
+    fn reserve(&mut self, nodes: usize) {
+        self.starts.reserve(nodes + 1);
+        self.parents.reserve(nodes);
+    }
+
+    /// Counts node `id` (the next one) under `parent`.
+    fn push(&mut self, parent: Option<usize>) {
+        self.starts.push(0);
+        if let Some(count) = parent.and_then(|p| self.starts.get_mut(p)) {
+            *count += 1;
         }
+        self.parents.push(parent.unwrap_or(NO_PARENT));
+    }
+
+    /// Turns the counts into lists: sums them into where each list ends, then places the
+    /// children from the last one back, so each list fills from its end, ascending.
+    fn seal(&mut self) {
+        self.starts.push(0);
         let mut end = 0;
-        for slot in &mut starts {
+        for slot in &mut self.starts {
             end += *slot;
             *slot = end;
         }
         let mut ids = vec![0usize; end];
-        for (id, node) in nodes.iter().enumerate().rev() {
-            let Some(next) = node.parent.and_then(|p| starts.get_mut(p)) else {
+        for (id, &parent) in self.parents.iter().enumerate().rev() {
+            let Some(next) = self.starts.get_mut(parent) else {
                 continue;
             };
             *next -= 1;
@@ -414,7 +430,13 @@ impl ChildLists {
                 *slot = id;
             }
         }
-        ChildLists { starts, ids }
+        self.ids = ids;
+        self.parents = Vec::new();
+    }
+
+    /// Whether `seal` made the lists of `nodes` nodes.
+    fn sealed(&self, nodes: usize) -> bool {
+        self.starts.len() == nodes + 1
     }
 
     /// The children of `id`, ascending (empty for a leaf, or an id past the tree).
@@ -432,24 +454,36 @@ impl<'a> Tree<'a> {
     /// Its parent's children are read once the tree is sealed (`seal`).
     pub fn push(&mut self, mut node: Node<'a>, parent: Option<usize>) -> usize {
         let id = self.nodes.len();
+        debug_assert!(!self.child_lists.sealed(id), "node pushed on a sealed tree");
         node.parent = parent;
         self.nodes.push(node);
+        self.child_lists.push(parent);
         if parent.is_none() {
             self.roots.push(id);
         }
         id
     }
 
-    /// Builds every node's children from the parents, once the last node is pushed: a parser's
-    /// last step (nothing reads children while parsing), and before a hand-built tree is read.
+    /// Room for `nodes` more nodes (a parser's estimate): the arena and the child lists' counts
+    /// are sized once instead of regrown, each regrowth a copy.
+    pub fn reserve(&mut self, nodes: usize) {
+        self.nodes.reserve(nodes);
+        self.child_lists.reserve(nodes);
+    }
+
+    /// Builds every node's children from the parents counted by `push`, once the last node is
+    /// pushed: a parser's last step (nothing reads children while parsing), and before a
+    /// hand-built tree is read.
     pub fn seal(&mut self) {
-        self.child_lists = ChildLists::of_parents(&self.nodes);
+        if !self.child_lists.sealed(self.nodes.len()) {
+            self.child_lists.seal();
+        }
     }
 
     /// The children of `id`, in document order: ids ascend, so readers may binary-search.
     pub fn children(&self, id: usize) -> &[usize] {
         debug_assert!(
-            self.nodes.is_empty() || self.child_lists.starts.len() == self.nodes.len() + 1,
+            self.nodes.is_empty() || self.child_lists.sealed(self.nodes.len()),
             "children read before the tree was sealed"
         );
         self.child_lists.of(id)
@@ -836,7 +870,8 @@ mod tests {
                 state ^= state << 13;
                 state ^= state >> 7;
                 state ^= state << 17;
-                let parent = (id > 0 && !state.is_multiple_of(5)).then(|| (state >> 8) as usize % id);
+                let parent =
+                    (id > 0 && !state.is_multiple_of(5)).then(|| (state >> 8) as usize % id);
                 parents.push(parent);
                 tree.push(Node::new(NodeKind::Element, None), parent);
             }

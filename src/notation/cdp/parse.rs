@@ -43,7 +43,7 @@ pub fn parse(text: &str) -> Tree<'_> {
     }
     let lines = LineIndex::new(text, body);
     // About one node a line: no regrowth of the arena on big pages.
-    tree.nodes.reserve(lines.len());
+    tree.reserve(lines.len());
     let mut builder = Builder::default();
     let mut i = 0;
     // The next `uid=` line the scan read (lines are read in order).

@@ -142,6 +142,8 @@ impl<'j> StructuredSnapshot<'j> {
             trailing_newline: text.ends_with('\n'),
             ..Tree::default()
         };
+        // At most a node each, and the note lines.
+        tree.reserve(self.nodes.len() + printed.note_lines.len());
         for &line in &printed.note_lines {
             tree.push(Node::new(NodeKind::Verbatim, Some(line)), None);
         }

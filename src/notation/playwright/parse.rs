@@ -211,7 +211,7 @@ impl<'a> Scan<'a> {
         let lines = self
             .body
             .map_or(0, |b| b.bytes().filter(|&c| c == b'\n').count() + 1);
-        tree.nodes.reserve(lines);
+        tree.reserve(lines);
         for line in self.lines() {
             let depth = line.depth;
             match line.item {
