@@ -402,13 +402,18 @@ impl ChildLists {
         self.parents.reserve(nodes);
     }
 
-    /// Counts node `id` (the next one) under `parent`.
+    /// Counts the next node under `parent`. A parent that is no earlier node lists it nowhere
+    /// (so the seal places only the children it counted).
     fn push(&mut self, parent: Option<usize>) {
+        let parent = match parent.and_then(|p| Some((p, self.starts.get_mut(p)?))) {
+            Some((p, count)) => {
+                *count += 1;
+                p
+            }
+            None => NO_PARENT,
+        };
         self.starts.push(0);
-        if let Some(count) = parent.and_then(|p| self.starts.get_mut(p)) {
-            *count += 1;
-        }
-        self.parents.push(parent.unwrap_or(NO_PARENT));
+        self.parents.push(parent);
     }
 
     /// Turns the counts into lists: sums them into where each list ends, then places the
@@ -441,7 +446,7 @@ impl ChildLists {
 
     /// The children of `id`, ascending (empty for a leaf, or an id past the tree).
     pub fn of(&self, id: usize) -> &[usize] {
-        match self.starts.get(id..id + 2) {
+        match self.starts.get(id..).and_then(|s| s.get(..2)) {
             Some(&[start, end]) => self.ids.get(start..end).unwrap_or(&[]),
             _ => &[],
         }
