@@ -402,8 +402,8 @@ impl ChildLists {
         self.parents.reserve(nodes);
     }
 
-    /// Counts the next node under `parent`. A parent that is no earlier node lists it nowhere
-    /// (so the seal places only the children it counted).
+    /// Counts the next node under `parent` (an earlier node: `Tree::push` makes it so; any
+    /// other lists it nowhere, so the seal places only the children it counted).
     fn push(&mut self, parent: Option<usize>) {
         let parent = match parent.and_then(|p| Some((p, self.starts.get_mut(p)?))) {
             Some((p, count)) => {
@@ -454,12 +454,14 @@ impl ChildLists {
 }
 
 impl<'a> Tree<'a> {
-    /// Adds `node` under `parent` (a root when `None`, else an earlier node). Ids are given
-    /// in order, so each `children` list and `roots` ascend, which readers may binary-search.
-    /// Its parent's children are read once the tree is sealed (`seal`).
+    /// Adds `node` under `parent` (a root when `None`, or when `parent` is no earlier node, so
+    /// every node is reached from a root and parents precede their children). Ids are given in
+    /// order, so each `children` list and `roots` ascend, which readers may binary-search. Its
+    /// parent's children are read once the tree is sealed (`seal`).
     pub fn push(&mut self, mut node: Node<'a>, parent: Option<usize>) -> usize {
         let id = self.nodes.len();
         debug_assert!(!self.child_lists.sealed(id), "node pushed on a sealed tree");
+        let parent = parent.filter(|&p| p < id);
         node.parent = parent;
         self.nodes.push(node);
         self.child_lists.push(parent);
@@ -889,6 +891,22 @@ mod tests {
             assert_eq!(tree.roots, roots);
             assert!(tree.children(size).is_empty());
         }
+    }
+
+    /// A node pushed under no earlier node (itself, a later id) is a root, as one pushed under
+    /// none: every node stays reachable, and no list holds a child that precedes its parent.
+    #[test]
+    fn a_parent_that_is_no_earlier_node_makes_a_root() {
+        let mut tree = Tree::default();
+        let a = tree.push(Node::new(NodeKind::Element, None), None);
+        let b = tree.push(Node::new(NodeKind::Element, None), Some(a));
+        let c = tree.push(Node::new(NodeKind::Element, None), Some(2));
+        let d = tree.push(Node::new(NodeKind::Element, None), Some(9));
+        tree.seal();
+        assert_eq!(tree.roots, vec![a, c, d]);
+        assert_eq!(tree.children(a), [b]);
+        assert!(tree.children(c).is_empty() && tree.children(d).is_empty());
+        assert_eq!((tree.nodes[c].parent, tree.nodes[d].parent), (None, None));
     }
 
     /// A node set answers as a hash set of the same ids would, and lists them ascending.
