@@ -65,9 +65,8 @@ fn main() {
             _ => corpus = Some(PathBuf::from(arg)),
         }
     }
-    let corpus = corpus.unwrap_or_else(|| {
-        corpus::repo_root().join("..").join("shared").join("corpus")
-    });
+    let corpus =
+        corpus.unwrap_or_else(|| corpus::repo_root().join("..").join("shared").join("corpus"));
     let inputs = collect_inputs(&corpus);
     if inputs.is_empty() {
         eprintln!("bench_core: no corpus results under {}", corpus.display());

@@ -113,9 +113,8 @@ fn main() {
             _ => corpus = Some(PathBuf::from(arg)),
         }
     }
-    let corpus = corpus.unwrap_or_else(|| {
-        corpus::repo_root().join("..").join("shared").join("corpus")
-    });
+    let corpus =
+        corpus.unwrap_or_else(|| corpus::repo_root().join("..").join("shared").join("corpus"));
     let cdp_pages = pages(&corpus.join("chrome-devtools-mcp"), Notation::Cdp);
     let pw_pages = pages(&corpus.join("playwright-mcp"), Notation::Playwright);
     if cdp_pages.is_empty() || pw_pages.is_empty() {

@@ -27,9 +27,10 @@ fn median(mut runs: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    let dir = std::env::args()
-        .nth(1)
-        .map_or_else(|| corpus::repo_root().join("../shared/corpus"), PathBuf::from);
+    let dir = std::env::args().nth(1).map_or_else(
+        || corpus::repo_root().join("../shared/corpus"),
+        PathBuf::from,
+    );
     let mut bodies = Vec::new();
     for file in corpus::files_under(&dir.join("chrome-devtools-mcp"), &["json"]) {
         let Ok(text) = std::fs::read_to_string(&file) else {

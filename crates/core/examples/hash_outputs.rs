@@ -34,7 +34,8 @@ mod api {
 
         pub fn uids_of(body: &str) -> Vec<String> {
             let mut implied = Vec::new();
-            let tree = mcp_snapshot_filter_core::notation::notation_of(body).parse(body, &mut implied);
+            let tree =
+                mcp_snapshot_filter_core::notation::notation_of(body).parse(body, &mut implied);
             tree.uids().map(str::to_string).collect()
         }
     }

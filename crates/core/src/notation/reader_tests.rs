@@ -1100,8 +1100,7 @@ fn controls_in_main(body: &str) -> Vec<String> {
 
 #[test]
 fn our_own_playwright_pages_of_records_show_every_control_in_main_in_place_at_moderate() {
-    let dir =
-        crate::test_support::shipped("__test__/fixtures/playwright-own");
+    let dir = crate::test_support::shipped("__test__/fixtures/playwright-own");
     let mut tables = 0;
     let mut pages = 0;
     for path in crate::test_support::files_under(&dir, &["json"]) {
@@ -1143,7 +1142,9 @@ fn our_own_playwright_pages_of_records_show_every_control_in_main_in_place_at_mo
 #[test]
 fn a_playwright_delta_reads_back_against_the_new_snapshot() {
     use crate::snapshot::delta::{self, DeltaInput, Sent};
-    let path = crate::test_support::shipped("__test__/fixtures/playwright-own/users/browser_snapshot.json");
+    let path = crate::test_support::shipped(
+        "__test__/fixtures/playwright-own/users/browser_snapshot.json",
+    );
     let text = std::fs::read_to_string(path).expect("users fixture");
     let v: serde_json::Value = serde_json::from_str(&text).expect("json");
     let mut texts = Vec::new();
