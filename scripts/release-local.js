@@ -175,7 +175,7 @@ function main(argv) {
     run(NPM, publish, staged.mainDir)
     const what = opts.dryRun ? 'would publish (dry run)' : 'published'
     process.stdout.write(`${what} ${staged.platformName}@${pkg.version} and ${pkg.name}@${pkg.version} (optionalDependencies: ${staged.platformName}) to ${opts.registry}\n`)
-    process.stdout.write(`try it: npx -y --registry ${opts.registry} ${pkg.name}@${pkg.version} measure\n`)
+    if (!opts.dryRun) process.stdout.write(`try it: npx -y --registry ${opts.registry} ${pkg.name}@${pkg.version} measure\n`)
     return 0
   } catch (err) {
     process.stderr.write(`release:local: ${err.message}\n`)
