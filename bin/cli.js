@@ -91,33 +91,69 @@ async function main(argv) {
     process.exitCode = 2
     return
   }
-  const session = new native.FilterSession(config)
   const { Proxy } = require('./proxy.js')
-  const proxy = new Proxy({
-    command: parsed.command,
-    args: parsed.args,
-    session,
-    upstream: remote,
-    // The session's counts go to the ledger (`stats`) once the proxy is done, before it exits.
-    exit: (code) => {
-      if (parsed.options.ledger) require('./ledger.js').recordSession({ session, level: parsed.options['filter-level'], ...ledgerUpstream(parsed, remote), log })
-      process.exit(code)
-    },
-    filtering: parsed.options['filter-level'] !== 'off' || session.describeLevel !== 'off',
-    // The tools whose results the filter rewrites whatever their size (every tool's when its
-    // structuredContent has to go). Which response to filter the session decides itself
-    // (Session::may_filter_result), in the one call each line makes.
-    isFilteredTool: parsed.dropStructuredContent ? () => true : (tool) => native.isFilteredTool(tool),
-    // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.
-    localTools: {
-      has: (name) => session.isProxyTool(name),
-      // In the upstream's protocol era, for the client the request's _meta names.
-      answer: (name, argumentsJson, metaJson) => session.answerProxyTool(name, argumentsJson, metaJson),
-    },
-  })
+  /** A Proxy with a FilterSession of its own (one per client in serve mode). */
+  const makeProxy = (io = {}) => {
+    const session = new native.FilterSession(config)
+    return new Proxy({
+      command: parsed.command,
+      args: parsed.args,
+      session,
+      upstream: remote,
+      ...io,
+      // The session's counts go to the ledger (`stats`) once the proxy is done, before it exits.
+      exit: (code) => {
+        if (parsed.options.ledger) require('./ledger.js').recordSession({ session, level: parsed.options['filter-level'], ...ledgerUpstream(parsed, remote), log })
+        ;(io.exit ?? process.exit)(code)
+      },
+      filtering: parsed.options['filter-level'] !== 'off' || session.describeLevel !== 'off',
+      // The tools whose results the filter rewrites whatever their size (every tool's when its
+      // structuredContent has to go). Which response to filter the session decides itself
+      // (Session::may_filter_result), in the one call each line makes.
+      isFilteredTool: parsed.dropStructuredContent ? () => true : (tool) => native.isFilteredTool(tool),
+      // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.
+      localTools: {
+        has: (name) => session.isProxyTool(name),
+        // In the upstream's protocol era, for the client the request's _meta names.
+        answer: (name, argumentsJson, metaJson) => session.answerProxyTool(name, argumentsJson, metaJson),
+      },
+    })
+  }
+  if (parsed.options.port !== undefined) return serveHttp(parsed, remote, makeProxy)
+  const proxy = makeProxy()
   process.once('SIGINT', () => proxy.shutdown(0, 'SIGINT'))
   process.once('SIGTERM', () => proxy.shutdown(0, 'SIGTERM'))
   await proxy.start()
+}
+
+/** Serve mode: one upstream, a Proxy per HTTP client session (bin/serve-http.js). */
+async function serveHttp(parsed, remote, makeProxy) {
+  const { StdioUpstream } = require('./upstream-stdio.js')
+  const upstream = remote ?? new StdioUpstream({ command: /** @type {string} */ (parsed.command), args: parsed.args })
+  const o = parsed.options
+  let served
+  try {
+    served = await require('./serve-http.js').serve({
+      upstream,
+      makeProxy,
+      port: o.port,
+      host: o.host,
+      allowedOrigins: o['allowed-origin'],
+      token: o['auth-token'],
+      idleSeconds: o['session-idle-seconds'],
+      exit: (code) => process.exit(code),
+    })
+  } catch (err) {
+    log(`cannot serve: ${err.message}`)
+    await upstream.close().catch(() => {})
+    process.exit(1)
+  }
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      log(`shutting down: ${signal}`)
+      served.close(0)
+    })
+  }
 }
 
 // Subcommands, not upstreams: an upstream executable of one of these names needs `-- NAME`.

@@ -171,6 +171,48 @@ const OPTIONS = [
     default: 30,
     help: 'With --upstream-url: how long a lost upstream is reconnected (with backoff) before requests get an error.',
   },
+  {
+    name: 'port',
+    env: 'MCP_SNAPSHOT_FILTER_PORT',
+    kind: 'port',
+    metavar: 'N',
+    default: undefined,
+    defaultHelp: 'none: the client speaks stdio',
+    help: 'Serve MCP over Streamable HTTP at http://HOST:N/mcp instead of stdio: one upstream, many clients, each with its own session and its own snapshots and deltas. 0: any free port (logged).',
+  },
+  {
+    name: 'host',
+    env: 'MCP_SNAPSHOT_FILTER_HOST',
+    kind: 'string',
+    metavar: 'ADDRESS',
+    default: '127.0.0.1',
+    help: 'With --port: the address to listen on. On a loopback address the Host header must name localhost; elsewhere use --auth-token.',
+  },
+  {
+    name: 'allowed-origin',
+    env: 'MCP_SNAPSHOT_FILTER_ALLOWED_ORIGINS',
+    kind: 'list',
+    metavar: 'HOSTNAME',
+    default: [],
+    defaultHelp: 'localhost, 127.0.0.1, ::1 and the --host',
+    help: 'With --port: a hostname whose pages may call the server (an Origin header of any other is refused with 403: DNS rebinding protection; repeatable; one per line in the variable).',
+  },
+  {
+    name: 'auth-token',
+    env: 'MCP_SNAPSHOT_FILTER_AUTH_TOKEN',
+    kind: 'string',
+    metavar: 'TOKEN',
+    default: undefined,
+    help: 'With --port: every HTTP request must carry `Authorization: Bearer TOKEN` (else 401). Prefer the variable: a flag shows in the process list. Never logged.',
+  },
+  {
+    name: 'session-idle-seconds',
+    env: 'MCP_SNAPSHOT_FILTER_SESSION_IDLE_SECONDS',
+    kind: 'seconds',
+    metavar: 'N',
+    default: 1800,
+    help: 'With --port: a client session with no request for this long is ended and its state dropped (a client that vanished without DELETE). 0: never.',
+  },
 ]
 
 const HELP = `mcp-snapshot-filter — a token-saving MCP stdio proxy for browser MCP servers
@@ -178,6 +220,8 @@ const HELP = `mcp-snapshot-filter — a token-saving MCP stdio proxy for browser
 Usage:
   mcp-snapshot-filter [options] [-- <upstream command> [args...]]
   mcp-snapshot-filter [options] --upstream-url URL [--header 'NAME: VALUE' ...]
+  mcp-snapshot-filter --port N [--host ADDRESS] [options] [-- <upstream command> [args...]]
+                                               serve clients over Streamable HTTP at /mcp
   mcp-snapshot-filter measure [FILE|DIR ...]   what the filters save (see measure --help)
   mcp-snapshot-filter stats                    what the proxy saved, per day and tool (stats --help)
   mcp-snapshot-filter install [--client claude|cursor] [NAME]
@@ -255,6 +299,10 @@ function coerce(opt, raw, source) {
     const n = parseSize(raw)
     if (n === null) throw new UsageError(`invalid value ${JSON.stringify(raw)} for ${source}: expected a number of bytes (K, M and G suffixes allowed)`)
     return n
+  }
+  if (opt.kind === 'port') {
+    if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new UsageError(`invalid value ${JSON.stringify(raw)} for ${source}: expected a port number from 0 to 65535`)
+    return Number(raw)
   }
   if (opt.kind === 'count') {
     if (!/^\d+$/.test(raw) || Number(raw) > 2 ** 32 - 1) throw new UsageError(`invalid value ${JSON.stringify(raw)} for ${source}: expected a whole number from 0 to ${2 ** 32 - 1}`)
@@ -359,6 +407,12 @@ function parseArgs(argv, env = process.env) {
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--upstream-url must be http:// or https://, not ${url.protocol}`)
     return { mode: 'proxy', options, command: null, args: [], warnings }
+  }
+  if (options.port === undefined) {
+    for (const name of ['allowed-origin', 'auth-token']) {
+      if (name === 'allowed-origin' ? options[name].length > 0 : options[name] !== undefined) warnings.push(`--${name} is ignored without --port`)
+    }
+    if (options.host !== '127.0.0.1') warnings.push('--host is ignored without --port')
   }
   for (const name of ['header', 'upstream-transport']) {
     const given = name === 'header' ? options[name].length > 0 : options[name] !== 'auto'
