@@ -22,7 +22,7 @@ const crypto = require('node:crypto')
 const { Readable, PassThrough, Writable } = require('node:stream')
 
 const { LineBuffer } = require('./line-buffer.js')
-const { readLine, readMessage } = require('./jsonrpc.js')
+const { readLine, readMessage, idKey, idKeyOfJson } = require('./jsonrpc.js')
 const { log } = require('./log.js')
 
 const PATH = '/mcp'
@@ -154,10 +154,11 @@ class SharedUpstream {
       return
     }
     if (m.method === 'notifications/cancelled') {
+      // The upstream gives up on a request of its own: only the client it went to hears of it.
       const requestId = m.msg.params?.requestId
-      for (const [key, view] of this.asked) {
-        if (key === (typeof requestId === 'string' ? requestId : m.paramText('requestId'))) return view.online(line)
-      }
+      const json = typeof requestId === 'string' ? JSON.stringify(requestId) : m.paramText('requestId')
+      const view = json === undefined ? undefined : this.asked.get(idKeyOfJson(json))
+      if (view) return view.online(line)
     }
     for (const view of this.views) view.online(line)
     return undefined
@@ -236,7 +237,7 @@ class ClientConnection {
       out = { ...m, params: { ...m.params, requestId: id } }
     } else if (m.method === undefined && m.id !== undefined) {
       // The client's answer to a request of the upstream's: that request is done.
-      this.shared.asked.delete(typeof m.id === 'string' ? m.id : JSON.stringify(m.id))
+      this.shared.asked.delete(idKey(m.id, JSON.stringify(m.id)))
     }
     this.stdin.write(`${JSON.stringify(out)}\n`)
   }
