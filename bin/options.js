@@ -194,7 +194,7 @@ const OPTIONS = [
     kind: 'list',
     metavar: 'HOSTNAME',
     default: [],
-    defaultHelp: 'localhost, 127.0.0.1, ::1 and the --host',
+    defaultHelp: 'localhost, 127.0.0.1, [::1] and the --host',
     help: 'With --port: a hostname whose pages may call the server (an Origin header of any other is refused with 403: DNS rebinding protection; repeatable; one per line in the variable).',
   },
   {
