@@ -68,6 +68,9 @@ function messagesOf(response) {
   return response.body.split('\n').filter((l) => l.startsWith('data: ') && l.length > 6).map((l) => JSON.parse(l.slice(6)))
 }
 
+/** A raw tools/list in session `sessionId`. */
+const listTools = (url, sessionId) => rawRequest(url, { headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) })
+
 const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
 
 test('two clients at once: each gets its own sessions, snapshots and deltas', { timeout: 60_000 }, async () => {
@@ -109,8 +112,7 @@ test('a client that vanishes: its session idles out and is dropped, the other go
       return served.stderr().includes(`session ${gone} ended: idle`)
     }, 30000, 200)
     assert.ok(ended, `the vanished session is dropped:\n${served.stderr()}`)
-    const late = await rawRequest(served.url, { headers: { 'mcp-session-id': gone, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) })
-    assert.equal(late.status, 404)
+    assert.equal((await listTools(served.url, gone)).status, 404)
     // Bob's session and his snapshots are still there: his next snapshot is a delta.
     assert.match(await snapshot(b.client, 4), /snapshot 2: delta against snapshot 1/)
     await b.client.close()
@@ -128,8 +130,7 @@ test('DELETE ends a session: its id is unknown from then on, other sessions go o
     await snapshot(a.client)
     await a.transport.terminateSession()
     assert.ok(await waitUntil(() => served.stderr().includes(`session ${id} ended`), 10000))
-    const late = await rawRequest(served.url, { headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) })
-    assert.equal(late.status, 404)
+    assert.equal((await listTools(served.url, id)).status, 404)
     assert.match(await snapshot(b.client), /snapshot 1, full/)
     await b.client.close()
   } finally {
