@@ -207,15 +207,22 @@ class ClientConnection {
     this.transport.onerror = (err) => log(`serve: client transport error: ${err.message}`)
     // DELETE, or the transport closed by us.
     this.transport.onclose = () => this.end('the client ended its session')
-    this.proxy = makeProxy({ upstream: this.view, stdin: this.stdin, stdout, exit: () => this.end(null) })
+    // Made at the first message: a request the transport refuses (no initialize, too big) opens
+    // no session and so starts no Proxy (nor logs its summary).
+    this.makeProxy = () => makeProxy({ upstream: this.view, stdin: this.stdin, stdout, exit: () => this.end(null) })
+    this.proxy = null
   }
 
   async start() {
     await this.transport.start()
-    await this.proxy.start()
   }
 
   fromClient(message) {
+    if (!this.proxy) {
+      this.proxy = this.makeProxy()
+      // Until it listens, what is written to its stdin waits in the stream.
+      this.proxy.start().catch((err) => log(`serve: a client's proxy did not start: ${err.message}`))
+    }
     this.lastSeen = Date.now()
     this.shared.lastActive = this.view
     const m = /** @type {any} */ (message)
@@ -409,7 +416,6 @@ async function serve(opts) {
         const now = Date.now()
         for (const client of sessions.values()) {
           if (now - client.lastSeen > /** @type {number} */ (opts.idleSeconds) * 1000) {
-            client.proxy.shutdown(0, null)
             client.end(`idle for more than ${opts.idleSeconds} s`)
           }
         }
@@ -431,6 +437,8 @@ async function serve(opts) {
     return closing
   }
   shared.onclose = () => {
+    // Stopping it ourselves (close) is no news.
+    if (closing) return
     log(`upstream exited (${opts.upstream.exitDescription()}): serving stops`)
     const code = typeof opts.upstream.exitCode === 'number' && opts.upstream.exitCode !== 0 ? opts.upstream.exitCode : 1
     close(code)
