@@ -196,3 +196,19 @@ test('ids toward the upstream are the proxy\'s own, unique across clients; each 
     fs.rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test('a call longer than the idle timeout is no idle session: it is answered, and the session lives on', { timeout: 60_000 }, async () => {
+  const served = await startServe(['--session-idle-seconds', '1'], {}, [process.execPath, path.join(FIXTURES, 'fixture-server.js')])
+  try {
+    const opened = await rawRequest(served.url, { body: INITIALIZE })
+    const headers = { 'mcp-session-id': opened.headers['mcp-session-id'], 'mcp-protocol-version': '2025-06-18' }
+    await rawRequest(served.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
+    // The upstream answers after 3 s, three idle timeouts.
+    const answer = await rawRequest(served.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'fixture/delay', params: { ms: 3000 } }) })
+    assert.equal(answer.status, 200)
+    assert.ok(messagesOf(answer).some((m) => m.id === 5 && 'result' in m), answer.body)
+    assert.doesNotMatch(served.stderr(), /ended: idle/)
+  } finally {
+    await served.stop()
+  }
+})

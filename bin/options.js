@@ -211,7 +211,7 @@ const OPTIONS = [
     kind: 'seconds',
     metavar: 'N',
     default: 1800,
-    help: 'With --port: a client session with no request for this long is ended and its state dropped (a client that vanished without DELETE). 0: never.',
+    help: 'With --port: a client session with no request for this long and no call in flight is ended and its state dropped (a client that vanished without DELETE). 0: never.',
   },
 ]
 

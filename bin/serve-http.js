@@ -411,16 +411,15 @@ async function serve(opts) {
         res.end()
       })
   })
-  const sweep = opts.idleSeconds
-    ? setInterval(() => {
-        const now = Date.now()
-        for (const client of sessions.values()) {
-          if (now - client.lastSeen > /** @type {number} */ (opts.idleSeconds) * 1000) {
-            client.end(`idle for more than ${opts.idleSeconds} s`)
-          }
-        }
-      }, Math.min(IDLE_SWEEP_MS, opts.idleSeconds * 1000))
-    : null
+  // A session unheard of for idleSeconds ends, unless a call of its client is still in flight
+  // (a long call is no vanished client): the sweep never cuts a call.
+  const sweepIdle = () => {
+    const now = Date.now()
+    for (const client of sessions.values()) {
+      if (client.view.inFlight === 0 && now - client.lastSeen > /** @type {number} */ (opts.idleSeconds) * 1000) client.end(`idle for more than ${opts.idleSeconds} s`)
+    }
+  }
+  const sweep = opts.idleSeconds ? setInterval(sweepIdle, IDLE_SWEEP_MS) : null
   sweep?.unref()
 
   let closing = null
