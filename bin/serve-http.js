@@ -187,6 +187,8 @@ class ClientConnection {
     this.clientIds = new Map()
     /** The client's request id (JSON text) -> proxy id, for its cancellations. */
     this.proxyIds = new Map()
+    /** Proxy ids of requests the client cancelled (no longer counted in flight). */
+    this.cancelledIds = new Set()
     this.ended = false
     this.stdin = new PassThrough()
     this.out = new LineBuffer()
@@ -242,6 +244,11 @@ class ClientConnection {
       const id = this.proxyIds.get(JSON.stringify(m.params.requestId))
       if (id === undefined) return
       out = { ...m, params: { ...m.params, requestId: id } }
+      // The client awaits it no more: an upstream that never answers it keeps no session alive.
+      if (!this.cancelledIds.has(id)) {
+        this.cancelledIds.add(id)
+        this.view.inFlight = Math.max(0, this.view.inFlight - 1)
+      }
     } else if (m.method === undefined && m.id !== undefined) {
       // The client's answer to a request of the upstream's: that request is done.
       this.shared.asked.delete(idKey(m.id, JSON.stringify(m.id)))
@@ -270,7 +277,7 @@ class ClientConnection {
         this.shared.progress.delete(JSON.stringify(proxyId))
         // An answer the Proxy wrote itself (its tools) never went upstream.
         this.shared.owners.delete(proxyId)
-        this.view.inFlight = Math.max(0, this.view.inFlight - 1)
+        if (!this.cancelledIds.delete(proxyId)) this.view.inFlight = Math.max(0, this.view.inFlight - 1)
       } else if (message.method === 'notifications/progress') {
         const entry = this.shared.progress.get(JSON.stringify(message.params?.progressToken))
         if (entry) {
