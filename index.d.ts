@@ -86,6 +86,12 @@ export declare class FilterSession {
    * holds of the page.
    */
   answerNotDelivered(): void
+  /**
+   * The client cancelled the request `idJson` (its id's JSON text) after its answer was
+   * forwarded: the two crossed, and the client drops the answer. Its snapshot is then no
+   * base for a delta (`Router::answer_cancelled`); any other id changes nothing.
+   */
+  answerCancelled(idJson: string): void
   /** The session's stats mode: `inline`, `stderr` or `off`. */
   get stats(): string
   /** A one-line summary of the session's savings, for stderr on exit. */

@@ -792,6 +792,14 @@ impl FilterSession {
         self.router.answer_not_delivered();
     }
 
+    /// The client cancelled the request `idJson` (its id's JSON text) after its answer was
+    /// forwarded: the two crossed, and the client drops the answer. Its snapshot is then no
+    /// base for a delta (`Router::answer_cancelled`); any other id changes nothing.
+    #[napi]
+    pub fn answer_cancelled(&mut self, id_json: String) {
+        self.router.answer_cancelled(&id_json);
+    }
+
     /// The session's stats mode: `inline`, `stderr` or `off`.
     #[napi(getter)]
     pub fn stats(&self) -> String {
