@@ -182,7 +182,10 @@ class Proxy {
       this.pending.set(m.key, this.describeRequest(m))
     } else if (m.method === 'notifications/cancelled') {
       const requestId = m.msg.params?.requestId
-      if (requestId !== undefined) this.cancel(idKeyOfJson(typeof requestId === 'string' ? JSON.stringify(requestId) : m.paramText('requestId')))
+      if (requestId !== undefined) {
+        const idJson = typeof requestId === 'string' ? JSON.stringify(requestId) : m.paramText('requestId')
+        if (idJson !== undefined) this.cancel(idKeyOfJson(idJson), idJson)
+      }
     }
     this.toUpstream(m.line ?? m.text)
   }
@@ -192,8 +195,10 @@ class Proxy {
    * any other, but nothing is answered on its behalf if the upstream dies. Bounded: past
    * MAX_CANCELLED, the oldest is forgotten (its late answer then passes unfiltered).
    */
-  cancel(key) {
+  cancel(key, idJson) {
     const entry = this.pending.get(key)
+    // Answered already: the answer crossed the cancellation, and the client drops it.
+    if (!entry) this.session.answerCancelled?.(idJson)
     if (!entry || entry.cancelled) return
     entry.cancelled = true
     this.cancelled.push(key)
