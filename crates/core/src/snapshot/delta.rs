@@ -792,7 +792,10 @@ pub fn mark_with(
         }
     }
     counts.moved += reordered(fp, sent, &visibility.seen);
-    let mut marks = DeltaMarks::default();
+    let mut marks = DeltaMarks {
+        table_cover: fp.view.cover.clone(),
+        ..DeltaMarks::default()
+    };
     let mut notes = 0;
     for (list, call) in behind.iter().zip(&visibility.calls) {
         if list.is_empty() {
@@ -917,7 +920,6 @@ pub fn mark_with(
                 }
             }
         }
-        marks.table_cover.clone_from(&fp.view.cover);
         let mut i = 0;
         while let Some(unit) = frame.units.get(i) {
             if let Some(&end) = whole.get(&i) {

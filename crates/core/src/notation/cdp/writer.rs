@@ -451,9 +451,8 @@ fn link_url<'n>(node: &'n Node<'_>, base: Option<&str>) -> Option<Cow<'n, str>> 
     (open == 0 && !url.is_empty()).then_some(url)
 }
 
-/// An attribute value, bare when nothing in it could end it early or be misread (a space, a
-/// quote, a backslash, a line break, the sibling separator), else quoted and escaped.
-/// Whether `write_value` writes `value` bare (unquoted).
+/// Whether `write_value` writes `value` bare: nothing in it could end it early or be misread
+/// (a space, a quote, a backslash, a line break, the sibling separator).
 fn is_bare_value(value: &str) -> bool {
     !value.is_empty()
         && !value
@@ -461,6 +460,7 @@ fn is_bare_value(value: &str) -> bool {
             .any(|b| matches!(b, b' ' | b'"' | b'\\' | b'\n' | b'\r' | b'|'))
 }
 
+/// An attribute value, bare when it can be (`is_bare_value`), else quoted and escaped.
 fn write_value(out: &mut String, value: &str) {
     if is_bare_value(value) {
         out.push_str(value);
