@@ -30,7 +30,7 @@ use once_cell::sync::Lazy;
 
 use super::marker::{hidden_run_end, write_run, ExpandTarget};
 use super::render::{self, flatten};
-use super::tree::{DeltaMarks, NodeKind, Table, TableDelta, Tree};
+use super::tree::{ColumnName, DeltaMarks, NodeKind, Table, TableDelta, Tree};
 use super::{apply_passes, filter_tree, FilteredSnapshot, Notation, SnapshotOptions};
 use crate::level::Level;
 
@@ -220,13 +220,17 @@ impl TableView {
                     view.cover.extend(tree.subtree(id));
                 }
             }
-            // The names and states the header states for every row (its first row's).
-            for &id in table.record(0) {
-                if let Some(node) = tree.nodes.get(id) {
-                    (node.uid, node.role, node.name_str()).hash(&mut h);
-                    for a in &node.attrs {
-                        (a.key, a.value.as_deref()).hash(&mut h);
-                    }
+            // What the header takes from the first row: a fixed column's name, the values of
+            // the attributes every row has alike (a state of row 1 alone is the row's).
+            for (col, &id) in table.columns.iter().zip(table.record(0)) {
+                let Some(node) = tree.nodes.get(id) else {
+                    continue;
+                };
+                if col.name == ColumnName::Fixed {
+                    node.name_str().hash(&mut h);
+                }
+                for key in &col.fixed {
+                    node.attr(key).map(|a| a.value.as_deref()).hash(&mut h);
                 }
             }
             let uid = |r: usize| {
