@@ -65,7 +65,7 @@ class Proxy {
    *   page still in flight)
    * @param {{has(name: string): boolean, answer(name: string, argumentsJson: string, metaJson: string | null): string}} [opts.localTools]
    *   tools the proxy answers itself (expand_snapshot, search_snapshot): `answer` returns the
-   *   response's `"result":…` or `"error":…` member in the request's era (src/era.rs)
+   *   response's `"result":…` or `"error":…` member in the request's era (crates/core/src/era.rs)
    * @param {number} [opts.snapshotWaitMs] how long a call of those waits for a snapshot in flight
    */
   constructor(opts) {

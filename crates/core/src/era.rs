@@ -287,7 +287,7 @@ mod tests {
 
     fn grid(change: Option<&str>) -> String {
         let capture: Value =
-            serde_json::from_str(include_str!("../__test__/fixtures/snapshots/grid.json"))
+            serde_json::from_str(include_str!("../../../__test__/fixtures/snapshots/grid.json"))
                 .expect("fixture");
         let mut result = capture["result"].clone();
         if let (Some(change), Some(text)) = (change, result.pointer_mut("/content/0/text")) {

@@ -805,7 +805,7 @@ mod tests {
 
     fn snapshot_result() -> String {
         let capture: Value =
-            serde_json::from_str(include_str!("../__test__/fixtures/snapshots/grid.json"))
+            serde_json::from_str(include_str!("../../../__test__/fixtures/snapshots/grid.json"))
                 .expect("fixture");
         capture["result"].to_string()
     }
