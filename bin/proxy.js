@@ -182,7 +182,10 @@ class Proxy {
       this.pending.set(m.key, this.describeRequest(m))
     } else if (m.method === 'notifications/cancelled') {
       const requestId = m.msg.params?.requestId
-      if (requestId !== undefined) this.cancel(idKeyOfJson(typeof requestId === 'string' ? JSON.stringify(requestId) : m.paramText('requestId')))
+      if (requestId !== undefined) {
+        const idJson = typeof requestId === 'string' ? JSON.stringify(requestId) : m.paramText('requestId')
+        if (idJson !== undefined) this.cancel(idKeyOfJson(idJson), idJson)
+      }
     }
     this.toUpstream(m.line ?? m.text)
   }
@@ -192,8 +195,10 @@ class Proxy {
    * any other, but nothing is answered on its behalf if the upstream dies. Bounded: past
    * MAX_CANCELLED, the oldest is forgotten (its late answer then passes unfiltered).
    */
-  cancel(key) {
+  cancel(key, idJson) {
     const entry = this.pending.get(key)
+    // Answered already: the answer crossed the cancellation, and the client drops it.
+    if (!entry) this.session.answerCancelled?.(idJson)
     if (!entry || entry.cancelled) return
     entry.cancelled = true
     this.cancelled.push(key)
@@ -300,7 +305,7 @@ class Proxy {
       return false
     }
     if (!routed) return false
-    if (routed.error) this.filterFailed(entry, routed.error)
+    if (routed.error) this.filterFailed(entry, routed.error, routed.line !== undefined && routed.line !== null)
     if (routed.statsLine) log(routed.statsLine)
     this.toClient(routed.line ?? line)
     if (entry) this.finish(key, entry)
@@ -315,9 +320,10 @@ class Proxy {
     if (entry) this.finish(m.key, entry)
   }
 
-  filterFailed(entry, why) {
+  /** @param {boolean} [cut] the original, over the bound, went cut to it (else as it came) */
+  filterFailed(entry, why, cut = false) {
     const what = entry?.tool === undefined ? (entry?.method ?? 'a response') : `${entry.method} ${JSON.stringify(entry.tool)}`
-    log(`filter failed on ${what} (forwarding the original): ${why}`)
+    log(`filter failed on ${what} (${cut ? 'sending it cut to the budget' : 'forwarding the original'}): ${why}`)
   }
 
   upstreamError(err) {
