@@ -3,7 +3,7 @@
 //! line(s) it came from. Passes only flip the per-node flags; renderers read them.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// What a line of the snapshot is.
