@@ -325,6 +325,26 @@ test('ids and answers come back exact, unknown methods, notifications and list_c
   await stopProxy(proxy)
 })
 
+test('a late cancellation of a call already answered goes nowhere: it cannot cancel another call under the same number upstream (#41 item 12)', { timeout: 30000 }, async (t) => {
+  const server = await startFixture()
+  t.after(() => server.stop())
+  const proxy = await proxyTo(server.url)
+  t.after(() => proxy.child.kill('SIGKILL'))
+  // The client's initialize went upstream as 1; this call goes as 2 and is answered.
+  proxy.send(call(3, 'echo', { text: 'answered' }))
+  assert.equal((await proxy.waitFor((m) => m.id === 3)).result.content[0].text, 'answered')
+  // Upstream this one is 3: the number the client's late cancellation names.
+  proxy.send(call('slow', 'sleep', { ms: 1000 }))
+  await settle(200)
+  proxy.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'too late' } })
+  proxy.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'never-sent' } })
+  const slow = await proxy.waitFor((m) => m.id === 'slow', 10000)
+  assert.equal(slow.result?.content[0].text, 'sleep done', JSON.stringify(slow))
+  proxy.send(call('count', 'cancelled'))
+  assert.equal((await proxy.waitFor((m) => m.id === 'count')).result.content[0].text, '0', 'the server saw a cancellation')
+  await stopProxy(proxy)
+})
+
 test('two in-flight ids beyond 2^53 stay two ids, answered as JSON and as SSE, and cancelling one cancels that one', { timeout: 60000 }, async (t) => {
   const server = await startFixture()
   t.after(() => server.stop())

@@ -277,11 +277,12 @@ class HttpUpstream {
       // owes the client nothing for it either.
       const requestIdJson = typeof msg.params.requestId === 'string' ? JSON.stringify(msg.params.requestId) : memberText(memberText(text, 'params') ?? '{}', 'requestId')
       const id = requestIdJson === undefined ? undefined : this.upstreamIds.get(idKeyOfJson(requestIdJson))
-      if (id !== undefined) {
-        msg.params.requestId = id
-        cancelled = this.outstanding.get(idKey(id))
-        this.forget(idKey(id))
-      }
+      // A request already answered (or never sent) is nothing the upstream could cancel, and
+      // the client's number may be the proxy's id of another request there: dropped.
+      if (id === undefined) return true
+      msg.params.requestId = id
+      cancelled = this.outstanding.get(idKey(id))
+      this.forget(idKey(id))
     }
     if (msg?.method === 'notifications/initialized') this.initialized = true
     if (this.closed) return true
