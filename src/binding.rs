@@ -23,6 +23,7 @@ use crate::session::{Session, SessionOptions};
 use crate::snapshot::{SnapshotLimits, SnapshotOptions};
 use crate::stats::{SavingsTotals, StatsMode};
 use crate::tokens;
+use crate::upstream_reset;
 use crate::utf16;
 
 fn to_napi(error: FilterError) -> Error {
@@ -545,6 +546,9 @@ pub struct RoutedResponse {
     pub error: Option<String>,
     /// In `stderr` stats mode: the stats line of the filtered result.
     pub stats_line: Option<String>,
+    /// True: the result says the upstream's browser was restarted or reconnected (its pages
+    /// are gone; nothing held is a base any more).
+    pub reconnected: Option<bool>,
 }
 
 /// Options of a proxy session.
@@ -695,6 +699,7 @@ impl FilterSession {
             line: None,
             error: None,
             stats_line: None,
+            reconnected: None,
         };
         let (Some(request), Some(span)) = (request, envelope.result) else {
             return Ok(Some(routed));
@@ -707,20 +712,39 @@ impl FilterSession {
             return Ok(Some(routed));
         }
         let filtered = match (request.method.as_str(), request.tool.as_deref()) {
-            ("tools/call", Some(tool)) if self.inner.may_filter_result(tool, line.len()) => {
-                // Snapshot state is the client's the request's _meta names.
-                self.era
-                    .use_client(&mut self.inner, request.meta_json.as_deref());
-                let filtered = self.inner.filter_tool_response_at(
-                    tool,
-                    text,
-                    Some(span),
-                    request.arguments_json.as_deref(),
-                );
-                if request.cancelled == Some(true) {
-                    self.inner.answer_not_delivered();
+            ("tools/call", Some(tool)) => {
+                // The upstream's browser restarted: nothing held is a base any more, this
+                // result's snapshot included.
+                if upstream_reset::reconnected(&text[span.clone()]) {
+                    routed.reconnected = Some(true);
+                    self.era.forget_pages(&mut self.inner);
+                    self.inner
+                        .set_notice(upstream_reset::RECONNECT_NOTICE.to_string());
                 }
-                filtered
+                let filtered = if self.inner.may_filter_result(tool, line.len()) {
+                    // Snapshot state is the client's the request's _meta names.
+                    self.era
+                        .use_client(&mut self.inner, request.meta_json.as_deref());
+                    let filtered = self.inner.filter_tool_response_at(
+                        tool,
+                        text,
+                        Some(span),
+                        request.arguments_json.as_deref(),
+                    );
+                    if request.cancelled == Some(true) {
+                        self.inner.answer_not_delivered();
+                    }
+                    filtered
+                } else {
+                    Ok(None)
+                };
+                // A cancelled request's answer is dropped by the client: the notice waits.
+                match filtered {
+                    Ok(out) if request.cancelled != Some(true) => {
+                        Ok(self.inner.with_notice(out.as_deref(), text).or(out))
+                    }
+                    other => other,
+                }
             }
             (method, _) if describe::LIST_METHODS.contains(&method) => {
                 self.inner.compress_list_response(method, text)
@@ -737,6 +761,16 @@ impl FilterSession {
         }
         routed.stats_line = self.inner.take_stats_line();
         Ok(Some(routed))
+    }
+
+    /// The upstream restarted, or came back under a new session (the bin noticed): every uid
+    /// the agent held is gone. Nothing held is a base for a delta any more (every client's pages
+    /// are forgotten), and the next `tools/call` result carries `notice` (one line) as its first
+    /// text block.
+    #[napi]
+    pub fn upstream_restarted(&mut self, notice: String) {
+        self.era.forget_pages(&mut self.inner);
+        self.inner.set_notice(notice);
     }
 
     /// True when `toolName` is one of the proxy's own tools (answer it with `callProxyTool`,

@@ -239,6 +239,15 @@ impl Era {
         }
     }
 
+    /// Every client forgets the pages it holds (`Held::forget_pages`): the current one and the
+    /// parked ones alike, since the upstream they all spoke to restarted.
+    pub fn forget_pages(&mut self, session: &mut Session) {
+        session.held_mut().forget_pages();
+        for (_, held) in &mut self.parked {
+            held.forget_pages();
+        }
+    }
+
     /// Answers a call of one of the proxy's tools (`Session::call_proxy_tool`) for the client
     /// and in the era of the request: the response member (`"result":…` or `"error":…`).
     pub fn answer_proxy_tool(
