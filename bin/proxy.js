@@ -105,6 +105,8 @@ class Proxy {
     this.clientBlocked = false
     this.restartPolicy = opts.restart && opts.restart.max > 0 && !opts.upstream ? new RestartPolicy(opts.restart) : null
     this.restorePages = opts.restart?.restorePages ?? true
+    /** Whether the answers are read for what a restart needs (a remote upstream reconnects itself). */
+    this.tracksPages = this.restartPolicy !== null || Boolean(opts.upstream)
     /** What a restarted upstream is told again: the client's initialize (its text and key), notifications/initialized, the log level, resource subscriptions (uri -> params text). */
     /** @type {{initialize: {key: string, params: string | null} | null, initialized: boolean, logLevel: string | null, subscriptions: Map<string, string | null>}} */
     this.replay = { initialize: null, initialized: false, logLevel: null, subscriptions: new Map() }
@@ -165,6 +167,23 @@ class Proxy {
     up.ondrain = () => up === this.upstream && this.stdin.resume()
     up.onbroken = (what) => up === this.upstream && this.upstreamMayBeUnreachable(what)
     up.onclose = () => up === this.upstream && this.upstreamClosed()
+    up.onrestart = (reason) => up === this.upstream && this.upstreamReconnected(reason)
+  }
+
+  /**
+   * A remote upstream came back under a new session (it reconnected itself): as after a
+   * restart, nothing held is a base any more, the agent's pages are reopened (a server that
+   * keeps a browser per session starts a fresh one), and the next result says so.
+   */
+  upstreamReconnected(reason) {
+    if (this.closing || this.restarting) return
+    log('the remote upstream began a new session: reopening the pages')
+    this.session.upstreamRestarted?.(`[mcp-snapshot-filter: the connection to the upstream MCP server was lost (${reason}) and a new session began; uids changed: take a new snapshot (it is sent whole)]`)
+    if (!this.pages.kind || this.pages.pages.length === 0) return
+    this.restarting = this.reopenPages()
+      .then((note) => this.session.upstreamRestarted?.(`[mcp-snapshot-filter: the connection to the upstream MCP server was lost (${reason}) and a new session began${note}; uids changed: take a new snapshot (it is sent whole)]`))
+      .catch((err) => log(`reopening the pages failed: ${err.message}`))
+      .finally(() => this.endRestart())
   }
 
   // ---- client -> upstream ----
@@ -429,7 +448,7 @@ class Proxy {
    * tools (its first tools/list page) and the pages a browser upstream lists.
    */
   learn(entry, line) {
-    if (!this.restartPolicy) return
+    if (!this.tracksPages) return
     const watched = entry.tool !== undefined && this.pages.watches(entry.tool)
     if (!(entry.method === 'tools/list' && entry.firstPage) && !watched) return
     let result

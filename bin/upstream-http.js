@@ -210,6 +210,8 @@ class HttpUpstream {
     this.ondrain = null
     this.onbroken = null
     this.onclose = null
+    /** @type {((reason: string) => void) | null} a new session replaced a lost one (`reason`: why it was lost) */
+    this.onrestart = null
     /** The transport in use, and which kind it is once the first connection settled it. */
     this.transport = null
     this.kind = this.mode === 'auto' ? null : this.mode
@@ -650,6 +652,8 @@ class HttpUpstream {
         this.transport = transport
         this.lastLogged = null
         log(`reconnected to upstream ${this.shownUrl} (${this.kind}, a new session; attempt ${attempt})`)
+        // A new session is a restart for the agent: what the old one held (uids, pages) is gone.
+        this.onrestart?.(reason)
         return
       } catch (err) {
         last = err.upstreamMessage ?? describeError(err)

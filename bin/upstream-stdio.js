@@ -24,6 +24,7 @@
 //   ondrain()                     after send() returned false, the queue emptied
 //   onbroken(what)                a pipe closed while the process may still run ('closed its stdout')
 //   onclose()                     the upstream is gone: no line will come any more
+//   onrestart(reason)             (a remote upstream only) a new session replaced a lost one
 
 const spawn = require('cross-spawn')
 
