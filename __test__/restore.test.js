@@ -67,3 +67,23 @@ test('chrome-devtools-mcp: pages reopened in order, the selected one selected, o
   // mapping: until then 2 is its own id of a.test.
   assert.deepEqual([...tracker.idMap], [[2, 1], [5, 2]])
 })
+
+test('Playwright: the current tab navigated to the first page, a new tab for each other, the current one selected again', async () => {
+  const tracker = new PageTracker()
+  tracker.learnTools(['browser_navigate', 'browser_tabs', 'browser_snapshot'].map((name) => ({ name })))
+  assert.ok(tracker.watches('browser_tabs') && !tracker.watches('browser_snapshot'))
+  tracker.observe(text('### Open tabs\n- 0: [A](https://a.test/)\n- 1: (current) [B](https://b.test/)\n- 2: [Blank](about:blank)'))
+  const calls = []
+  const { reopened, failed } = await tracker.restore(async (tool, args) => {
+    calls.push([tool, args])
+    return text('ok')
+  })
+  assert.deepEqual(reopened, ['https://a.test/', 'https://b.test/'])
+  assert.deepEqual(failed, [])
+  assert.deepEqual(calls, [
+    ['browser_navigate', { url: 'https://a.test/' }],
+    ['browser_tabs', { action: 'new' }],
+    ['browser_navigate', { url: 'https://b.test/' }],
+    ['browser_tabs', { action: 'select', index: 1 }],
+  ])
+})
