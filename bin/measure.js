@@ -16,7 +16,7 @@ const ALL_LEVELS = ['light', 'moderate', 'aggressive']
 const DEFAULT_LEVEL = 'moderate'
 const WALKED_EXTENSIONS = new Set(['.json', '.jsonl', '.txt', '.log'])
 const SAMPLES_DIR = path.join(__dirname, '..', 'samples')
-// The list results the session compresses (src/describe/mod.rs LIST_METHODS decides for the proxy):
+// The list results the session compresses (crates/core/src/describe/mod.rs LIST_METHODS decides for the proxy):
 // a recorded list is measured as one.
 const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'])
 
@@ -179,7 +179,7 @@ const SNAPSHOT_LINE = /^[ \t]*uid=\S+/m
 
 /**
  * The tool a CallToolResult came from, told by its sections as the filters read them (the
- * native `inferTool`, src/result/infer.rs): `unknown` when none says.
+ * native `inferTool`, crates/core/src/result/infer.rs): `unknown` when none says.
  */
 function inferTool(result) {
   return require('../index.js').inferTool(textBlocks(result)) ?? 'unknown'
@@ -325,7 +325,7 @@ function parseInput(text) {
     if (items === null) throw new InputError(`not valid JSON: ${jsonError.message}`, 'invalid')
     return items
   }
-  // A result's text with its snapshot section (src/result/sections.rs reads it), or bare tree lines.
+  // A result's text with its snapshot section (crates/core/src/result/sections.rs reads it), or bare tree lines.
   const body = require('../index.js').snapshotBody(text)
   if (body !== null) return [{ kind: 'snapshot', tool: 'snapshot text', inferred: false, text: body }]
   if (SNAPSHOT_LINE.test(text)) return [{ kind: 'snapshot', tool: 'snapshot text', inferred: false, text }]

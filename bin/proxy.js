@@ -73,7 +73,7 @@ class Proxy {
    *   page still in flight)
    * @param {{has(name: string): boolean, answer(name: string, argumentsJson: string, metaJson: string | null): string}} [opts.localTools]
    *   tools the proxy answers itself (expand_snapshot, search_snapshot): `answer` returns the
-   *   response's `"result":…` or `"error":…` member in the request's era (src/era.rs)
+   *   response's `"result":…` or `"error":…` member in the request's era (crates/core/src/era.rs)
    * @param {number} [opts.snapshotWaitMs] how long a call of those waits for a snapshot in flight
    * @param {{max: number, windowMs: number, restorePages?: boolean}} [opts.restart] restart a
    *   stdio upstream that dies: at most `max` times within `windowMs` (bin/restart.js), reopening

@@ -12,8 +12,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use adversarial::{repeated, UNITS};
-use mcp_snapshot_filter::describe::compress_text;
-use mcp_snapshot_filter::level::Level;
+use mcp_snapshot_filter_core::describe::compress_text;
+use mcp_snapshot_filter_core::level::Level;
 
 fn arg(name: &str, default: usize) -> usize {
     let args: Vec<String> = std::env::args().collect();

@@ -690,7 +690,7 @@ mod tests {
     /// The proxy's tools go only in front of an upstream with a tool that returns snapshots.
     #[test]
     fn snapshot_tools_are_found_in_the_lists_that_have_them() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/fixtures/lists");
+        let dir = crate::test_support::shipped("__test__/fixtures/lists");
         for (file, has) in [
             ("chrome-devtools-mcp.default.tools-list.json", true),
             ("chrome-devtools-mcp.all-categories.tools-list.json", true),

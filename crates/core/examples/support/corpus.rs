@@ -2,6 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
+/// The repository's root (the core crate is `crates/core` in it): where `samples/`,
+/// `__test__/fixtures/` and `fuzz/corpus/` are, and beside which the shared corpus is.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
 /// Every file under `root` whose extension is one of `exts`, sorted (explicit stack: no
 /// recursion limit, unreadable directories passed over).
 pub fn files_under(root: &Path, exts: &[&str]) -> Vec<PathBuf> {

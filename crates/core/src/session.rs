@@ -761,9 +761,10 @@ mod tests {
     use super::*;
 
     fn snapshot_result() -> String {
-        let capture: Value =
-            serde_json::from_str(include_str!("../__test__/fixtures/snapshots/grid.json"))
-                .expect("fixture");
+        let capture: Value = serde_json::from_str(include_str!(
+            "../../../__test__/fixtures/snapshots/grid.json"
+        ))
+        .expect("fixture");
         capture["result"].to_string()
     }
 

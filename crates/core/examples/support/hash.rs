@@ -1,7 +1,7 @@
 //! Shared by the byte-identity harnesses (`hash_outputs`, `hash_budget`): the hash they print
 //! and the arguments they take.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// FNV-1a 64: stable across runs and machines, so two builds' totals compare.
 pub struct Fnv(pub u64);
@@ -39,6 +39,6 @@ pub fn corpus_args() -> (PathBuf, bool) {
     }
     let corpus = corpus
         .or_else(|| std::env::var_os("MCP_CORPUS_DIR").map(PathBuf::from))
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+        .unwrap_or_else(|| super::corpus::repo_root().join("../shared/corpus"));
     (corpus, per_file)
 }

@@ -3,11 +3,11 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Where the corpus would be: `$MCP_CORPUS_DIR`, else `../shared/corpus` beside the repo.
+/// Where the corpus would be: `$MCP_CORPUS_DIR`, else `../shared/corpus` beside the repository.
 fn corpus_location() -> PathBuf {
     std::env::var_os("MCP_CORPUS_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"))
+        .unwrap_or_else(|| corpus::repo_root().join("../shared/corpus"))
 }
 
 /// The corpus of real responses, or `None` with a loud message when it is missing outside CI.
@@ -42,7 +42,7 @@ pub fn has_corpus() -> bool {
 /// A file the repository ships (`samples/`, `__test__/fixtures/`), for tests that a small real
 /// sample serves when the corpus is absent.
 pub fn shipped(relative: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(relative)
+    corpus::repo_root().join(relative)
 }
 
 /// Notes that a corpus test ran on the shipped samples only (the corpus is absent).

@@ -6,9 +6,9 @@
 
 use std::collections::HashMap;
 
-use mcp_snapshot_filter::notation;
-use mcp_snapshot_filter::snapshot::delta::{filter_with_deltas, DeltaInput, SentPage};
-use mcp_snapshot_filter::snapshot::SnapshotOptions;
+use mcp_snapshot_filter_core::notation;
+use mcp_snapshot_filter_core::snapshot::delta::{filter_with_deltas, DeltaInput, SentPage};
+use mcp_snapshot_filter_core::snapshot::SnapshotOptions;
 use serde_json::Value;
 
 fn main() {

@@ -295,9 +295,10 @@ mod tests {
     const DISCOVER: &str = r#"{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"up","version":"1"}}}"#;
 
     fn grid(change: Option<&str>) -> String {
-        let capture: Value =
-            serde_json::from_str(include_str!("../__test__/fixtures/snapshots/grid.json"))
-                .expect("fixture");
+        let capture: Value = serde_json::from_str(include_str!(
+            "../../../__test__/fixtures/snapshots/grid.json"
+        ))
+        .expect("fixture");
         let mut result = capture["result"].clone();
         if let (Some(change), Some(text)) = (change, result.pointer_mut("/content/0/text")) {
             let changed = text

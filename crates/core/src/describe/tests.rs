@@ -360,7 +360,7 @@ fn prompts_and_resources_are_compressed() {
 // ---- fixtures and corpus ----------------------------------------------------------------
 
 fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/fixtures/lists")
+    crate::test_support::shipped("__test__/fixtures/lists")
 }
 
 fn method_of(path: &Path) -> Option<&'static str> {

@@ -907,7 +907,7 @@ fn node_problem(
 /// Snapshot bodies of our own recorded pages (`__test__/fixtures/sessions/*.jsonl`) and our
 /// own Playwright captures (`__test__/fixtures/playwright*/**.json`), either notation.
 fn own_bodies() -> Vec<(String, String)> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/fixtures");
+    let root = crate::test_support::shipped("__test__/fixtures");
     let mut files = crate::test_support::files_under(&root.join("sessions"), &["jsonl"]);
     files.extend(crate::test_support::files_under(
         &root.join("playwright-own"),
@@ -1100,8 +1100,7 @@ fn controls_in_main(body: &str) -> Vec<String> {
 
 #[test]
 fn our_own_playwright_pages_of_records_show_every_control_in_main_in_place_at_moderate() {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/fixtures/playwright-own");
+    let dir = crate::test_support::shipped("__test__/fixtures/playwright-own");
     let mut tables = 0;
     let mut pages = 0;
     for path in crate::test_support::files_under(&dir, &["json"]) {
@@ -1143,8 +1142,9 @@ fn our_own_playwright_pages_of_records_show_every_control_in_main_in_place_at_mo
 #[test]
 fn a_playwright_delta_reads_back_against_the_new_snapshot() {
     use crate::snapshot::delta::{self, DeltaInput, Sent};
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("__test__/fixtures/playwright-own/users/browser_snapshot.json");
+    let path = crate::test_support::shipped(
+        "__test__/fixtures/playwright-own/users/browser_snapshot.json",
+    );
     let text = std::fs::read_to_string(path).expect("users fixture");
     let v: serde_json::Value = serde_json::from_str(&text).expect("json");
     let mut texts = Vec::new();
@@ -1330,7 +1330,7 @@ fn the_reader_reads_deltas_with_tables_against_what_it_holds() {
     let (mut deltas, mut runs, mut toggled) = (0, 0, 0);
     // Recorded sessions: ours, and the corpus's when present.
     let mut files = crate::test_support::files_under(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/fixtures/sessions"),
+        &crate::test_support::shipped("__test__/fixtures/sessions"),
         &["jsonl"],
     );
     if let Some(corpus) = crate::test_support::corpus_dir() {

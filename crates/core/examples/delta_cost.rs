@@ -13,10 +13,10 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use mcp_snapshot_filter::level::Level;
-use mcp_snapshot_filter::notation::{self, cdp::Cdp};
-use mcp_snapshot_filter::snapshot::delta::{filter_with_deltas, DeltaInput};
-use mcp_snapshot_filter::snapshot::SnapshotOptions;
+use mcp_snapshot_filter_core::level::Level;
+use mcp_snapshot_filter_core::notation::{self, cdp::Cdp};
+use mcp_snapshot_filter_core::snapshot::delta::{filter_with_deltas, DeltaInput};
+use mcp_snapshot_filter_core::snapshot::SnapshotOptions;
 use serde_json::Value;
 
 const RUNS: usize = 7;
@@ -27,9 +27,10 @@ fn median(mut runs: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    let dir = std::env::args()
-        .nth(1)
-        .map_or_else(|| PathBuf::from("../shared/corpus"), PathBuf::from);
+    let dir = std::env::args().nth(1).map_or_else(
+        || corpus::repo_root().join("../shared/corpus"),
+        PathBuf::from,
+    );
     let mut bodies = Vec::new();
     for file in corpus::files_under(&dir.join("chrome-devtools-mcp"), &["json"]) {
         let Ok(text) = std::fs::read_to_string(&file) else {

@@ -18,7 +18,7 @@ const MAX_GROWTH: f64 = 5.0;
 /// Seeds and finds of the `describe_text` / `describe_list` fuzz targets, when present (the
 /// fuzz corpora are git-ignored; `fuzz/make-seeds.js` writes them).
 fn fuzz_inputs() -> Vec<String> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus");
+    let root = crate::test_support::shipped("fuzz/corpus");
     let mut inputs = Vec::new();
     for target in ["describe_text", "describe_list"] {
         let Ok(dir) = std::fs::read_dir(root.join(target)) else {

@@ -25,7 +25,7 @@ use crate::snapshot::SnapshotOptions;
 /// The hostile page (`corpus/hostile/spoof-in-text.html`) as chrome-devtools-mcp 1.11.0 gave it
 /// with `--experimentalStructuredContent`: the text and the exact tree of one snapshot.
 const HOSTILE: &str =
-    include_str!("../../../__test__/fixtures/hostile-spoof-in-text.take_snapshot.json");
+    include_str!("../../../../../__test__/fixtures/hostile-spoof-in-text.take_snapshot.json");
 
 fn body_and_tree(capture: &Value) -> Option<(String, &Value)> {
     let result = capture.get("result")?;

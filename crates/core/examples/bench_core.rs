@@ -19,11 +19,11 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use mcp_snapshot_filter::describe::{self, CompressOptions, LIST_METHODS};
-use mcp_snapshot_filter::level::Level;
-use mcp_snapshot_filter::notation;
-use mcp_snapshot_filter::result::{self, ResultOptions};
-use mcp_snapshot_filter::snapshot::SnapshotOptions;
+use mcp_snapshot_filter_core::describe::{self, CompressOptions, LIST_METHODS};
+use mcp_snapshot_filter_core::level::Level;
+use mcp_snapshot_filter_core::notation;
+use mcp_snapshot_filter_core::result::{self, ResultOptions};
+use mcp_snapshot_filter_core::snapshot::SnapshotOptions;
 use serde_json::Value;
 
 const LEVELS: [Level; 3] = [Level::Light, Level::Moderate, Level::Aggressive];
@@ -65,12 +65,8 @@ fn main() {
             _ => corpus = Some(PathBuf::from(arg)),
         }
     }
-    let corpus = corpus.unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join("shared")
-            .join("corpus")
-    });
+    let corpus =
+        corpus.unwrap_or_else(|| corpus::repo_root().join("..").join("shared").join("corpus"));
     let inputs = collect_inputs(&corpus);
     if inputs.is_empty() {
         eprintln!("bench_core: no corpus results under {}", corpus.display());

@@ -22,10 +22,10 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use mcp_snapshot_filter::level::Level;
-use mcp_snapshot_filter::notation;
-use mcp_snapshot_filter::result::{self, ResultOptions};
-use mcp_snapshot_filter::snapshot::SnapshotOptions;
+use mcp_snapshot_filter_core::level::Level;
+use mcp_snapshot_filter_core::notation;
+use mcp_snapshot_filter_core::result::{self, ResultOptions};
+use mcp_snapshot_filter_core::snapshot::SnapshotOptions;
 use serde_json::Value;
 
 const LEVELS: [Level; 3] = [Level::Light, Level::Moderate, Level::Aggressive];
@@ -113,12 +113,8 @@ fn main() {
             _ => corpus = Some(PathBuf::from(arg)),
         }
     }
-    let corpus = corpus.unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join("shared")
-            .join("corpus")
-    });
+    let corpus =
+        corpus.unwrap_or_else(|| corpus::repo_root().join("..").join("shared").join("corpus"));
     let cdp_pages = pages(&corpus.join("chrome-devtools-mcp"), Notation::Cdp);
     let pw_pages = pages(&corpus.join("playwright-mcp"), Notation::Playwright);
     if cdp_pages.is_empty() || pw_pages.is_empty() {

@@ -17,9 +17,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use hash::Fnv;
-use mcp_snapshot_filter::level::Level;
-use mcp_snapshot_filter::session::{Session, SessionOptions};
-use mcp_snapshot_filter::stats::StatsMode;
+use mcp_snapshot_filter_core::level::Level;
+use mcp_snapshot_filter_core::session::{Session, SessionOptions};
+use mcp_snapshot_filter_core::stats::StatsMode;
 use serde_json::Value;
 
 /// (tool, arguments JSON, result JSON).

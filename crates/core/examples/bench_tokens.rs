@@ -19,7 +19,7 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use mcp_snapshot_filter::tokens::TokenCount;
+use mcp_snapshot_filter_core::tokens::TokenCount;
 
 fn main() {
     let mut dir: Option<PathBuf> = None;
@@ -33,7 +33,7 @@ fn main() {
     }
     let dir = dir
         .or_else(|| std::env::var_os("MCP_CORPUS_DIR").map(PathBuf::from))
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+        .unwrap_or_else(|| corpus::repo_root().join("../shared/corpus"));
     let texts = corpus_texts(&dir);
     if texts.is_empty() {
         eprintln!("bench_tokens: no corpus texts under {}", dir.display());

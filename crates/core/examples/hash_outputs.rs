@@ -16,25 +16,26 @@ mod hash;
 use std::fs;
 
 use hash::Fnv;
-use mcp_snapshot_filter::level::Level;
-use mcp_snapshot_filter::result::{self, ResultOptions};
-use mcp_snapshot_filter::snapshot::marker::read_marker;
-use mcp_snapshot_filter::snapshot::SnapshotOptions;
+use mcp_snapshot_filter_core::level::Level;
+use mcp_snapshot_filter_core::result::{self, ResultOptions};
+use mcp_snapshot_filter_core::snapshot::marker::read_marker;
+use mcp_snapshot_filter_core::snapshot::SnapshotOptions;
 use serde_json::Value;
 
 use api::{notation, playwright};
 
 /// The entry points hashed, in one place: a refactor that moves them edits only this.
 mod api {
-    pub use mcp_snapshot_filter::notation::playwright;
+    pub use mcp_snapshot_filter_core::notation::playwright;
     pub mod notation {
-        pub use mcp_snapshot_filter::notation::{
+        pub use mcp_snapshot_filter_core::notation::{
             expand_range, expand_subtree, filter_snapshot, search_snapshot,
         };
 
         pub fn uids_of(body: &str) -> Vec<String> {
             let mut implied = Vec::new();
-            let tree = mcp_snapshot_filter::notation::notation_of(body).parse(body, &mut implied);
+            let tree =
+                mcp_snapshot_filter_core::notation::notation_of(body).parse(body, &mut implied);
             tree.uids().map(str::to_string).collect()
         }
     }

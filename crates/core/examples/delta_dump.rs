@@ -3,8 +3,8 @@
 //!     cargo run --example delta_dump -- SESSION.jsonl [LEVEL]
 //! A way to read deltas on real pages (the README's example comes from it).
 
-use mcp_snapshot_filter::session::{Session, SessionOptions};
-use mcp_snapshot_filter::stats::StatsMode;
+use mcp_snapshot_filter_core::session::{Session, SessionOptions};
+use mcp_snapshot_filter_core::stats::StatsMode;
 use serde_json::Value;
 
 fn main() {

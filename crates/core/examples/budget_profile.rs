@@ -11,9 +11,9 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use mcp_snapshot_filter::level::Level;
-use mcp_snapshot_filter::result::{self, ResultOptions};
-use mcp_snapshot_filter::snapshot::params::{DEFAULT_MAX_CHARS, DEFAULT_MAX_TOKENS};
+use mcp_snapshot_filter_core::level::Level;
+use mcp_snapshot_filter_core::result::{self, ResultOptions};
+use mcp_snapshot_filter_core::snapshot::params::{DEFAULT_MAX_CHARS, DEFAULT_MAX_TOKENS};
 use serde_json::Value;
 
 fn main() {
