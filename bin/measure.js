@@ -107,7 +107,10 @@ function tokenCounter(native, env = process.env) {
       // not installed (it is a dev dependency): fall through to the estimate
     }
   }
-  const why = forced ? 'MCP_SNAPSHOT_FILTER_TOKENS=estimate' : 'gpt-tokenizer not installed'
+  // A registry install has no dev dependencies: say why the counts are not o200k, and how to get them.
+  const why = forced
+    ? 'MCP_SNAPSHOT_FILTER_TOKENS=estimate'
+    : 'not o200k: gpt-tokenizer, a development dependency of this package, is not installed; `npx -p gpt-tokenizer -p mcp-snapshot-filter mcp-snapshot-filter measure`, or gpt-tokenizer installed beside the package, counts o200k'
   return {
     name: '~tokens',
     description: `estimated tokens, the proxy's own estimate (errs high: never below o200k on the corpus, a median 18% above; ${why})`,

@@ -13,17 +13,14 @@ use napi::bindgen_prelude::{
 use napi::{sys, Error, Result, Status};
 use napi_derive::napi;
 
+use crate::config;
 use crate::describe;
-use crate::envelope;
-use crate::era::Era;
 use crate::error::FilterError;
 use crate::level::Level;
-use crate::result::{self, ResultOptions};
-use crate::session::{Session, SessionOptions};
-use crate::snapshot::{SnapshotLimits, SnapshotOptions};
-use crate::stats::{SavingsTotals, StatsMode};
+use crate::result;
+use crate::router::{Route, Router};
+use crate::stats::SavingsTotals;
 use crate::tokens;
-use crate::upstream_reset;
 use crate::utf16;
 
 fn to_napi(error: FilterError) -> Error {
@@ -183,42 +180,22 @@ pub struct FilterOptions {
 }
 
 impl FilterOptions {
-    fn max_chars(&self) -> usize {
-        self.max_chars
-            .map_or(crate::snapshot::params::DEFAULT_MAX_CHARS, |n| n as usize)
-    }
-
-    fn max_tokens(&self) -> usize {
-        self.max_tokens
-            .map_or(crate::snapshot::params::DEFAULT_MAX_TOKENS, |n| n as usize)
-    }
-
-    fn level(&self) -> Result<Level> {
-        Level::parse_opt(self.level.as_deref()).map_err(to_napi)
-    }
-
-    fn limits(&self, level: Level) -> SnapshotLimits {
-        let mut limits = SnapshotLimits::for_level(level);
-        let set = |slot: &mut usize, value: Option<u32>| {
-            if let Some(v) = value {
-                *slot = v as usize;
-            }
-        };
-        set(&mut limits.max_nodes, self.max_nodes);
-        set(&mut limits.max_depth, self.max_depth);
-        set(&mut limits.max_similar_siblings, self.max_similar_siblings);
-        set(&mut limits.max_records, self.max_records);
-        set(
-            &mut limits.max_condensed_records,
-            self.max_condensed_records,
-        );
-        set(&mut limits.max_table_text, self.max_table_text);
-        set(&mut limits.max_text_length, self.max_text_length);
-        set(
-            &mut limits.max_text_per_container,
-            self.max_text_per_container,
-        );
-        limits
+    fn to_core(&self) -> config::FilterConfig {
+        let size = |n: Option<u32>| n.map(|n| n as usize);
+        config::FilterConfig {
+            level: self.level.clone(),
+            max_nodes: size(self.max_nodes),
+            max_depth: size(self.max_depth),
+            max_similar_siblings: size(self.max_similar_siblings),
+            max_text_length: size(self.max_text_length),
+            max_text_per_container: size(self.max_text_per_container),
+            max_records: size(self.max_records),
+            max_condensed_records: size(self.max_condensed_records),
+            max_table_text: size(self.max_table_text),
+            has_output_schema: self.has_output_schema,
+            max_tokens: size(self.max_tokens),
+            max_chars: size(self.max_chars),
+        }
     }
 }
 
@@ -272,13 +249,11 @@ pub fn filter_tool_result(
     #[napi(ts_arg_type = "string")] result_json: TextArg,
     options: Option<FilterOptions>,
 ) -> Result<Option<TextOut>> {
-    let options = options.unwrap_or_default();
-    let level = options.level()?;
-    let mut core = ResultOptions::for_level(level);
-    core.snapshot = options.limits(level);
-    core.has_output_schema = options.has_output_schema.unwrap_or(false);
-    core.max_tokens = options.max_tokens();
-    core.max_chars = options.max_chars();
+    let core = options
+        .unwrap_or_default()
+        .to_core()
+        .result_options()
+        .map_err(to_napi)?;
     timed_core(|| result::filter_tool_result_json(&tool_name, &result_json.0, &core))
         .map(|filtered| filtered.map(TextOut))
         .map_err(to_napi)
@@ -321,12 +296,11 @@ pub fn filter_snapshot(
     #[napi(ts_arg_type = "string")] text: TextArg,
     options: Option<FilterOptions>,
 ) -> Result<SnapshotResult> {
-    let options = options.unwrap_or_default();
-    let level = options.level()?;
-    let core = SnapshotOptions {
-        level,
-        limits: options.limits(level),
-    };
+    let core = options
+        .unwrap_or_default()
+        .to_core()
+        .snapshot_options()
+        .map_err(to_napi)?;
     let out = timed_core(|| crate::notation::filter_snapshot(&text.0, &core));
     Ok(SnapshotResult {
         text: TextOut(out.text),
@@ -589,56 +563,59 @@ pub struct SessionConfig {
 
 /// The state one proxy keeps across an MCP session: options, the tools' output schemas and
 /// the running savings. Used by the bin; other JS proxies can use it the same way.
+impl SessionConfig {
+    fn to_core(&self) -> config::SessionConfig {
+        config::SessionConfig {
+            filter: self
+                .filter
+                .as_ref()
+                .map(FilterOptions::to_core)
+                .unwrap_or_default(),
+            compact_schemas: self.compact_schemas,
+            stats: self.stats.clone(),
+            describe_level: self.describe_level.clone(),
+            proxy_tools: self.proxy_tools,
+            snapshot_cache_bytes: self.snapshot_cache_bytes.map(|n| n as usize),
+            raw_snapshots_dir: self.raw_snapshots_dir.as_ref().map(PathBuf::from),
+            snapshot_deltas: self.snapshot_deltas,
+            drop_structured_content: self.drop_structured_content,
+        }
+    }
+}
+
+/// The state one proxy keeps across an MCP session: options, the tools' output schemas and
+/// the running savings. Used by the bin; other JS proxies can use it the same way.
 #[napi]
 pub struct FilterSession {
-    inner: Session,
-    era: Era,
+    /// Decides everything (`crate::router`); this only converts.
+    router: Router,
 }
 
 #[napi]
 impl FilterSession {
     #[napi(constructor)]
     pub fn new(config: Option<SessionConfig>) -> Result<FilterSession> {
-        let config = config.unwrap_or_default();
-        let filter = config.filter.unwrap_or_default();
-        let level = filter.level()?;
-        let mut options = SessionOptions::for_level(level);
-        options.snapshot = filter.limits(level);
-        options.max_tokens = filter.max_tokens();
-        options.max_chars = filter.max_chars();
-        options.proxy_tools = SessionOptions::proxy_tools_default(level, options.max_tokens);
-        options.compact_schemas = config.compact_schemas.unwrap_or(false);
-        options.stats = StatsMode::parse_opt(config.stats.as_deref()).map_err(to_napi)?;
-        if let Some(describe) = config.describe_level.as_deref() {
-            options.describe_level = describe.parse().map_err(to_napi)?;
-        }
-        if let Some(proxy_tools) = config.proxy_tools {
-            options.proxy_tools = proxy_tools;
-        }
-        if let Some(bytes) = config.snapshot_cache_bytes {
-            options.cache_bytes = bytes as usize;
-        }
-        options.raw_snapshots_dir = config.raw_snapshots_dir.map(PathBuf::from);
-        if let Some(deltas) = config.snapshot_deltas {
-            options.snapshot_deltas = deltas;
-        }
-        options.drop_structured_content = config.drop_structured_content.unwrap_or(false);
+        let config = config.unwrap_or_default().to_core();
         Ok(FilterSession {
-            inner: Session::new(options),
-            era: Era::new(),
+            router: Router::new(&config).map_err(to_napi)?,
         })
     }
 
     /// The session's filter level.
     #[napi(getter)]
     pub fn level(&self) -> String {
-        self.inner.options().level.as_str().to_string()
+        self.router.session().options().level.as_str().to_string()
     }
 
     /// The session's description compression level.
     #[napi(getter)]
     pub fn describe_level(&self) -> String {
-        self.inner.options().describe_level.as_str().to_string()
+        self.router
+            .session()
+            .options()
+            .describe_level
+            .as_str()
+            .to_string()
     }
 
     /// Filters a `tools/call` result; `argumentsJson` is the request's `arguments` as JSON.
@@ -650,7 +627,8 @@ impl FilterSession {
         #[napi(ts_arg_type = "string")] result_json: TextArg,
         arguments_json: Option<String>,
     ) -> Result<Option<TextOut>> {
-        self.inner
+        self.router
+            .session_mut()
             .filter_tool_result(&tool_name, &result_json.0, arguments_json.as_deref())
             .map(|out| out.map(TextOut))
             .map_err(to_napi)
@@ -667,7 +645,8 @@ impl FilterSession {
         #[napi(ts_arg_type = "string")] response_json: TextArg,
         arguments_json: Option<String>,
     ) -> Result<Option<TextOut>> {
-        self.inner
+        self.router
+            .session_mut()
             .filter_tool_response(&tool_name, &response_json.0, arguments_json.as_deref())
             .map(|out| out.map(TextOut))
             .map_err(to_napi)
@@ -686,81 +665,27 @@ impl FilterSession {
         #[napi(ts_arg_type = "(idJson: string) => ResponseRoute | null | undefined")]
         route: Function<String, Option<ResponseRoute>>,
     ) -> Result<Option<RoutedResponse>> {
-        // Read as UTF-8 once, and its top level once: the envelope says where the result is.
-        let Ok(text) = std::str::from_utf8(line) else {
-            return Ok(None);
-        };
-        let Some(envelope) = envelope::peek_response_text(text) else {
-            return Ok(None);
-        };
-        let request = route.call(envelope.id_json.clone())?;
-        let mut routed = RoutedResponse {
-            id_json: envelope.id_json,
-            line: None,
-            error: None,
-            stats_line: None,
-            reconnected: None,
-        };
-        let (Some(request), Some(span)) = (request, envelope.result) else {
-            return Ok(Some(routed));
-        };
-        // The proxy's own answers speak the era the upstream's results show.
-        if Era::learns_from(&request.method) {
-            self.era.learn(&request.method, &text[span.clone()]);
-        }
-        if !request.rewrite {
-            return Ok(Some(routed));
-        }
-        let filtered = match (request.method.as_str(), request.tool.as_deref()) {
-            ("tools/call", Some(tool)) => {
-                // The upstream's browser restarted: nothing held is a base any more, this
-                // result's snapshot included.
-                if upstream_reset::reconnected(&text[span.clone()]) {
-                    routed.reconnected = Some(true);
-                    self.era.forget_pages(&mut self.inner);
-                    self.inner
-                        .set_notice(upstream_reset::RECONNECT_NOTICE.to_string());
-                }
-                let filtered = if self.inner.may_filter_result(tool, line.len()) {
-                    // Snapshot state is the client's the request's _meta names.
-                    self.era
-                        .use_client(&mut self.inner, request.meta_json.as_deref());
-                    let filtered = self.inner.filter_tool_response_at(
-                        tool,
-                        text,
-                        Some(span),
-                        request.arguments_json.as_deref(),
-                    );
-                    if request.cancelled == Some(true) {
-                        self.inner.answer_not_delivered();
-                    }
-                    filtered
-                } else {
-                    Ok(None)
-                };
-                // A cancelled request's answer is dropped by the client: the notice waits.
-                match filtered {
-                    Ok(out) if request.cancelled != Some(true) => {
-                        Ok(self.inner.with_notice(out.as_deref(), text).or(out))
-                    }
-                    other => other,
-                }
-            }
-            (method, _) if describe::LIST_METHODS.contains(&method) => {
-                self.inner.compress_list_response(method, text)
-            }
-            _ => return Ok(Some(routed)),
-        };
-        match filtered {
-            Ok(out) => routed.line = out.map(|l| Buffer::from(l.into_bytes())),
-            Err(e) => {
+        let routed = self.router.route_response(line, |id_json| {
+            Ok::<_, Error>(route.call(id_json)?.map(|r| Route {
+                method: r.method,
+                tool: r.tool,
+                arguments_json: r.arguments_json,
+                meta_json: r.meta_json,
+                rewrite: r.rewrite,
+                cancelled: r.cancelled == Some(true),
+            }))
+        })?;
+        Ok(routed.map(|routed| RoutedResponse {
+            id_json: routed.id_json,
+            line: routed.line.map(|l| Buffer::from(l.into_bytes())),
+            error: routed.error.map(|e| {
                 // As a thrown error would read: "InvalidArg: …".
                 let e = to_napi(e);
-                routed.error = Some(format!("{}: {}", e.status, e.reason));
-            }
-        }
-        routed.stats_line = self.inner.take_stats_line();
-        Ok(Some(routed))
+                format!("{}: {}", e.status, e.reason)
+            }),
+            stats_line: routed.stats_line,
+            reconnected: routed.reconnected.then_some(true),
+        }))
     }
 
     /// The upstream restarted, or came back under a new session (the bin noticed): every uid
@@ -769,15 +694,14 @@ impl FilterSession {
     /// text block.
     #[napi]
     pub fn upstream_restarted(&mut self, notice: String) {
-        self.era.forget_pages(&mut self.inner);
-        self.inner.set_notice(notice);
+        self.router.upstream_restarted(notice);
     }
 
     /// True when `toolName` is one of the proxy's own tools (answer it with `callProxyTool`,
     /// never forward it).
     #[napi]
     pub fn is_proxy_tool(&self, tool_name: String) -> bool {
-        self.inner.is_proxy_tool(&tool_name)
+        self.router.session().is_proxy_tool(&tool_name)
     }
 
     /// Answers a call of one of the proxy's tools: the `CallToolResult` as JSON (an `isError`
@@ -788,7 +712,8 @@ impl FilterSession {
         tool_name: String,
         arguments_json: Option<String>,
     ) -> Result<TextOut> {
-        self.inner
+        self.router
+            .session_mut()
             .call_proxy_tool(&tool_name, arguments_json.as_deref())
             .map(TextOut)
             .map_err(to_napi)
@@ -806,13 +731,8 @@ impl FilterSession {
         arguments_json: Option<String>,
         meta_json: Option<String>,
     ) -> Result<TextOut> {
-        self.era
-            .answer_proxy_tool(
-                &mut self.inner,
-                &tool_name,
-                arguments_json.as_deref(),
-                meta_json.as_deref(),
-            )
+        self.router
+            .answer_proxy_tool(&tool_name, arguments_json.as_deref(), meta_json.as_deref())
             .map(TextOut)
             .map_err(to_napi)
     }
@@ -825,7 +745,7 @@ impl FilterSession {
         method: String,
         #[napi(ts_arg_type = "string")] result_json: TextArg,
     ) {
-        self.era.learn(&method, &result_json.0);
+        self.router.learn_era(&method, &result_json.0);
     }
 
     /// The next result filtered is for the client the request's `_meta` (`metaJson`) names:
@@ -833,13 +753,13 @@ impl FilterSession {
     /// what another one was sent.
     #[napi]
     pub fn use_client(&mut self, meta_json: Option<String>) {
-        self.era.use_client(&mut self.inner, meta_json.as_deref());
+        self.router.use_client(meta_json.as_deref());
     }
 
     /// What the filters did to the last `filterToolResult` call (`null` when it returned `null`).
     #[napi]
     pub fn last_figures(&self) -> Option<ResultFigures> {
-        self.inner.last_figures().map(|f| ResultFigures {
+        self.router.session().last_figures().map(|f| ResultFigures {
             bytes_in: f.bytes_in() as f64,
             bytes_out: f.bytes_out() as f64,
             tokens_in: f.tokens_in() as f64,
@@ -853,7 +773,7 @@ impl FilterSession {
     /// Bytes of raw snapshots held for the proxy tools.
     #[napi(getter)]
     pub fn cached_snapshot_bytes(&self) -> f64 {
-        self.inner.cached_snapshot_bytes() as f64
+        self.router.session().cached_snapshot_bytes() as f64
     }
 
     /// Compresses a list result (and remembers the tools' output schemas).
@@ -863,7 +783,8 @@ impl FilterSession {
         method: String,
         #[napi(ts_arg_type = "string")] result_json: TextArg,
     ) -> Result<Option<TextOut>> {
-        self.inner
+        self.router
+            .session_mut()
             .compress_list_result(&method, &result_json.0)
             .map(|out| out.map(TextOut))
             .map_err(to_napi)
@@ -873,7 +794,7 @@ impl FilterSession {
     /// there is none (nothing filtered since the last call, or another mode).
     #[napi]
     pub fn take_stats_line(&mut self) -> Option<String> {
-        self.inner.take_stats_line()
+        self.router.session_mut().take_stats_line()
     }
 
     /// The answer to the last `tools/call` filtered is not delivered (its request was
@@ -881,25 +802,26 @@ impl FilterSession {
     /// holds of the page.
     #[napi]
     pub fn answer_not_delivered(&mut self) {
-        self.inner.answer_not_delivered();
+        self.router.answer_not_delivered();
     }
 
     /// The session's stats mode: `inline`, `stderr` or `off`.
     #[napi(getter)]
     pub fn stats(&self) -> String {
-        self.inner.options().stats.as_str().to_string()
+        self.router.session().options().stats.as_str().to_string()
     }
 
     /// A one-line summary of the session's savings, for stderr on exit.
     #[napi]
     pub fn summary(&self) -> String {
-        self.inner.summary()
+        self.router.session().summary()
     }
 
     /// The session's savings per upstream tool, by tool name (only counts, never content).
     #[napi]
     pub fn tool_totals(&self) -> Vec<ToolTotals> {
-        self.inner
+        self.router
+            .session()
             .tool_totals()
             .iter()
             .map(|(tool, t)| tool_totals(tool, t))

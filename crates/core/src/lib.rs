@@ -4,6 +4,7 @@
 //! Plain Rust with no napi dependency, so it is unit-tested with `cargo test`, fuzzed and reused
 //! by the benches on its own. The root crate (`src/binding.rs`) is the one thin N-API layer.
 
+pub mod config;
 pub mod describe;
 pub mod envelope;
 pub mod era;
@@ -14,6 +15,7 @@ pub mod newlines;
 pub mod notation;
 pub mod proxy_tools;
 pub mod result;
+pub mod router;
 pub mod session;
 pub mod snapshot;
 pub mod stats;

@@ -1,0 +1,403 @@
+//! The proxy's routing policy over one session: which upstream answers are filtered and how
+//! (a `tools/call` result, a list), which client's state a result belongs to, what the protocol
+//! era is (learned from the answers that pass), and what happens when an answer never reaches
+//! the client. The N-API binding's `FilterSession` is this, converted.
+
+use crate::config::SessionConfig;
+use crate::describe;
+use crate::envelope;
+use crate::era::Era;
+use crate::error::{FilterError, FilterResult};
+use crate::session::Session;
+use crate::upstream_reset;
+
+/// What a response answers, as the proxy's pending requests tell.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Route {
+    /// The request's method.
+    pub method: String,
+    /// For `tools/call`: the tool's name.
+    pub tool: Option<String>,
+    /// For `tools/call`: the request's `arguments` as the client wrote them (JSON).
+    pub arguments_json: Option<String>,
+    /// The request's `params._meta` as the client wrote it (JSON): names the client.
+    pub meta_json: Option<String>,
+    /// False: forward the response as it came (level off); the era is still learned from it.
+    pub rewrite: bool,
+    /// The client cancelled the request, so it drops this answer.
+    pub cancelled: bool,
+}
+
+/// A response line as `Router::route_response` read and filtered it.
+#[derive(Debug, PartialEq)]
+pub struct Routed {
+    /// The id's JSON text exactly as in the line (a JSON string or number).
+    pub id_json: String,
+    /// The rewritten line (no newline); `None`: forward the original.
+    pub line: Option<String>,
+    /// Why the filter failed (the original is then forwarded).
+    pub error: Option<FilterError>,
+    /// In `stderr` stats mode: the stats line of the filtered result.
+    pub stats_line: Option<String>,
+    /// The result says the upstream's browser was restarted or reconnected
+    /// (`upstream_reset::reconnected`): nothing held is a base any more.
+    pub reconnected: bool,
+}
+
+/// One session's router: the session's filters and held state, and the era it answers in.
+#[derive(Debug)]
+pub struct Router {
+    session: Session,
+    era: Era,
+}
+
+impl Router {
+    pub fn new(config: &SessionConfig) -> FilterResult<Router> {
+        Ok(Router {
+            session: Session::new(config.session_options()?),
+            era: Era::new(),
+        })
+    }
+
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+
+    pub fn era(&self) -> &Era {
+        &self.era
+    }
+
+    /// Reads an upstream line's JSON-RPC envelope and, when it answers a request the proxy
+    /// rewrites, filters it. `route(id_json)` says what the response answers, or `None`:
+    /// forward it. `Ok(None)` unless the line is a UTF-8 JSON-RPC 2.0 response with a string or
+    /// number id (the caller reads notifications, requests, batches and bad lines itself). A
+    /// filter that fails leaves `line` absent and says why in `error`.
+    pub fn route_response<E>(
+        &mut self,
+        line: &[u8],
+        route: impl FnOnce(String) -> Result<Option<Route>, E>,
+    ) -> Result<Option<Routed>, E> {
+        // Read as UTF-8 once, and its top level once: the envelope says where the result is.
+        let Ok(text) = std::str::from_utf8(line) else {
+            return Ok(None);
+        };
+        let Some(envelope) = envelope::peek_response_text(text) else {
+            return Ok(None);
+        };
+        let request = route(envelope.id_json.clone())?;
+        let mut routed = Routed {
+            id_json: envelope.id_json,
+            line: None,
+            error: None,
+            stats_line: None,
+            reconnected: false,
+        };
+        let (Some(request), Some(span)) = (request, envelope.result) else {
+            return Ok(Some(routed));
+        };
+        // The proxy's own answers speak the era the upstream's results show.
+        if Era::learns_from(&request.method) {
+            self.era.learn(&request.method, &text[span.clone()]);
+        }
+        if !request.rewrite {
+            return Ok(Some(routed));
+        }
+        let filtered = match (request.method.as_str(), request.tool.as_deref()) {
+            ("tools/call", Some(tool)) => {
+                // The upstream's browser restarted: nothing held is a base any more, this
+                // result's snapshot included.
+                if upstream_reset::reconnected(&text[span.clone()]) {
+                    routed.reconnected = true;
+                    self.upstream_restarted(upstream_reset::RECONNECT_NOTICE.to_string());
+                }
+                let filtered = if self.session.may_filter_result(tool, line.len()) {
+                    // Snapshot state is the client's the request's _meta names.
+                    self.era
+                        .use_client(&mut self.session, request.meta_json.as_deref());
+                    let filtered = self.session.filter_tool_response_at(
+                        tool,
+                        text,
+                        Some(span),
+                        request.arguments_json.as_deref(),
+                    );
+                    if request.cancelled {
+                        self.session.answer_not_delivered();
+                    }
+                    filtered
+                } else {
+                    Ok(None)
+                };
+                // A cancelled request's answer is dropped by the client: the notice waits.
+                match filtered {
+                    Ok(out) if !request.cancelled => {
+                        Ok(self.session.with_notice(out.as_deref(), text).or(out))
+                    }
+                    other => other,
+                }
+            }
+            (method, _) if describe::LIST_METHODS.contains(&method) => {
+                self.session.compress_list_response(method, text)
+            }
+            _ => return Ok(Some(routed)),
+        };
+        match filtered {
+            Ok(out) => routed.line = out,
+            Err(e) => routed.error = Some(e),
+        }
+        routed.stats_line = self.session.take_stats_line();
+        Ok(Some(routed))
+    }
+
+    /// Answers a call of one of the proxy's tools as the upstream's protocol era requires, for
+    /// the client the request's `_meta` names: the response's `"result":{…}` or `"error":{…}`
+    /// member (`Era::answer_proxy_tool`).
+    pub fn answer_proxy_tool(
+        &mut self,
+        tool_name: &str,
+        arguments_json: Option<&str>,
+        meta_json: Option<&str>,
+    ) -> FilterResult<String> {
+        self.era
+            .answer_proxy_tool(&mut self.session, tool_name, arguments_json, meta_json)
+    }
+
+    /// Learns the upstream's protocol era from the result it sent to a `method` request.
+    pub fn learn_era(&mut self, method: &str, result_json: &str) {
+        self.era.learn(method, result_json);
+    }
+
+    /// The next result filtered is for the client the request's `_meta` names.
+    pub fn use_client(&mut self, meta_json: Option<&str>) {
+        self.era.use_client(&mut self.session, meta_json);
+    }
+
+    /// The answer to the last `tools/call` filtered is not delivered.
+    pub fn answer_not_delivered(&mut self) {
+        self.session.answer_not_delivered();
+    }
+
+    /// The upstream restarted, or came back under a new session, or its browser did: every uid
+    /// the agent held is gone. Every client forgets its pages (`Era::forget_pages`), and the
+    /// next `tools/call` result carries `notice` as its first text block.
+    pub fn upstream_restarted(&mut self, notice: String) {
+        self.era.forget_pages(&mut self.session);
+        self.session.set_notice(notice);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::FilterConfig;
+    use serde_json::Value;
+
+    fn router() -> Router {
+        Router::new(&SessionConfig::default()).expect("valid config")
+    }
+
+    fn call(tool: &str, arguments: &str) -> Route {
+        Route {
+            method: "tools/call".into(),
+            tool: Some(tool.into()),
+            arguments_json: Some(arguments.into()),
+            rewrite: true,
+            ..Route::default()
+        }
+    }
+
+    fn list(method: &str) -> Route {
+        Route {
+            method: method.into(),
+            rewrite: true,
+            ..Route::default()
+        }
+    }
+
+    fn response(id: &str, result: &str) -> String {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
+    }
+
+    fn route(router: &mut Router, line: &str, request: Option<Route>) -> Option<Routed> {
+        router
+            .route_response::<()>(line.as_bytes(), |_| Ok(request))
+            .expect("no callback error")
+    }
+
+    #[test]
+    fn only_responses_are_routed_and_an_unknown_id_is_forwarded() {
+        let mut router = router();
+        for line in [
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#,
+            "not json",
+        ] {
+            assert_eq!(route(&mut router, line, Some(list("tools/list"))), None);
+        }
+        assert_eq!(
+            router.route_response::<()>(&[0xff, 0xfe], |_| Ok(None)),
+            Ok(None)
+        );
+        let routed = route(&mut router, &response("\"a\"", "{}"), None).expect("a response");
+        assert_eq!(routed.id_json, "\"a\"");
+        assert_eq!(routed.line, None);
+        // The callback's error is the caller's.
+        assert_eq!(
+            router.route_response(response("1", "{}").as_bytes(), |_| Err("gone")),
+            Err("gone")
+        );
+    }
+
+    /// The grid fixture's `take_snapshot` result, with `Orders` renamed when `change` says.
+    fn grid(change: Option<&str>) -> String {
+        let capture: Value = serde_json::from_str(include_str!(
+            "../../../__test__/fixtures/snapshots/grid.json"
+        ))
+        .expect("fixture");
+        let mut result = capture["result"].clone();
+        if let (Some(change), Some(text)) = (change, result.pointer_mut("/content/0/text")) {
+            let changed = text
+                .as_str()
+                .unwrap_or_default()
+                .replace("link \"Orders\"", change);
+            *text = Value::String(changed);
+        }
+        result.to_string()
+    }
+
+    /// The text the client receives for a `take_snapshot` answer routed under `id`.
+    fn snapshot_text(
+        router: &mut Router,
+        id: &str,
+        change: Option<&str>,
+        cancelled: bool,
+    ) -> String {
+        let mut request = call("take_snapshot", r#"{"pageId":1}"#);
+        request.cancelled = cancelled;
+        let routed = route(router, &response(id, &grid(change)), Some(request)).expect("routed");
+        let line = routed.line.expect("filtered");
+        let out: Value = serde_json::from_str(&line).expect("json");
+        out["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    #[test]
+    fn a_cancelled_snapshot_answered_anyway_is_no_delta_base() {
+        let mut router = router();
+        let first = snapshot_text(&mut router, "1", None, false);
+        assert!(first.contains("snapshot 1, full"), "{}", &first[..200]);
+        let changed = Some("link \"Orders (2 new)\"");
+        let dropped = snapshot_text(&mut router, "2", changed, true);
+        assert!(
+            dropped.contains("snapshot 2: delta against snapshot 1"),
+            "{}",
+            &dropped[..200]
+        );
+        let next = snapshot_text(&mut router, "3", changed, false);
+        assert!(
+            next.contains("snapshot 3: delta against snapshot 1"),
+            "{}",
+            &next[..200]
+        );
+        assert!(!next.contains("unchanged since"), "{}", &next[..200]);
+    }
+
+    /// The texts of a routed `tools/call` answer's content blocks.
+    fn texts(routed: &Routed, original: &str) -> Vec<String> {
+        let out: Value =
+            serde_json::from_str(routed.line.as_deref().unwrap_or(original)).expect("json");
+        out["result"]["content"]
+            .as_array()
+            .map(|blocks| {
+                blocks
+                    .iter()
+                    .map(|b| b["text"].as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn after_a_restart_or_the_upstreams_reconnect_note_the_next_snapshot_is_whole_and_says_why() {
+        for how in ["restart", "note"] {
+            let mut router = router();
+            snapshot_text(&mut router, "1", None, false);
+            let same = snapshot_text(&mut router, "2", None, false);
+            assert!(same.contains("unchanged since snapshot 1"), "{how}: {same}");
+            if how == "restart" {
+                router.upstream_restarted("[restarted]".into());
+            } else {
+                let note = format!(
+                    r#"{{"content":[{{"type":"text","text":"{} Page ids have changed."}}]}}"#,
+                    upstream_reset::RECONNECT_NOTE
+                );
+                let line = response("3", &note);
+                let routed =
+                    route(&mut router, &line, Some(call("list_pages", "{}"))).expect("routed");
+                assert!(routed.reconnected);
+                let shown = texts(&routed, &line);
+                assert_eq!(shown[0], upstream_reset::RECONNECT_NOTICE);
+                assert!(shown[1].starts_with(upstream_reset::RECONNECT_NOTE));
+            }
+            let line = response("4", &grid(None));
+            let routed = route(
+                &mut router,
+                &line,
+                Some(call("take_snapshot", r#"{"pageId":1}"#)),
+            )
+            .expect("routed");
+            assert!(!routed.reconnected);
+            let shown = texts(&routed, &line);
+            let snapshot = shown.last().cloned().unwrap_or_default();
+            assert!(snapshot.contains("snapshot 3, full"), "{how}: {snapshot}");
+            assert!(!snapshot.contains("unchanged since"), "{how}: {snapshot}");
+            assert_eq!(shown.len(), if how == "restart" { 2 } else { 1 }, "{how}");
+            if how == "restart" {
+                assert_eq!(shown[0], "[restarted]");
+            }
+            // Said once, and what was sent now is the base again.
+            let again = snapshot_text(&mut router, "5", None, false);
+            assert!(
+                again.contains("unchanged since snapshot 3"),
+                "{how}: {again}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_list_is_compressed_and_a_call_filtered_unless_rewriting_is_off() {
+        let list_json = std::fs::read_to_string(crate::test_support::shipped(
+            "__test__/fixtures/lists/chrome-devtools-mcp.tools-list.json",
+        ))
+        .expect("fixture");
+        let list_value: Value = serde_json::from_str(&list_json).expect("json");
+        let result = list_value.get("result").unwrap_or(&list_value).to_string();
+        let line = response("7", &result);
+        let mut router = router();
+        let routed = route(&mut router, &line, Some(list("tools/list"))).expect("routed");
+        let out = routed.line.expect("compressed");
+        assert!(out.len() < line.len());
+        assert!(out.contains("expand_snapshot"), "the proxy's tools listed");
+        // Level off upstream of the filter: forwarded, nothing rewritten.
+        let mut off = Router::new(&SessionConfig {
+            filter: FilterConfig {
+                level: Some("off".into()),
+                ..FilterConfig::default()
+            },
+            describe_level: Some("off".into()),
+            ..SessionConfig::default()
+        })
+        .expect("valid");
+        let mut request = list("tools/list");
+        request.rewrite = false;
+        assert_eq!(
+            route(&mut off, &line, Some(request)).expect("routed").line,
+            None
+        );
+    }
+}
