@@ -107,8 +107,10 @@ class Proxy {
     this.restorePages = opts.restart?.restorePages ?? true
     /** Whether the answers are read for what a restart needs (a remote upstream reconnects itself). */
     this.tracksPages = this.restartPolicy !== null || Boolean(opts.upstream)
-    /** What a restarted upstream is told again: the client's initialize (its text and key), notifications/initialized, the log level, resource subscriptions (uri -> params text). */
-    /** @type {{initialize: {key: string, params: string | null} | null, initialized: boolean, logLevel: string | null, subscriptions: Map<string, string | null>}} */
+    /**
+     * What a restarted upstream is told again: the client's initialize (its key and params),
+     * notifications/initialized, the log level, resource subscriptions (uri -> params text).
+     * @type {{initialize: {key: string, params: string | null} | null, initialized: boolean, logLevel: string | null, subscriptions: Map<string, string | null>}} */
     this.replay = { initialize: null, initialized: false, logLevel: null, subscriptions: new Map() }
     /** The agent's pages as a browser upstream last listed them (bin/restore.js). */
     this.pages = new PageTracker()
@@ -177,9 +179,9 @@ class Proxy {
    */
   upstreamReconnected(reason) {
     if (this.closing || this.restarting) return
-    log('the remote upstream began a new session: reopening the pages')
     this.session.upstreamRestarted?.(`[mcp-snapshot-filter: the connection to the upstream MCP server was lost (${reason}) and a new session began; uids changed: take a new snapshot (it is sent whole)]`)
     if (!this.pages.kind || this.pages.pages.length === 0) return
+    log('the remote upstream began a new session: reopening the pages')
     this.restarting = this.reopenPages()
       .then((note) => this.session.upstreamRestarted?.(`[mcp-snapshot-filter: the connection to the upstream MCP server was lost (${reason}) and a new session began${note}; uids changed: take a new snapshot (it is sent whole)]`))
       .catch((err) => log(`reopening the pages failed: ${err.message}`))
