@@ -199,3 +199,25 @@ for (const how of ['a restart', "the upstream's reconnect note"]) {
     }
   })
 }
+
+test('an upstream that closes its stdout and keeps running is stopped and restarted', async () => {
+  const proxy = spawnRaw(proxyCommand([process.execPath, FIXTURE]), { env: { ...process.env, FIXTURE_IGNORE_SIGTERM: '1' } })
+  try {
+    proxy.send(INIT)
+    await proxy.waitFor((m) => m.id === 0)
+    proxy.send({ jsonrpc: '2.0', id: 'pid', method: 'fixture/pid' })
+    const { pid } = (await proxy.waitFor((m) => m.id === 'pid')).result
+    proxy.send({ jsonrpc: '2.0', id: 'pending', method: 'tools/call', params: { name: 'fixture_silence', arguments: {} } })
+    proxy.send({ jsonrpc: '2.0', id: 'close', method: 'fixture/close-stdout' })
+    const pending = await proxy.waitFor((m) => m.id === 'pending', 5000)
+    assert.match(pending.error.message, /closed its stdout before answering tools\/call; the proxy is restarting it/)
+    proxy.send({ jsonrpc: '2.0', id: 'after', method: 'fixture/pid' })
+    const after = await proxy.waitFor((m) => m.id === 'after', 15000)
+    assert.notEqual(after.result.pid, pid)
+    // The old one (it ignores SIGTERM) was stopped with its process group.
+    assert.ok(await waitUntil(() => { try { process.kill(pid, 0); return false } catch { return true } }, 10000), 'the old upstream still runs')
+  } finally {
+    proxy.child.stdin.end()
+    await proxy.exited
+  }
+})
