@@ -415,7 +415,7 @@ function measure(native, files, levels, counter) {
     const withDeltas = level === 'moderate' || level === 'aggressive'
     for (const { label, items } of parsed) {
       // As the proxy runs at that level: a tools/list row counts the whole list the client
-      // gets, the proxy's own two tools included where it adds them. Snapshot deltas off here;
+      // gets, the proxy's own three tools included where it adds them. Snapshot deltas off here;
       // the same results through a session that sends them give the with-deltas column.
       const session = new native.FilterSession({ filter: { level }, snapshotDeltas: false })
       const deltaSession = withDeltas ? new native.FilterSession({ filter: { level }, snapshotDeltas: true }) : null

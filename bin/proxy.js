@@ -254,7 +254,10 @@ class Proxy {
       this.remember(m)
       if (m.method === 'notifications/cancelled') {
         const requestId = m.msg.params?.requestId
-        if (requestId !== undefined) this.cancel(idKeyOfJson(typeof requestId === 'string' ? JSON.stringify(requestId) : m.paramText('requestId')))
+        if (requestId !== undefined) {
+          const idJson = typeof requestId === 'string' ? JSON.stringify(requestId) : m.paramText('requestId')
+          if (idJson !== undefined) this.cancel(idKeyOfJson(idJson), idJson)
+        }
       }
     }
     this.toUpstream(this.withMappedPage(m) ?? m.line ?? m.text)
@@ -293,8 +296,10 @@ class Proxy {
    * any other, but nothing is answered on its behalf if the upstream dies. Bounded: past
    * MAX_CANCELLED, the oldest is forgotten (its late answer then passes unfiltered).
    */
-  cancel(key) {
+  cancel(key, idJson) {
     const entry = this.pending.get(key)
+    // Answered already: the answer crossed the cancellation, and the client drops it.
+    if (!entry) this.session.answerCancelled?.(idJson)
     if (!entry || entry.cancelled) return
     entry.cancelled = true
     this.cancelled.push(key)

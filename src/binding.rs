@@ -23,10 +23,15 @@ use crate::stats::SavingsTotals;
 use crate::tokens;
 use crate::utf16;
 
+/// A core error as JS sees it: `code` `InvalidArg` for what the caller passed, else
+/// `GenericFailure`; the message is the core's.
 fn to_napi(error: FilterError) -> Error {
-    match error {
-        FilterError::InvalidArgument(msg) => Error::new(Status::InvalidArg, msg),
-    }
+    let status = if error.is_invalid_argument() {
+        Status::InvalidArg
+    } else {
+        Status::GenericFailure
+    };
+    Error::new(status, error.to_string())
 }
 
 /// A JS string argument (a payload: result JSON, snapshot text) as UTF-8. napi-rs's `String`
@@ -349,23 +354,36 @@ pub fn snapshot_body(#[napi(ts_arg_type = "string")] text: TextArg) -> Option<Te
 
 /// Benchmark diagnostic (`npm run bench`), not a filter: the ns that the last `filterSnapshot`,
 /// `filterToolResult` or `compressListResult` call on this thread spent in its pure-Rust core
-/// (after its arguments were converted from JS, before its result was converted to JS); `null`
-/// before the first such call. The time of that call through `index.js` minus this is the cost
-/// of crossing the boundary, measured on the very call (core noise cancels out).
+/// (after its arguments were converted from JS, before its result was converted to JS), once
+/// `timeCore(true)` turned the timing on; `null` before. The time of that call through
+/// `index.js` minus this is the cost of crossing the boundary, measured on the very call.
 #[napi]
 pub fn last_core_time() -> Option<f64> {
     LAST_CORE_NS.with(Cell::get)
 }
 
+/// Benchmark diagnostic: `true` times the core of each later `filterSnapshot`,
+/// `filterToolResult` and `compressListResult` call on this thread for `lastCoreTime`; `false`
+/// (the default) times none, so no call of the public API pays for the clock.
+#[napi]
+pub fn time_core(on: bool) {
+    TIME_CORE.with(|t| t.set(on));
+}
+
 thread_local! {
     /// Set by `timed_core`: what `lastCoreTime` returns.
     static LAST_CORE_NS: Cell<Option<f64>> = const { Cell::new(None) };
+    /// Set by `timeCore`.
+    static TIME_CORE: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Runs an export's core and records its duration for `lastCoreTime` (two clock reads, tens
-/// of ns, against the µs a call costs). The output is freed later, after its conversion to JS,
-/// so freeing it counts as crossing, as converting the arguments does.
+/// Runs an export's core and, when `timeCore` asked, records its duration for `lastCoreTime`.
+/// The output is freed later, after its conversion to JS, so freeing it counts as crossing, as
+/// converting the arguments does.
 fn timed_core<T>(core: impl FnOnce() -> T) -> T {
+    if !TIME_CORE.with(Cell::get) {
+        return core();
+    }
     let start = Instant::now();
     let output = core();
     let ns = start.elapsed().as_nanos() as f64;
@@ -541,8 +559,8 @@ pub struct SessionConfig {
     /// Level of the description compressor for list results.
     /// @default the filter level
     pub describe_level: Option<String>,
-    /// Add `expand_snapshot` and `search_snapshot` to `tools/list` and answer them from the
-    /// cached raw snapshots (`isProxyTool`, `callProxyTool`).
+    /// Add `expand_snapshot`, `search_snapshot` and `read_result` to `tools/list` and answer
+    /// them from the cached raw snapshots and cut texts (`isProxyTool`, `answerProxyTool`).
     /// @default true at moderate and aggressive, and at light under a token budget; false at off
     pub proxy_tools: Option<bool>,
     /// Bytes of raw snapshots kept for the proxy tools (latest per page, oldest evicted first).
@@ -697,26 +715,11 @@ impl FilterSession {
         self.router.upstream_restarted(notice);
     }
 
-    /// True when `toolName` is one of the proxy's own tools (answer it with `callProxyTool`,
+    /// True when `toolName` is one of the proxy's own tools (answer it with `answerProxyTool`,
     /// never forward it).
     #[napi]
     pub fn is_proxy_tool(&self, tool_name: String) -> bool {
         self.router.session().is_proxy_tool(&tool_name)
-    }
-
-    /// Answers a call of one of the proxy's tools: the `CallToolResult` as JSON (an `isError`
-    /// result when there is no snapshot or the uid is unknown).
-    #[napi(catch_unwind, ts_return_type = "string")]
-    pub fn call_proxy_tool(
-        &mut self,
-        tool_name: String,
-        arguments_json: Option<String>,
-    ) -> Result<TextOut> {
-        self.router
-            .session_mut()
-            .call_proxy_tool(&tool_name, arguments_json.as_deref())
-            .map(TextOut)
-            .map_err(to_napi)
     }
 
     /// Answers a call of one of the proxy's tools as the upstream's protocol era requires, for
@@ -770,12 +773,6 @@ impl FilterSession {
         })
     }
 
-    /// Bytes of raw snapshots held for the proxy tools.
-    #[napi(getter)]
-    pub fn cached_snapshot_bytes(&self) -> f64 {
-        self.router.session().cached_snapshot_bytes() as f64
-    }
-
     /// Compresses a list result (and remembers the tools' output schemas).
     #[napi(catch_unwind, ts_return_type = "string | null")]
     pub fn compress_list_result(
@@ -803,6 +800,14 @@ impl FilterSession {
     #[napi]
     pub fn answer_not_delivered(&mut self) {
         self.router.answer_not_delivered();
+    }
+
+    /// The client cancelled the request `idJson` (its id's JSON text) after its answer was
+    /// forwarded: the two crossed, and the client drops the answer. Its snapshot is then no
+    /// base for a delta (`Router::answer_cancelled`); any other id changes nothing.
+    #[napi]
+    pub fn answer_cancelled(&mut self, id_json: String) {
+        self.router.answer_cancelled(&id_json);
     }
 
     /// The session's stats mode: `inline`, `stderr` or `off`.

@@ -57,6 +57,8 @@ impl Kind {
 #[derive(Debug, Default)]
 pub struct Era {
     kind: Option<Kind>,
+    /// `kind` came from a handshake (`initialize`, `server/discover`): no other result changes it.
+    from_handshake: bool,
     /// `supportedVersions` of the last `server/discover` result.
     supported: Vec<String>,
     /// The upstream's `serverInfo`, as a modern server puts it in each result's `_meta`.
@@ -100,10 +102,12 @@ impl Era {
         match method {
             "initialize" if result.get("protocolVersion").is_some_and(Value::is_string) => {
                 self.kind = Some(Kind::Legacy);
+                self.from_handshake = true;
                 self.supported.clear();
             }
             "server/discover" => {
                 self.kind = Some(Kind::Modern);
+                self.from_handshake = true;
                 if let Some(versions) = result.get("supportedVersions").and_then(Value::as_array) {
                     self.supported = versions
                         .iter()
@@ -112,6 +116,9 @@ impl Era {
                         .collect();
                 }
             }
+            // A session answered as 2025 stays 2025 whatever a later result carries (a dual
+            // server may add `resultType`): its clients speak 2025 and send no envelope.
+            _ if self.from_handshake => {}
             _ if result.contains_key("resultType") => self.kind = Some(Kind::Modern),
             // A first result without it: a 2025 server (a later one does not undo a discover).
             _ => {
@@ -246,6 +253,27 @@ impl Era {
         for (_, held) in &mut self.parked {
             held.forget_pages();
         }
+    }
+
+    /// What the client `client` (a `client_key`) holds: the session's when it is the one held
+    /// now, else its parked state (`None` once forgotten).
+    pub fn held_of<'a>(
+        &'a mut self,
+        session: &'a mut Session,
+        client: &str,
+    ) -> Option<&'a mut Held> {
+        if client == self.holder {
+            return Some(session.held_mut());
+        }
+        self.parked
+            .iter_mut()
+            .find(|(k, _)| k == client)
+            .map(|(_, held)| held)
+    }
+
+    /// Whose state the session holds now (a `client_key`).
+    pub fn holder(&self) -> &str {
+        &self.holder
     }
 
     /// Answers a call of one of the proxy's tools (`Session::call_proxy_tool`) for the client

@@ -172,6 +172,13 @@ impl Held {
         self.pages.update(&page, |p| p.sent = Some(before));
     }
 
+    /// An answer before the last never reached the agent (a cancellation crossed it on the
+    /// wire): what was sent of `page` since is no base for a delta, so its next snapshot is
+    /// sent whole. The raw snapshot stays, as in `answer_not_delivered`.
+    pub fn forget_sent(&mut self, page: &str) {
+        let _ = self.take_sent(page);
+    }
+
     /// The last answer is settled (delivered): nothing is put back any more. A client is
     /// parked only so (`crate::era`), and holds then only what it was sent.
     pub fn settle(&mut self) {

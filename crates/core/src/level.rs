@@ -41,9 +41,11 @@ impl FromStr for Level {
             "light" => Ok(Level::Light),
             "moderate" => Ok(Level::Moderate),
             "aggressive" => Ok(Level::Aggressive),
-            other => Err(FilterError::InvalidArgument(format!(
-                "unknown filter level {other:?}: expected off, light, moderate or aggressive"
-            ))),
+            other => Err(FilterError::UnknownName {
+                option: "filter level",
+                name: other.to_string(),
+                expected: "off, light, moderate or aggressive",
+            }),
         }
     }
 }

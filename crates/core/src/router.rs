@@ -3,13 +3,22 @@
 //! era is (learned from the answers that pass), and what happens when an answer never reaches
 //! the client. The N-API binding's `FilterSession` is this, converted.
 
+use std::collections::VecDeque;
+
+use serde_json::Value;
+
 use crate::config::SessionConfig;
 use crate::describe;
 use crate::envelope;
-use crate::era::Era;
+use crate::era::{self, Era};
 use crate::error::{FilterError, FilterResult};
+use crate::proxy_tools;
 use crate::session::Session;
 use crate::upstream_reset;
+
+/// Snapshot answers remembered for a cancellation that crosses them on the wire: a client
+/// cancels a request it is still waiting for, so such a cancellation comes right after.
+const ANSWERS_REMEMBERED: usize = 16;
 
 /// What a response answers, as the proxy's pending requests tell.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -49,6 +58,19 @@ pub struct Routed {
 pub struct Router {
     session: Session,
     era: Era,
+    /// The last `tools/call` answers that sent a snapshot as a delta base, oldest first.
+    answered: VecDeque<Answered>,
+    /// The id (`id_key`) of the last `tools/call` answer filtered, while nothing else was: its
+    /// snapshot's earlier base can still be put back (`Session::answer_not_delivered`).
+    last_answer: Option<String>,
+}
+
+/// A `tools/call` answer whose snapshot is now what its client holds of a page.
+#[derive(Debug)]
+struct Answered {
+    id: String,
+    client: String,
+    page: String,
 }
 
 impl Router {
@@ -56,6 +78,8 @@ impl Router {
         Ok(Router {
             session: Session::new(config.session_options()?),
             era: Era::new(),
+            answered: VecDeque::new(),
+            last_answer: None,
         })
     }
 
@@ -126,6 +150,9 @@ impl Router {
                     );
                     if request.cancelled {
                         self.session.answer_not_delivered();
+                        self.last_answer = None;
+                    } else {
+                        self.note_answer(&routed.id_json, &request);
                     }
                     filtered
                 } else {
@@ -152,6 +179,55 @@ impl Router {
         Ok(Some(routed))
     }
 
+    /// Remembers a delivered `tools/call` answer that sent a snapshot (deltas on), for a
+    /// cancellation that crosses it (`answer_cancelled`).
+    fn note_answer(&mut self, id_json: &str, request: &Route) {
+        let id = id_key(id_json);
+        self.last_answer = Some(id.clone());
+        if self.session.last_sent().is_none() {
+            return;
+        }
+        let page = request
+            .arguments_json
+            .as_deref()
+            .and_then(|a| serde_json::from_str::<Value>(a).ok())
+            .and_then(|a| a.as_object().and_then(proxy_tools::page_key))
+            .unwrap_or_default();
+        self.answered.retain(|a| a.id != id);
+        self.answered.push_back(Answered {
+            id,
+            client: era::client_key(request.meta_json.as_deref()),
+            page,
+        });
+        if self.answered.len() > ANSWERS_REMEMBERED {
+            self.answered.pop_front();
+        }
+    }
+
+    /// The client cancelled the request `id_json` (its id's JSON text) after the proxy had
+    /// forwarded its answer: the two crossed on the wire, and the client drops the answer (it
+    /// stopped waiting when it cancelled). The snapshot that answer sent is then no delta base:
+    /// the page's base is put back to what the client held before when that answer was the
+    /// last one filtered, else the page's next snapshot is sent whole. An id of no snapshot
+    /// answer changes nothing.
+    pub fn answer_cancelled(&mut self, id_json: &str) {
+        let id = id_key(id_json);
+        let Some(at) = self.answered.iter().position(|a| a.id == id) else {
+            return;
+        };
+        let Some(answer) = self.answered.remove(at) else {
+            return;
+        };
+        let last =
+            self.last_answer.as_deref() == Some(id.as_str()) && answer.client == self.era.holder();
+        if last {
+            self.session.answer_not_delivered();
+            self.last_answer = None;
+        } else if let Some(held) = self.era.held_of(&mut self.session, &answer.client) {
+            held.forget_sent(&answer.page);
+        }
+    }
+
     /// Answers a call of one of the proxy's tools as the upstream's protocol era requires, for
     /// the client the request's `_meta` names: the response's `"result":{…}` or `"error":{…}`
     /// member (`Era::answer_proxy_tool`).
@@ -175,17 +251,30 @@ impl Router {
         self.era.use_client(&mut self.session, meta_json);
     }
 
-    /// The answer to the last `tools/call` filtered is not delivered.
-    pub fn answer_not_delivered(&mut self) {
-        self.session.answer_not_delivered();
-    }
-
     /// The upstream restarted, or came back under a new session, or its browser did: every uid
     /// the agent held is gone. Every client forgets its pages (`Era::forget_pages`), and the
     /// next `tools/call` result carries `notice` as its first text block.
     pub fn upstream_restarted(&mut self, notice: String) {
         self.era.forget_pages(&mut self.session);
         self.session.set_notice(notice);
+        // No answer of before is a base to put back either.
+        self.last_answer = None;
+    }
+
+    /// The answer to the last `tools/call` filtered is not delivered.
+    pub fn answer_not_delivered(&mut self) {
+        self.session.answer_not_delivered();
+        self.last_answer = None;
+    }
+}
+
+/// A request id as the router compares it: a string by its value (`"a"` and `"\u0061"` are one
+/// id), a number by its text as written.
+fn id_key(id_json: &str) -> String {
+    let id_json = id_json.trim();
+    match serde_json::from_str::<Value>(id_json) {
+        Ok(Value::String(s)) => format!("s{s}"),
+        _ => format!("n{id_json}"),
     }
 }
 
@@ -268,14 +357,25 @@ mod tests {
         result.to_string()
     }
 
-    /// The text the client receives for a `take_snapshot` answer routed under `id`.
+    /// The text the client receives for a `take_snapshot` answer of page 1 routed under `id`.
     fn snapshot_text(
         router: &mut Router,
         id: &str,
         change: Option<&str>,
         cancelled: bool,
     ) -> String {
-        let mut request = call("take_snapshot", r#"{"pageId":1}"#);
+        page_snapshot_text(router, id, 1, change, cancelled)
+    }
+
+    fn page_snapshot_text(
+        router: &mut Router,
+        id: &str,
+        page: u32,
+        change: Option<&str>,
+        cancelled: bool,
+    ) -> String {
+        let arguments = format!(r#"{{"pageId":{page}}}"#);
+        let mut request = call("take_snapshot", &arguments);
         request.cancelled = cancelled;
         let routed = route(router, &response(id, &grid(change)), Some(request)).expect("routed");
         let line = routed.line.expect("filtered");
@@ -367,6 +467,82 @@ mod tests {
                 "{how}: {again}"
             );
         }
+    }
+
+    /// Issue 41 item 8: the client cancels, the answer crosses the cancellation on the wire
+    /// (the proxy forwarded it before the cancellation came), the client drops it.
+    #[test]
+    fn a_cancellation_that_crosses_the_snapshots_answer_leaves_no_base_the_client_never_kept() {
+        let changed = Some("link \"Orders (2 new)\"");
+        let mut router = router();
+        snapshot_text(&mut router, "1", None, false);
+        let crossed = snapshot_text(&mut router, "\"two\"", changed, false);
+        assert!(
+            crossed.contains("snapshot 2: delta against snapshot 1"),
+            "{}",
+            &crossed[..200]
+        );
+        // The id as the cancellation writes it (the same string, escaped otherwise).
+        router.answer_cancelled("\"t\\u0077o\"");
+        let next = snapshot_text(&mut router, "3", changed, false);
+        assert!(!next.contains("unchanged since"), "{}", &next[..200]);
+        assert!(
+            next.contains("snapshot 3: delta against snapshot 1"),
+            "{}",
+            &next[..200]
+        );
+        // Delivered, it is the base of the next one; a cancellation of an id that sent no
+        // snapshot, or of one already settled, changes nothing.
+        router.answer_cancelled("99");
+        router.answer_cancelled("\"two\"");
+        let again = snapshot_text(&mut router, "4", changed, false);
+        assert!(
+            again.contains("snapshot 4: unchanged since snapshot 3"),
+            "{}",
+            &again[..200]
+        );
+
+        // Another answer came between: the crossed one's page is sent whole next time.
+        let mut router = self::router();
+        snapshot_text(&mut router, "1", None, false);
+        snapshot_text(&mut router, "2", changed, false);
+        page_snapshot_text(&mut router, "3", 2, None, false);
+        router.answer_cancelled("2");
+        let next = snapshot_text(&mut router, "4", changed, false);
+        assert!(!next.contains("unchanged since"), "{}", &next[..200]);
+        assert!(!next.contains("delta against"), "{}", &next[..200]);
+        assert!(next.contains("snapshot 3, full"), "{}", &next[..200]);
+        // The other page's base is untouched.
+        let other = page_snapshot_text(&mut router, "5", 2, None, false);
+        assert!(
+            other.contains("snapshot 2: unchanged since snapshot 1"),
+            "{}",
+            &other[..200]
+        );
+    }
+
+    /// Issue 41 item 9: a session answered as 2025 stays 2025 when a later list result carries
+    /// `resultType`; the proxy's tools answer its (envelope-less) requests.
+    #[test]
+    fn a_session_answered_as_2025_keeps_its_era_whatever_a_later_list_carries() {
+        let mut router = router();
+        let init = r#"{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"up","version":"1"}}"#;
+        route(&mut router, &response("0", init), Some(list("initialize")));
+        route(
+            &mut router,
+            &response("1", r#"{"prompts":[],"resultType":"complete"}"#),
+            Some(list("prompts/list")),
+        );
+        snapshot_text(&mut router, "2", None, false);
+        let member = router
+            .answer_proxy_tool("search_snapshot", Some(r#"{"query":"Orders"}"#), None)
+            .expect("answers");
+        let reply: Value = serde_json::from_str(&format!("{{{member}}}")).expect("json");
+        assert!(reply.get("error").is_none(), "{reply}");
+        assert!(reply["result"].get("resultType").is_none(), "{reply}");
+        assert!(reply["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("Orders")));
     }
 
     #[test]

@@ -221,7 +221,10 @@ impl Session {
             let result_json = &response_json[span.clone()];
             result_span = Some(span);
             result::filter_tool_result_text(tool_name, result_json, options, capture, |e| {
-                format!("response result: {e}")
+                FilterError::NotJson {
+                    what: "response result",
+                    reason: e.to_string(),
+                }
             })
         })?;
         let (Some(filtered), Some(span)) = (filtered, result_span) else {
@@ -498,13 +501,12 @@ impl Session {
         arguments_json: Option<&str>,
     ) -> FilterResult<String> {
         if !self.is_proxy_tool(tool_name) {
-            return Err(FilterError::InvalidArgument(format!(
-                "{tool_name:?} is not a proxy tool of this session"
-            )));
+            return Err(FilterError::NotAProxyTool(tool_name.to_string()));
         }
         let arguments = match arguments_json {
-            Some(a) => serde_json::from_str::<Value>(a).map_err(|e| {
-                FilterError::InvalidArgument(format!("arguments are not JSON: {e}"))
+            Some(a) => serde_json::from_str::<Value>(a).map_err(|e| FilterError::NotJson {
+                what: "arguments",
+                reason: e.to_string(),
             })?,
             None => Value::Null,
         };
@@ -612,7 +614,10 @@ impl Session {
             return Ok(compressed);
         }
         let mut list: Value = serde_json::from_str(compressed.as_deref().unwrap_or(result_json))
-            .map_err(|e| FilterError::InvalidArgument(format!("result is not JSON: {e}")))?;
+            .map_err(|e| FilterError::NotJson {
+                what: "result",
+                reason: e.to_string(),
+            })?;
         self.remember_output_schemas(&list);
         // Paginated lists get the proxy's tools once, on their last page, and only when some
         // page had a tool that returns snapshots (checked again on every list, so after
@@ -687,13 +692,13 @@ fn splice(response_json: &str, span: std::ops::Range<usize>, result_json: &str) 
 
 /// Where the `result` member's value is in a JSON-RPC response's text.
 pub(crate) fn result_span(response_json: &str) -> FilterResult<std::ops::Range<usize>> {
-    let members: HashMap<String, &RawValue> = serde_json::from_str(response_json)
-        .map_err(|e| FilterError::InvalidArgument(format!("response is not a JSON object: {e}")))?;
-    let raw = members
-        .get("result")
-        .ok_or_else(|| FilterError::InvalidArgument("response has no result".into()))?;
-    crate::envelope::span_in(response_json, raw)
-        .ok_or_else(|| FilterError::InvalidArgument("response result could not be located".into()))
+    let members: HashMap<String, &RawValue> =
+        serde_json::from_str(response_json).map_err(|e| FilterError::NotAnObject {
+            what: "response",
+            reason: Some(e.to_string()),
+        })?;
+    let raw = members.get("result").ok_or(FilterError::NoResult)?;
+    crate::envelope::span_in(response_json, raw).ok_or(FilterError::ResultNotLocated)
 }
 
 /// A new file at `path`, never an existing one (nor what a symlink there points to).

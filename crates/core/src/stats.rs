@@ -45,9 +45,11 @@ impl FromStr for StatsMode {
             "inline" => Ok(StatsMode::Inline),
             "stderr" => Ok(StatsMode::Stderr),
             "off" => Ok(StatsMode::Off),
-            other => Err(FilterError::InvalidArgument(format!(
-                "unknown stats mode {other:?}: expected inline, stderr or off"
-            ))),
+            other => Err(FilterError::UnknownName {
+                option: "stats mode",
+                name: other.to_string(),
+                expected: "inline, stderr or off",
+            }),
         }
     }
 }

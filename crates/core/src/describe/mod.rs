@@ -86,14 +86,16 @@ pub fn compress_list_result(
     result_json: &str,
     options: &CompressOptions,
 ) -> FilterResult<Option<String>> {
-    let items_key = list::items_key(method).ok_or_else(|| {
-        FilterError::InvalidArgument(format!("{method:?} is not a list method this filter knows"))
-    })?;
+    let items_key = list::items_key(method)
+        .ok_or_else(|| FilterError::UnknownListMethod(method.to_string()))?;
     if result_json.len() > MAX_LIST_RESULT_BYTES {
         return Ok(None);
     }
-    let mut result: Value = serde_json::from_str(result_json)
-        .map_err(|e| FilterError::InvalidArgument(format!("result is not JSON: {e}")))?;
+    let mut result: Value =
+        serde_json::from_str(result_json).map_err(|e| FilterError::NotJson {
+            what: "result",
+            reason: e.to_string(),
+        })?;
     if options.level == Level::Off {
         return Ok(None);
     }
@@ -185,7 +187,7 @@ pub fn compress_list_result(
     }
     serde_json::to_string(&result)
         .map(Some)
-        .map_err(|e| FilterError::InvalidArgument(format!("result could not be written: {e}")))
+        .map_err(|e| FilterError::Unwritable(e.to_string()))
 }
 
 /// Compresses one prose text.

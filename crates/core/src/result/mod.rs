@@ -690,7 +690,10 @@ pub fn filter_tool_result_capturing(
         return Ok(None);
     }
     filter_tool_result_text(tool_name, result_json, options, capture, |e| {
-        format!("result is not JSON: {e}")
+        FilterError::NotJson {
+            what: "result",
+            reason: e.to_string(),
+        }
     })
 }
 
@@ -704,7 +707,7 @@ pub fn filter_tool_result_text(
     result_json: &str,
     options: &ResultOptions,
     capture: &mut SnapshotCapture<'_>,
-    json_error: impl FnOnce(serde_json::Error) -> String,
+    json_error: impl FnOnce(serde_json::Error) -> FilterError,
 ) -> FilterResult<Option<FilteredValue>> {
     let heavy = tools::is_content_heavy(tool_name);
     if options.level == Level::Off {
@@ -715,11 +718,12 @@ pub fn filter_tool_result_text(
         options.has_output_schema,
         !capture.tokens_unread,
     )
-    .map_err(|e| FilterError::InvalidArgument(json_error(e)))?;
+    .map_err(json_error)?;
     let Some((result, structured)) = read else {
-        return Err(FilterError::InvalidArgument(
-            "result is not a JSON object".to_string(),
-        ));
+        return Err(FilterError::NotAnObject {
+            what: "result",
+            reason: None,
+        });
     };
     let structured = structured.as_ref();
     if !options.budgeted() {

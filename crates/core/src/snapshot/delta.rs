@@ -40,7 +40,7 @@ pub const MAX_DELTAS_IN_ROW: u32 = 8;
 
 /// A delta is sent only when it is at most this share of the full snapshot (in bytes); above,
 /// the full snapshot costs little more and reads without the earlier one. Picked by measurement
-/// (see the README: `measure --deltas` over the recorded sessions).
+/// (`cargo run --release --example delta_shares` over the corpus's recorded sessions).
 pub const MAX_DELTA_SHARE: f64 = 0.7;
 
 /// Unchanged runs of childless nodes whose lines would be about this short are shown instead:

@@ -51,10 +51,10 @@ pub fn expand_range(
                     .ok_or_else(|| unknown_uid(from_uid))?;
                 tree.find_uid(until_uid)
                     .ok_or_else(|| unknown_uid(until_uid))?;
-                return Err(FilterError::InvalidArgument(format!(
-                    "uid {until_uid:?} is not a later sibling of uid {from_uid:?}: pass the uid \
-                     and until of one marker, or expand a single uid"
-                )));
+                return Err(FilterError::NotALaterSibling {
+                    uid: from_uid.to_string(),
+                    until: until_uid.to_string(),
+                });
             }
         },
     };
@@ -98,9 +98,7 @@ pub fn sibling_range(tree: &Tree<'_>, from_uid: &str, until_uid: &str) -> Option
 }
 
 fn unknown_uid(uid: &str) -> FilterError {
-    FilterError::InvalidArgument(format!(
-        "uid {uid:?} is not in the latest snapshot: take a new snapshot, or use a uid it shows"
-    ))
+    FilterError::UnknownUid(uid.to_string())
 }
 
 /// Where a search hit matched, in the order hits are ranked: what a node says (its name or
@@ -173,9 +171,7 @@ enum Matcher {
 impl Matcher {
     fn new(query: &str, regex: bool) -> Result<Matcher, FilterError> {
         if query.is_empty() {
-            return Err(FilterError::InvalidArgument(
-                "search query is empty".to_string(),
-            ));
+            return Err(FilterError::EmptyQuery);
         }
         if !regex {
             return Ok(Matcher::Substring(query.to_lowercase()));
@@ -185,7 +181,10 @@ impl Matcher {
             .size_limit(REGEX_SIZE_LIMIT)
             .build()
             .map(Matcher::Pattern)
-            .map_err(|e| FilterError::InvalidArgument(format!("invalid regex {query:?}: {e}")))
+            .map_err(|e| FilterError::InvalidRegex {
+                query: query.to_string(),
+                reason: e.to_string(),
+            })
     }
 
     fn matches(&self, haystack: &str) -> bool {

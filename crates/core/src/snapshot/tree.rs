@@ -3,7 +3,7 @@
 //! line(s) it came from. Passes only flip the per-node flags; renderers read them.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// What a line of the snapshot is.
@@ -712,14 +712,6 @@ impl<'a> Tree<'a> {
             && self.first_with_uid(id) == id
     }
 
-    /// How many different uids the tree holds (upstream repeats a uid at times).
-    pub fn distinct_uid_count(&self) -> usize {
-        let mut seen: HashSet<&str, BuildHasherDefault<UidHasher>> =
-            HashSet::with_capacity_and_hasher(self.nodes.len(), Default::default());
-        seen.extend(self.uids());
-        seen.len()
-    }
-
     /// Whether `id` is hidden inside a condensed record (its run's marker names it).
     pub fn is_condensed_cell(&self, id: usize) -> bool {
         !self.condensed_cells.is_empty() && self.condensed_cells.contains(&id)
@@ -792,6 +784,7 @@ impl Hasher for UidHasher {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
     use std::hash::BuildHasher;
 
     /// hashbrown picks a bucket from a hash's low bits: if those depend on a few bytes of the

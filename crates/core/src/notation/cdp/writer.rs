@@ -84,11 +84,6 @@ pub fn render(tree: &Tree<'_>, lossy: bool) -> Rendered {
     render_from(tree, &tree.roots, None, lossy, tree.trailing_newline)
 }
 
-/// Writes the subtree of `root` alone (as if it were the only root), in the light notation.
-pub fn render_subtree(tree: &Tree<'_>, root: usize, lossy: bool) -> Rendered {
-    render_siblings(tree, &[root], lossy)
-}
-
 /// Writes the subtrees of `roots` (siblings, in order) alone, in the light notation.
 pub fn render_siblings(tree: &Tree<'_>, roots: &[usize], lossy: bool) -> Rendered {
     let Some(&root) = roots.first() else {
