@@ -291,8 +291,9 @@ export interface ResponseRoute {
 /** What the filters did to one `tools/call` result. */
 export interface ResultFigures {
   /**
-   * UTF-8 bytes the client would have received (text blocks and any dropped
-   * `structuredContent`), and receives now (without the stats line).
+   * UTF-8 bytes the client would have received without the proxy (text blocks and any
+   * `structuredContent` dropped that the proxy did not ask upstream for), and receives now
+   * (without the stats line).
    */
   bytesIn: number
   bytesOut: number
@@ -313,7 +314,10 @@ export interface RoutedResponse {
   idJson: string
   /** The rewritten line (no newline); absent: forward the original. */
   line?: Buffer
-  /** Why the filter failed (the original is then forwarded). */
+  /**
+   * Why the filter failed: the original is then forwarded (`line` absent), or, when it was
+   * over the session's bound, sent cut to it (`line`).
+   */
   error?: string
   /** In `stderr` stats mode: the stats line of the filtered result. */
   statsLine?: string

@@ -76,8 +76,10 @@ const CATCH_CLICKS = `() => {
 function clickedMatches(node, hit) {
   if (!hit) return false
   const cut = node.name.endsWith('…') ? node.name.slice(0, -1) : null
-  const same = (s) => typeof s === 'string' && (cut === null ? s.trim() === node.name.trim() : s.trim().startsWith(cut.trim()))
-  const holds = (s) => typeof s === 'string' && (cut === null ? s.includes(node.name) : s.includes(cut))
+  // A lone surrogate the page holds reads as U+FFFD in the output (issue 41, item 10).
+  const wf = (s) => (typeof s === 'string' ? s.toWellFormed() : s)
+  const same = (s) => typeof s === 'string' && (cut === null ? wf(s).trim() === node.name.trim() : wf(s).trim().startsWith(cut.trim()))
+  const holds = (s) => typeof s === 'string' && (cut === null ? wf(s).includes(node.name) : wf(s).includes(cut))
   switch (node.role) {
     case 'link':
       return hit.tag === 'A' && same(hit.text)
@@ -95,6 +97,9 @@ function clickedMatches(node, hit) {
       return hit.within.includes('NAV')
     case 'main':
       return hit.within.includes('MAIN')
+    case 'region':
+      // A labelled section, clicked at its middle: inside it, whatever lies there.
+      return hit.within.includes('SECTION')
     default:
       return false
   }
@@ -173,6 +178,81 @@ if (!chromiumInstalled()) {
           }
           process.stderr.write(`  e2e hostile ${what}: ${answers.length} answers, ${clicks} uids clicked, each the node shown\n`)
           assert.ok(clicks >= 10, `only ${clicks} uids checked`)
+        } finally {
+          await session.client.close()
+        }
+        assert.doesNotMatch(session.stderr(), /filter failed/, `the proxy failed open:\n${session.stderr()}`)
+      })
+    }
+  })
+}
+
+// Issue 41, item 10: 70 nested labelled sections, 300 buttons at the bottom and a name holding
+// a lone surrogate (__test__/site/hostile/deep.html) once made the filter give up and forward
+// the whole snapshot and its structuredContent, past the token budget and the character bound.
+// Through the default upstream's structured tree and from the text alone: filtered within both
+// bounds, and every uid shown (and in what the markers expand to) clicks the node it names.
+const DEEP_PAGE = '/hostile/deep.html'
+const MAX_CHARS = 50_000
+
+if (chromiumInstalled()) {
+  describe('a page nested 70 deep with a lone surrogate: filtered within the bounds (real chrome-devtools-mcp + Chromium)', { timeout: 20 * 60_000 }, () => {
+    let site
+    before(async () => {
+      site = await serveDirectory(SITE_DIR)
+    })
+    after(async () => {
+      await site?.close()
+    })
+    for (const structured of [true, false]) {
+      const what = structured ? 'with the structured tree' : 'from the text alone'
+      test(`every uid shown clicks, the result within the bounds: ${what}`, { timeout: STEP_TIMEOUT_MS }, async () => {
+        const upstream = [...chromeDevtoolsCommand(), ...(structured ? ['--experimentalStructuredContent'] : [])]
+        const session = await connect(proxyCommand(upstream, ['--filter-level=moderate', '--proxy-tools']), { env: upstreamEnv() })
+        try {
+          const call = async (name, args = {}, { allowError = false } = {}) => {
+            const result = await session.client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS })
+            if (!allowError) assert.ok(!result.isError, `${name} ${JSON.stringify(args)} failed: ${resultText(result)}\nstderr:\n${session.stderr()}`)
+            return result
+          }
+          const pages = resultText(await call('list_pages'))
+          const pageId = Number(/^(\d+): .*\[selected\]$/m.exec(pages)[1])
+          await call('navigate_page', { pageId, url: `${site.origin}${DEEP_PAGE}` })
+          const result = await call('take_snapshot', { pageId })
+          const snapshot = resultText(result)
+          assert.match(snapshot, /#snapshot-filter/, 'the snapshot was filtered')
+          assert.equal(result.structuredContent, undefined, 'no structuredContent past the bound')
+          assert.ok(snapshot.length <= MAX_CHARS, `${snapshot.length} characters`)
+          assert.match(snapshot, /button "Lone \uFFFD surrogate"/, 'the lone surrogate reads as U+FFFD')
+          await call('evaluate_script', { pageId, function: CATCH_CLICKS })
+
+          const answers = [['take_snapshot', snapshot]]
+          const markers = [...snapshot.matchAll(/expand_snapshot uid=(\d+_\d+)(?: until=(\d+_\d+))?/g)]
+          assert.ok(markers.length > 0, 'what the depth hid is named')
+          for (const [, uid, until] of markers.slice(0, 3)) {
+            const expanded = resultText(await call('expand_snapshot', { uid, ...(until ? { until } : {}), pageId }))
+            assert.ok(expanded.length <= MAX_CHARS, `expand ${uid}: ${expanded.length} characters`)
+            answers.push([`expand ${uid}`, expanded])
+          }
+          const checked = new Set()
+          let clicks = 0
+          for (const [source, text] of answers) {
+            // A marker's run of 300 buttons: the first and the last few of each answer suffice.
+            const nodes = nodeLines(text).filter((n) => n.role !== 'RootWebArea')
+            for (const node of [...nodes.slice(0, 40), ...nodes.slice(-10)]) {
+              const key = `${node.uid} ${node.role} ${node.name}`
+              if (checked.has(key)) continue
+              checked.add(key)
+              const clicked = await call('click', { pageId, uid: node.uid }, { allowError: true })
+              assert.ok(!clicked.isError, `${what}, ${source}: uid ${node.uid} (${node.role} "${node.name}") does not click: ${resultText(clicked)}`)
+              clicks++
+              const read = '() => { const hit = window.__clicked; window.__clicked = null; return hit }'
+              const hit = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(resultText(await call('evaluate_script', { pageId, function: read })))[1])
+              assert.ok(clickedMatches(node, hit), `${what}, ${source}: uid ${node.uid} shown as ${node.role} "${node.name}" clicked ${JSON.stringify(hit)}`)
+            }
+          }
+          process.stderr.write(`  e2e deep page ${what}: ${snapshot.length} characters, ${answers.length} answers, ${clicks} uids clicked, each the node shown\n`)
+          assert.ok(clicks >= 20, `only ${clicks} uids checked`)
         } finally {
           await session.client.close()
         }

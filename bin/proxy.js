@@ -410,7 +410,7 @@ class Proxy {
     }
     if (!routed) return false
     if (!entry && this.internalAnswer(key, line)) return true
-    if (routed.error) this.filterFailed(entry, routed.error)
+    if (routed.error) this.filterFailed(entry, routed.error, routed.line !== undefined && routed.line !== null)
     if (routed.statsLine) log(routed.statsLine)
     this.toClient(routed.line ?? line)
     if (entry) {
@@ -484,9 +484,10 @@ class Proxy {
     if (entry) this.finish(m.key, entry)
   }
 
-  filterFailed(entry, why) {
+  /** @param {boolean} [cut] the original, over the bound, went cut to it (else as it came) */
+  filterFailed(entry, why, cut = false) {
     const what = entry?.tool === undefined ? (entry?.method ?? 'a response') : `${entry.method} ${JSON.stringify(entry.tool)}`
-    log(`filter failed on ${what} (forwarding the original): ${why}`)
+    log(`filter failed on ${what} (${cut ? 'sending it cut to the budget' : 'forwarding the original'}): ${why}`)
   }
 
   upstreamError(err) {

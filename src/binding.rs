@@ -394,8 +394,9 @@ fn timed_core<T>(core: impl FnOnce() -> T) -> T {
 /// What the filters did to one `tools/call` result.
 #[napi(object)]
 pub struct ResultFigures {
-    /// UTF-8 bytes the client would have received (text blocks and any dropped
-    /// `structuredContent`), and receives now (without the stats line).
+    /// UTF-8 bytes the client would have received without the proxy (text blocks and any
+    /// `structuredContent` dropped that the proxy did not ask upstream for), and receives now
+    /// (without the stats line).
     pub bytes_in: f64,
     pub bytes_out: f64,
     /// The same in estimated tokens (`estimateTokens`).
@@ -534,7 +535,8 @@ pub struct RoutedResponse {
     pub id_json: String,
     /// The rewritten line (no newline); absent: forward the original.
     pub line: Option<Buffer>,
-    /// Why the filter failed (the original is then forwarded).
+    /// Why the filter failed: the original is then forwarded (`line` absent), or, when it was
+    /// over the session's bound, sent cut to it (`line`).
     pub error: Option<String>,
     /// In `stderr` stats mode: the stats line of the filtered result.
     pub stats_line: Option<String>,

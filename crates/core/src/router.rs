@@ -44,7 +44,8 @@ pub struct Routed {
     pub id_json: String,
     /// The rewritten line (no newline); `None`: forward the original.
     pub line: Option<String>,
-    /// Why the filter failed (the original is then forwarded).
+    /// Why the filter failed: the original is then forwarded, unless `line` is set (a result the
+    /// filter could not read, sent cut to the bound all the same).
     pub error: Option<FilterError>,
     /// In `stderr` stats mode: the stats line of the filtered result.
     pub stats_line: Option<String>,
@@ -172,7 +173,11 @@ impl Router {
             _ => return Ok(Some(routed)),
         };
         match filtered {
-            Ok(out) => routed.line = out,
+            Ok(out) => {
+                routed.line = out;
+                // Unreadable, and sent cut to the bound all the same: the proxy logs why.
+                routed.error = self.session.take_failure();
+            }
             Err(e) => routed.error = Some(e),
         }
         routed.stats_line = self.session.take_stats_line();
