@@ -41,6 +41,13 @@ export declare class FilterSession {
    */
   routeResponse(line: Uint8Array, route: (idJson: string) => ResponseRoute | null | undefined): RoutedResponse | null
   /**
+   * The upstream restarted, or came back under a new session (the bin noticed): every uid
+   * the agent held is gone. Nothing held is a base for a delta any more (every client's pages
+   * are forgotten), and the next `tools/call` result carries `notice` (one line) as its first
+   * text block.
+   */
+  upstreamRestarted(notice: string): void
+  /**
    * True when `toolName` is one of the proxy's own tools (answer it with `answerProxyTool`,
    * never forward it).
    */
@@ -314,6 +321,11 @@ export interface RoutedResponse {
   error?: string
   /** In `stderr` stats mode: the stats line of the filtered result. */
   statsLine?: string
+  /**
+   * True: the result says the upstream's browser was restarted or reconnected (its pages
+   * are gone; nothing held is a base any more).
+   */
+  reconnected?: boolean
 }
 
 /** Options of `searchSnapshot`. */

@@ -540,6 +540,9 @@ pub struct RoutedResponse {
     pub error: Option<String>,
     /// In `stderr` stats mode: the stats line of the filtered result.
     pub stats_line: Option<String>,
+    /// True: the result says the upstream's browser was restarted or reconnected (its pages
+    /// are gone; nothing held is a base any more).
+    pub reconnected: Option<bool>,
 }
 
 /// Options of a proxy session.
@@ -701,7 +704,17 @@ impl FilterSession {
                 format!("{}: {}", e.status, e.reason)
             }),
             stats_line: routed.stats_line,
+            reconnected: routed.reconnected.then_some(true),
         }))
+    }
+
+    /// The upstream restarted, or came back under a new session (the bin noticed): every uid
+    /// the agent held is gone. Nothing held is a base for a delta any more (every client's pages
+    /// are forgotten), and the next `tools/call` result carries `notice` (one line) as its first
+    /// text block.
+    #[napi]
+    pub fn upstream_restarted(&mut self, notice: String) {
+        self.router.upstream_restarted(notice);
     }
 
     /// True when `toolName` is one of the proxy's own tools (answer it with `answerProxyTool`,

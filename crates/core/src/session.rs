@@ -123,6 +123,9 @@ pub struct Session {
     /// marker an agent still holds never reads another text (its client's state may have
     /// been forgotten and begun afresh).
     cut_result_ids: u64,
+    /// The line the next `tools/call` result carries after the upstream restarted or
+    /// reconnected (`crate::upstream_reset`).
+    notice: Option<String>,
 }
 
 impl Session {
@@ -141,6 +144,7 @@ impl Session {
             raw_snapshot_tag: session_tag(),
             last_figures: None,
             cut_result_ids: 0,
+            notice: None,
             options,
         }
     }
@@ -598,6 +602,23 @@ impl Session {
     /// Bytes of raw snapshots held for the proxy tools.
     pub fn cached_snapshot_bytes(&self) -> usize {
         self.held.snapshot_bytes()
+    }
+
+    /// The next `tools/call` result carries `line` (one line: what restarted, that uids
+    /// changed); a later notice replaces one not delivered yet.
+    pub fn set_notice(&mut self, line: String) {
+        self.notice = Some(line);
+    }
+
+    /// The response to a `tools/call` as it goes to the client (`filtered`, or `response_json`
+    /// as it came when `None`) with the pending notice as its first text block, the notice then
+    /// delivered; `None` when there is no notice or the response has no result content to
+    /// carry it (the original, or `filtered`, goes as it is).
+    pub fn with_notice(&mut self, filtered: Option<&str>, response_json: &str) -> Option<String> {
+        let line = self.notice.as_deref()?;
+        let out = crate::upstream_reset::insert_notice(filtered.unwrap_or(response_json), line)?;
+        self.notice = None;
+        Some(out)
     }
 
     /// The stats line of the last filtered result in `stderr` mode, once (`None` otherwise).
