@@ -22,6 +22,7 @@ pub mod stats;
 #[cfg(test)]
 mod test_support;
 pub mod tokens;
+pub mod upstream_reset;
 pub mod utf16;
 
 #[cfg(test)]

@@ -76,6 +76,18 @@ pub trait Notation {
     fn light_units_at_least(&self, _tree: &tree::Tree<'_>, _enough: usize) -> usize {
         0
     }
+
+    /// Whether `render` writes `table` as a table (else its records go as nodes).
+    fn writes_table(&self, _tree: &tree::Tree<'_>, _table: &tree::Table<'_>) -> bool {
+        false
+    }
+
+    /// Whether `render_delta` writes a table of a delta row by row, with run lines for the
+    /// rows the agent holds (`DeltaMarks::tables`); else a table the agent does not hold as
+    /// it is goes whole.
+    fn writes_table_deltas(&self) -> bool {
+        false
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
