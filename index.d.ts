@@ -38,8 +38,22 @@ export declare class FilterSession {
    * arguments), or `null`: forward it. Returns `null` unless the line is a UTF-8 JSON-RPC 2.0
    * response with a string or number id (the caller reads notifications, requests, batches
    * and bad lines itself). A filter that fails leaves `line` absent and says why in `error`.
+   * An error answering a request whose uids `rewriteRequest` changed names them as the
+   * agent did (the one other change to a response).
    */
   routeResponse(line: Uint8Array, route: (idJson: string) => ResponseRoute | null | undefined): RoutedResponse | null
+  /**
+   * A client's request line (no newline) with the uids its page renumbered since the agent
+   * was shown them replaced by the same elements' current uids, for the client its
+   * `params._meta` names (`metaJson`); `null`: forward it as it came. Only the string values
+   * of uid-carrying arguments change (see docs/transparency.md).
+   */
+  rewriteRequest(idJson: string, line: string, metaJson?: string | undefined | null): string | null
+  /**
+   * The upstream restarted, or said its browser reconnected: what any client was sent is
+   * forgotten (every page's next snapshot is whole) and no uid is matched to an older one.
+   */
+  upstreamRestarted(): void
   /**
    * True when `toolName` is one of the proxy's own tools (answer it with `callProxyTool`,
    * never forward it).

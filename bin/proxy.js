@@ -179,12 +179,33 @@ class Proxy {
         this.replyError(m.idJson, UPSTREAM_GONE, `upstream MCP server is not running (${this.goneDescription()})`)
         return
       }
-      this.pending.set(m.key, this.describeRequest(m))
+      const entry = this.describeRequest(m)
+      this.pending.set(m.key, entry)
+      const rewritten = this.rewriteUids(m, entry)
+      if (rewritten !== null) {
+        this.toUpstream(rewritten)
+        return
+      }
     } else if (m.method === 'notifications/cancelled') {
       const requestId = m.msg.params?.requestId
       if (requestId !== undefined) this.cancel(idKeyOfJson(typeof requestId === 'string' ? JSON.stringify(requestId) : m.paramText('requestId')))
     }
     this.toUpstream(m.line ?? m.text)
+  }
+
+  /**
+   * A tool call naming a uid its page has renumbered since the agent was shown it goes with the
+   * same element's current uid (the native session decides, docs/transparency.md); null: as it
+   * came. A failure leaves the request as it came.
+   */
+  rewriteUids(m, entry) {
+    if (entry.tool === undefined || !entry.argumentsJson?.includes('uid')) return null
+    try {
+      return this.session.rewriteRequest(m.idJson, m.text, entry.metaJson ?? undefined) ?? null
+    } catch (err) {
+      log(`uid rewrite failed, request forwarded as it came: ${err instanceof Error ? err.message : String(err)}`)
+      return null
+    }
   }
 
   /**

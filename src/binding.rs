@@ -675,11 +675,53 @@ impl FilterSession {
     /// arguments), or `null`: forward it. Returns `null` unless the line is a UTF-8 JSON-RPC 2.0
     /// response with a string or number id (the caller reads notifications, requests, batches
     /// and bad lines itself). A filter that fails leaves `line` absent and says why in `error`.
+    /// An error answering a request whose uids `rewriteRequest` changed names them as the
+    /// agent did (the one other change to a response).
     #[napi(catch_unwind)]
     pub fn route_response(
         &mut self,
         line: &[u8],
         #[napi(ts_arg_type = "(idJson: string) => ResponseRoute | null | undefined")]
+        route: Function<String, Option<ResponseRoute>>,
+    ) -> Result<Option<RoutedResponse>> {
+        let Some(mut routed) = self.route_response_line(line, route)? else {
+            return Ok(None);
+        };
+        let out = match routed.line.as_deref() {
+            Some(out) => std::str::from_utf8(out).ok(),
+            None => std::str::from_utf8(line).ok(),
+        };
+        if let Some(back) = out.and_then(|l| self.inner.write_back(&routed.id_json, l)) {
+            routed.line = Some(Buffer::from(back.into_bytes()));
+        }
+        Ok(Some(routed))
+    }
+
+    /// A client's request line (no newline) with the uids its page renumbered since the agent
+    /// was shown them replaced by the same elements' current uids, for the client its
+    /// `params._meta` names (`metaJson`); `null`: forward it as it came. Only the string values
+    /// of uid-carrying arguments change (see docs/transparency.md).
+    #[napi(catch_unwind, ts_return_type = "string | null")]
+    pub fn rewrite_request(
+        &mut self,
+        id_json: String,
+        #[napi(ts_arg_type = "string")] line: TextArg,
+        meta_json: Option<String>,
+    ) -> Result<Option<TextOut>> {
+        self.era.use_client(&mut self.inner, meta_json.as_deref());
+        Ok(self.inner.rewrite_request(&id_json, &line.0).map(TextOut))
+    }
+
+    /// The upstream restarted, or said its browser reconnected: what any client was sent is
+    /// forgotten (every page's next snapshot is whole) and no uid is matched to an older one.
+    #[napi]
+    pub fn upstream_restarted(&mut self) {
+        self.era.upstream_restarted(&mut self.inner);
+    }
+
+    fn route_response_line(
+        &mut self,
+        line: &[u8],
         route: Function<String, Option<ResponseRoute>>,
     ) -> Result<Option<RoutedResponse>> {
         // Read as UTF-8 once, and its top level once: the envelope says where the result is.

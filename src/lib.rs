@@ -20,6 +20,7 @@ pub mod stats;
 #[cfg(test)]
 mod test_support;
 pub mod tokens;
+pub mod uid_requests;
 pub mod utf16;
 
 #[cfg(test)]
@@ -28,5 +29,7 @@ mod delta_prop_tests;
 mod delta_tests;
 #[cfg(test)]
 mod fuzz_regressions;
+#[cfg(test)]
+mod identity_tests;
 
 pub mod binding;

@@ -1170,6 +1170,7 @@ fn a_playwright_delta_reads_back_against_the_new_snapshot() {
         &body,
         &options,
         DeltaInput {
+            earlier: None,
             sent: None,
             number: 1,
         },
@@ -1181,6 +1182,7 @@ fn a_playwright_delta_reads_back_against_the_new_snapshot() {
         &edited,
         &options,
         DeltaInput {
+            earlier: None,
             sent: Some(&holds),
             number: 2,
         },

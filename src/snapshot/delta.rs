@@ -28,6 +28,7 @@ use std::hash::{BuildHasher, DefaultHasher, Hash, Hasher, RandomState};
 
 use once_cell::sync::Lazy;
 
+use super::identity::{self, Shape};
 use super::marker::{hidden_run_end, write_run, ExpandTarget};
 use super::render::{self, flatten};
 use super::tree::{DeltaMarks, NodeKind, Table, TableDelta, Tree};
@@ -67,6 +68,8 @@ pub struct SentPage {
     /// The token budget's step it was sent at, with its options (`crate::result::budget`):
     /// the page's next snapshot is compared at that step while it is held.
     pub budget_step: Option<(&'static str, SnapshotOptions)>,
+    /// The raw tree's lines and lists, for identity (`None` where uids never renumber).
+    shape: Option<Shape>,
 }
 
 #[derive(Debug, Clone)]
@@ -99,6 +102,46 @@ impl SentPage {
             .map(|n| 2 * n.key.len() + n.uid.len() + 112)
             .sum::<usize>()
             + self.units.len() * 48
+            + self.shape.as_ref().map_or(0, Shape::approx_bytes)
+    }
+
+    /// The upstream uid the node the agent knows as `uid` has now: `Some` only when that
+    /// node is in this snapshot under another uid (`uid` being one it was shown under:
+    /// its key, or an older uid `aliases` names with its key). `None`: send `uid` as it is.
+    pub fn current_uid<'s>(
+        &'s self,
+        uid: &str,
+        aliases: &'s HashMap<String, String>,
+    ) -> Option<&'s str> {
+        if self.nodes.iter().any(|n| n.uid == uid) {
+            return None;
+        }
+        let key = if self.index.contains_key(uid) {
+            uid
+        } else {
+            aliases.get(uid)?.as_str()
+        };
+        let node = self.nodes.get(*self.index.get(key)? as usize)?;
+        (!node.uid.is_empty() && node.uid != uid).then_some(node.uid.as_str())
+    }
+
+    /// Each node's uid as it is now, with the key the agent first knew it by, where they
+    /// differ.
+    pub fn renumbered(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.nodes
+            .iter()
+            .filter(|n| !n.uid.is_empty() && n.uid != n.key)
+            .map(|n| (n.uid.as_str(), n.key.as_str()))
+    }
+
+    /// Kept with the raw tree's lines, for identity.
+    pub fn has_shape(&self) -> bool {
+        self.shape.is_some()
+    }
+
+    /// True when the agent knows a node by `key`.
+    pub fn has_key(&self, key: &str) -> bool {
+        self.index.contains_key(key)
     }
 
     pub fn node_count(&self) -> usize {
@@ -210,7 +253,8 @@ fn word_hash(word: &str) -> u64 {
     hash_of(("word", word))
 }
 
-fn own_hash(tree: &Tree<'_>, id: usize, scope: Option<&str>) -> Own {
+/// `key` stands for the uid: a node known by an older uid hashes as it was sent.
+fn own_hash(tree: &Tree<'_>, id: usize, key: &str, scope: Option<&str>) -> Own {
     let Some(node) = tree.nodes.get(id) else {
         return Own::default();
     };
@@ -224,7 +268,7 @@ fn own_hash(tree: &Tree<'_>, id: usize, scope: Option<&str>) -> Own {
         NodeKind::Marker => node.name_str().hash(&mut h),
         NodeKind::Element => {
             for h in [&mut h, &mut bare] {
-                node.uid.hash(h);
+                key.hash(h);
                 node.role.hash(h);
                 node.name.as_deref().hash(h);
                 node.keep_chars.hash(h);
@@ -263,14 +307,36 @@ impl Fingerprint {
     /// Fingerprints a tree after the passes, in O(nodes): nodes are in document order, so in
     /// reverse order every node's descendants are done before it.
     pub fn of(tree: &Tree<'_>) -> Fingerprint {
+        Fingerprint::of_keyed(tree, &[])
+    }
+
+    /// `of`, each node with a uid keyed by `identity[id]` when that is `Some` (the key of the
+    /// held node it is: `identity`), else by its uid. Keys stay unique: a key taken already
+    /// falls back to the uid.
+    pub fn of_keyed(tree: &Tree<'_>, identity: &[Option<&str>]) -> Fingerprint {
         let n = tree.nodes.len();
         let mut keys: Vec<String> = Vec::with_capacity(n);
         let mut seen: HashMap<&str, usize> = HashMap::with_capacity(n);
+        let mut taken: HashSet<&str> = HashSet::new();
+        // What each node's own line hashes for its uid: the held key it is known by, or its uid.
+        let mut known_as: Vec<&str> = Vec::with_capacity(n);
         for (id, node) in tree.nodes.iter().enumerate() {
-            let key = if node.kind == NodeKind::Element && !node.uid.is_empty() {
+            // A key with `#` names a repeated uid: no one's identity.
+            let held = identity
+                .get(id)
+                .copied()
+                .flatten()
+                .filter(|k| !node.uid.is_empty() && !k.contains('#'));
+            known_as.push(node.uid);
+            let key = if let Some(k) = held.filter(|k| taken.insert(k)) {
+                if let Some(last) = known_as.last_mut() {
+                    *last = k;
+                }
+                k.to_string()
+            } else if node.kind == NodeKind::Element && !node.uid.is_empty() {
                 let count = seen.entry(node.uid).or_default();
                 *count += 1;
-                if *count == 1 {
+                if *count == 1 && taken.insert(node.uid) {
                     node.uid.to_string()
                 } else {
                     // The upstream repeats a uid at times: each occurrence its own key.
@@ -292,7 +358,9 @@ impl Fingerprint {
             .and_then(|n| n.attr("url"))
             .and_then(|a| a.value.as_deref())
             .map(|u| u.split('#').next().unwrap_or(u));
-        let owns: Vec<Own> = (0..n).map(|id| own_hash(tree, id, scope)).collect();
+        let owns: Vec<Own> = (0..n)
+            .map(|id| own_hash(tree, id, known_as.get(id).copied().unwrap_or(""), scope))
+            .collect();
         let own: Vec<u64> = owns.iter().map(|o| o.all).collect();
         let mut deep = vec![0u64; n];
         let mut sizes = vec![1usize; n];
@@ -488,6 +556,7 @@ impl Fingerprint {
             units,
             whole: self.whole,
             budget_step: None,
+            shape: None,
         }
     }
 
@@ -1168,11 +1237,53 @@ fn longest_increasing_len(keys: &[u64]) -> usize {
     tails.len()
 }
 
+/// Identity keys of `tree`'s nodes against `sent`, or against `earlier` when that holds more
+/// of the page (a modal dialog's snapshot covered the page the agent held before it), with
+/// the snapshot they are the keys of.
+fn identity_keys<'s>(
+    tree: &Tree<'_>,
+    shape: &Shape,
+    sent: &'s SentPage,
+    earlier: Option<&'s SentPage>,
+) -> (&'s SentPage, Vec<Option<&'s str>>) {
+    let against = |held: &'s SentPage| -> (Vec<Option<&'s str>>, usize) {
+        let Some(held_shape) = held.shape.as_ref() else {
+            return (Vec::new(), 0);
+        };
+        let uids: Vec<&str> = held.nodes.iter().map(|n| n.uid.as_str()).collect();
+        let side = identity::HeldSide {
+            shape: held_shape,
+            uids: &uids,
+        };
+        let (matched, count) = identity::match_nodes(tree, shape, &side);
+        let keys = matched
+            .into_iter()
+            .map(|m| {
+                m.and_then(|h| held.nodes.get(h as usize))
+                    .map(|n| n.key.as_str())
+            })
+            .collect();
+        (keys, count)
+    };
+    let (keys, count) = against(sent);
+    let with_uid = tree.nodes.iter().filter(|n| !n.uid.is_empty()).count();
+    if let Some(earlier) = earlier.filter(|_| 2 * count < with_uid) {
+        let (earlier_keys, earlier_count) = against(earlier);
+        if earlier_count > count {
+            return (earlier, earlier_keys);
+        }
+    }
+    (sent, keys)
+}
+
 /// What the agent holds of a page and which snapshot of it comes now.
 #[derive(Debug, Clone, Copy)]
 pub struct DeltaInput<'p> {
     /// What was sent last of this page, `None` when nothing is held (first, or evicted).
     pub sent: Option<&'p SentPage>,
+    /// What was sent of it before that, kept where uids renumber: a page the last snapshot
+    /// covered (a modal dialog's) is matched against it.
+    pub earlier: Option<&'p SentPage>,
     /// The number of the snapshot being filtered (1 for the page's first).
     pub number: u64,
 }
@@ -1235,7 +1346,20 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
     let uids_in = tree.index_uids();
     apply_passes(tree, options);
     let full = notation.render(tree, true);
-    let fp = Fingerprint::of(tree);
+    // Where uids renumber, nodes are keyed by what the agent holds of them (`identity`), and
+    // the delta goes against the held snapshot that holds more of the page.
+    let shape = notation.uids_renumber().then(|| Shape::of(tree));
+    let (against, fp) = match (&shape, input.sent) {
+        (Some(shape), Some(sent)) => {
+            let (against, keys) = identity_keys(tree, shape, sent, input.earlier);
+            (Some(against), Fingerprint::of_keyed(tree, &keys))
+        }
+        _ => (input.sent, Fingerprint::of(tree)),
+    };
+    let input = DeltaInput {
+        sent: against,
+        ..input
+    };
     // Filtering never grows a snapshot: where it would, a whole page goes as it came.
     let as_came = full.text.len() >= text.len();
     let full_of = |reason: FullReason, deltas_in_row: u32| {
@@ -1288,7 +1412,8 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
             }
         }
     };
-    let holds = fp.sent_page(tree, input.number, deltas_in_row);
+    let mut holds = fp.sent_page(tree, input.number, deltas_in_row);
+    holds.shape = shape;
     if as_came && matches!(sent_as, Some(Sent::Full(_))) {
         // The agent then holds every node of the filtered tree and more: the page's next
         // snapshot is a delta against it all the same.

@@ -28,6 +28,7 @@
 
 mod collapse;
 pub mod delta;
+pub mod identity;
 pub mod marker;
 mod nested;
 pub mod params;
@@ -75,6 +76,13 @@ pub trait Notation {
     /// without running it. 0 where the notation promises nothing.
     fn light_units_at_least(&self, _tree: &tree::Tree<'_>, _enough: usize) -> usize {
         0
+    }
+
+    /// True when the upstream gives a node a new uid though it is the same (a snapshot that
+    /// did not hold it came between): deltas then match nodes by identity (`identity`), and
+    /// requests go upstream with the current uid of the one the agent names.
+    fn uids_renumber(&self) -> bool {
+        false
     }
 }
 
