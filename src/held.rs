@@ -120,6 +120,11 @@ impl Held {
         held.sent.as_ref()?.current_uid(uid, &held.aliases)
     }
 
+    /// The page snapshotted last, if any.
+    pub fn latest_page(&self) -> Option<String> {
+        self.latest.clone()
+    }
+
     /// Forgets every identity: what was sent of each page (its next snapshot is sent whole),
     /// the pages before them and the older uids. For an upstream that restarted or whose
     /// browser reconnected: its uids may name other elements now.

@@ -139,6 +139,24 @@ fn an_unchanged_page_after_a_dialog_closed_is_the_short_form() {
     assert_eq!(resolve(&s, "1", "1_0"), None);
 }
 
+/// The proxy's own tools take the uids the agent holds too: an unchanged line or a marker
+/// names them.
+#[test]
+fn expand_snapshot_takes_a_uid_the_page_renumbered() {
+    let (mut s, _) = dialog_session();
+    let out = s
+        .call_proxy_tool(
+            "expand_snapshot",
+            Some(r#"{"pageId":1,"uid":"1_3","until":"1_4"}"#),
+        )
+        .unwrap_or_default();
+    let text = crate::delta_tests::text_of(&out);
+    assert!(
+        text.contains("3_3 \"#1\"") && text.contains("3_4 button \"Edit\""),
+        "{out}"
+    );
+}
+
 /// Identity is one page's and one client's; an upstream restart forgets it.
 #[test]
 fn identity_never_crosses_pages_or_clients_and_a_restart_forgets_it() {

@@ -557,6 +557,21 @@ impl Session {
             level: self.options.level,
             limits: self.options.snapshot.clone(),
         };
+        // A uid of an unchanged line or a marker the agent holds, renumbered since: the
+        // node's current one (as a request to the upstream would go, `uid_requests`).
+        let mut arguments = arguments;
+        if let Value::Object(args) = &mut arguments {
+            let page = proxy_tools::page_key(args).or_else(|| self.held.latest_page());
+            for key in ["uid", "until"] {
+                let current = match (args.get(key), page.as_deref()) {
+                    (Some(Value::String(uid)), Some(page)) => self.held.current_uid(page, uid),
+                    _ => None,
+                };
+                if let Some(current) = current.map(str::to_string) {
+                    args.insert(key.to_string(), Value::String(current));
+                }
+            }
+        }
         let answer = proxy_tools::call(tool_name, &arguments, &self.held, &whole_page);
         let whole = tool_name == proxy_tools::EXPAND_SNAPSHOT
             && arguments.get("uid").is_none_or(Value::is_null)

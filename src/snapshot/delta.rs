@@ -385,7 +385,7 @@ impl Fingerprint {
             }
             dropped.clear();
             let items = flatten(tree, children, &mut dropped);
-            let frame = Frame::of(tree, items, &own, &deep, &shown, node.uid);
+            let frame = Frame::of(tree, items, &own, &deep, &shown, node.uid, &known_as);
             let mut h = new_hasher();
             own[id].hash(&mut h);
             for unit in &frame.units {
@@ -403,7 +403,7 @@ impl Fingerprint {
                 frames.insert(Some(id), frame);
             }
         }
-        let roots = Frame::of(tree, tree.roots.clone(), &own, &deep, &shown, "");
+        let roots = Frame::of(tree, tree.roots.clone(), &own, &deep, &shown, "", &known_as);
         for &item in &roots.items {
             frame_parent[item] = None;
         }
@@ -590,6 +590,7 @@ struct Visibility {
 }
 
 impl Frame {
+    /// `known_as`: what each node's uid hashes as (see `Fingerprint::of_keyed`).
     fn of(
         tree: &Tree<'_>,
         items: Vec<usize>,
@@ -597,10 +598,17 @@ impl Frame {
         deep: &[u64],
         shown: &[u64],
         owner_uid: &str,
+        known_as: &[&str],
     ) -> Frame {
         let mut units = Vec::new();
         let mut pos = 0;
         let mut marker = String::new();
+        // The node whose uid `owner_uid` is (markers may expand it instead of their run).
+        let owner: Option<usize> = items
+            .first()
+            .and_then(|&i| tree.nodes.get(i))
+            .and_then(|n| n.parent)
+            .filter(|&p| tree.nodes.get(p).is_some_and(|n| n.uid == owner_uid));
         while let Some(&id) = items.get(pos) {
             let Some(node) = tree.nodes.get(id) else {
                 pos += 1;
@@ -617,7 +625,22 @@ impl Frame {
                 // And its marker as written: its summary reads the records around it.
                 marker.clear();
                 write_run(&mut marker, tree, run, owner_uid);
-                marker.hash(&mut h);
+                // With the uids it names as the agent knows their nodes: a marker the agent
+                // holds still shows that run (the proxy's tools take those uids too).
+                let renamed: Vec<(&str, &str)> = run
+                    .iter()
+                    .chain(owner.iter())
+                    .filter_map(|&i| {
+                        let uid = tree.nodes.get(i)?.uid;
+                        let known = *known_as.get(i)?;
+                        (uid != known && !uid.is_empty()).then_some((uid, known))
+                    })
+                    .collect();
+                if renamed.is_empty() {
+                    marker.hash(&mut h);
+                } else {
+                    words_replaced(&marker, &renamed).hash(&mut h);
+                }
                 units.push(Unit {
                     start: pos,
                     len: end - pos,
@@ -675,6 +698,31 @@ impl DeltaCounts {
             && self.revealed == 0
             && self.behind == 0
     }
+}
+
+/// `text` with each of `pairs`' first words, where it stands as a word of its own, replaced
+/// by the second.
+fn words_replaced(text: &str, pairs: &[(&str, &str)]) -> String {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    'scan: while let Some(c) = rest.chars().next() {
+        if !out.chars().next_back().is_some_and(is_word) {
+            for &(from, to) in pairs {
+                let ends = rest
+                    .get(from.len()..)
+                    .is_some_and(|r| !r.chars().next().is_some_and(is_word));
+                if rest.starts_with(from) && ends {
+                    out.push_str(to);
+                    rest = rest.get(from.len()..).unwrap_or("");
+                    continue 'scan;
+                }
+            }
+        }
+        out.push(c);
+        rest = rest.get(c.len_utf8()..).unwrap_or("");
+    }
+    out
 }
 
 /// Marks `tree` for a delta against `sent`: the first item of each unchanged run carries the
