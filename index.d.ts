@@ -38,15 +38,14 @@ export declare class FilterSession {
    * arguments), or `null`: forward it. Returns `null` unless the line is a UTF-8 JSON-RPC 2.0
    * response with a string or number id (the caller reads notifications, requests, batches
    * and bad lines itself). A filter that fails leaves `line` absent and says why in `error`.
-   * An error answering a request whose uids `rewriteRequest` changed names them as the
-   * agent did (the one other change to a response).
    */
   routeResponse(line: Uint8Array, route: (idJson: string) => ResponseRoute | null | undefined): RoutedResponse | null
   /**
    * A client's request line (no newline) with the uids its page renumbered since the agent
    * was shown them replaced by the same elements' current uids, for the client its
    * `params._meta` names (`metaJson`); `null`: forward it as it came. Only the string values
-   * of uid-carrying arguments change (see docs/transparency.md).
+   * of uid-carrying arguments change (docs/transparency.md); an error answering it names
+   * the agent's uids again (`routeResponse`).
    */
   rewriteRequest(idJson: string, line: string, metaJson?: string | undefined | null): string | null
   /**
@@ -55,15 +54,10 @@ export declare class FilterSession {
    */
   upstreamRestarted(): void
   /**
-   * True when `toolName` is one of the proxy's own tools (answer it with `callProxyTool`,
+   * True when `toolName` is one of the proxy's own tools (answer it with `answerProxyTool`,
    * never forward it).
    */
   isProxyTool(toolName: string): boolean
-  /**
-   * Answers a call of one of the proxy's tools: the `CallToolResult` as JSON (an `isError`
-   * result when there is no snapshot or the uid is unknown).
-   */
-  callProxyTool(toolName: string, argumentsJson?: string | undefined | null): string
   /**
    * Answers a call of one of the proxy's tools as the upstream's protocol era requires, for
    * the client the request's `_meta` (`metaJson`, its JSON text) names: the response's
@@ -85,8 +79,6 @@ export declare class FilterSession {
   useClient(metaJson?: string | undefined | null): void
   /** What the filters did to the last `filterToolResult` call (`null` when it returned `null`). */
   lastFigures(): ResultFigures | null
-  /** Bytes of raw snapshots held for the proxy tools. */
-  get cachedSnapshotBytes(): number
   /** Compresses a list result (and remembers the tools' output schemas). */
   compressListResult(method: string, resultJson: string): string | null
   /**
@@ -100,6 +92,12 @@ export declare class FilterSession {
    * holds of the page.
    */
   answerNotDelivered(): void
+  /**
+   * The client cancelled the request `idJson` (its id's JSON text) after its answer was
+   * forwarded: the two crossed, and the client drops the answer. Its snapshot is then no
+   * base for a delta (`Router::answer_cancelled`); any other id changes nothing.
+   */
+  answerCancelled(idJson: string): void
   /** The session's stats mode: `inline`, `stderr` or `off`. */
   get stats(): string
   /** A one-line summary of the session's savings, for stderr on exit. */
@@ -271,9 +269,9 @@ export declare function isFilteredTool(toolName: string): boolean
 /**
  * Benchmark diagnostic (`npm run bench`), not a filter: the ns that the last `filterSnapshot`,
  * `filterToolResult` or `compressListResult` call on this thread spent in its pure-Rust core
- * (after its arguments were converted from JS, before its result was converted to JS); `null`
- * before the first such call. The time of that call through `index.js` minus this is the cost
- * of crossing the boundary, measured on the very call (core noise cancels out).
+ * (after its arguments were converted from JS, before its result was converted to JS), once
+ * `timeCore(true)` turned the timing on; `null` before. The time of that call through
+ * `index.js` minus this is the cost of crossing the boundary, measured on the very call.
  */
 export declare function lastCoreTime(): number | null
 
@@ -369,8 +367,8 @@ export interface SessionConfig {
    */
   describeLevel?: string
   /**
-   * Add `expand_snapshot` and `search_snapshot` to `tools/list` and answer them from the
-   * cached raw snapshots (`isProxyTool`, `callProxyTool`).
+   * Add `expand_snapshot`, `search_snapshot` and `read_result` to `tools/list` and answer
+   * them from the cached raw snapshots and cut texts (`isProxyTool`, `answerProxyTool`).
    * @default true at moderate and aggressive, and at light under a token budget; false at off
    */
   proxyTools?: boolean
@@ -415,6 +413,13 @@ export interface SnapshotResult {
   /** Marker lines written. */
   markers: number
 }
+
+/**
+ * Benchmark diagnostic: `true` times the core of each later `filterSnapshot`,
+ * `filterToolResult` and `compressListResult` call on this thread for `lastCoreTime`; `false`
+ * (the default) times none, so no call of the public API pays for the clock.
+ */
+export declare function timeCore(on: boolean): void
 
 /** A session's savings on one upstream tool's results (`FilterSession.toolTotals()`). */
 export interface ToolTotals {

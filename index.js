@@ -849,3 +849,4 @@ module.exports.isFilteredTool = nativeBinding.isFilteredTool
 module.exports.lastCoreTime = nativeBinding.lastCoreTime
 module.exports.searchSnapshot = nativeBinding.searchSnapshot
 module.exports.snapshotBody = nativeBinding.snapshotBody
+module.exports.timeCore = nativeBinding.timeCore

@@ -47,9 +47,9 @@ async function connect(command, { capabilities = {}, handlers = {}, env } = {}) 
  * Spawns the bin with raw pipes, for tests that speak JSON-RPC lines directly.
  * Returns { child, send(obj|string), messages, waitFor(pred, ms), stderr(), exited }.
  */
-function spawnRaw(command, { env } = {}) {
+function spawnRaw(command, { env, cwd } = {}) {
   const [cmd, ...args] = command
-  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env: env ?? { ...process.env } })
+  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env: env ?? { ...process.env }, cwd })
   const messages = []
   const rawLines = []
   let stderr = ''

@@ -16,6 +16,7 @@ const { FIXTURES, INIT, BIN, spawnRaw } = require('./helpers.js')
 
 const CONFIGS = path.join(FIXTURES, 'configs')
 const CLI = path.resolve(BIN)
+const { INSTALL_MARK: MARK } = require('../bin/options.js')
 
 function scratch() {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'msf-install-'))
@@ -50,7 +51,7 @@ test('--dry-run prints every change and writes nothing', () => {
   const before = Object.fromEntries(Object.entries(s.files).map(([k, f]) => [k, fs.readFileSync(f, 'utf8')]))
   const r = run(['install', '--dry-run'], s)
   assert.equal(r.status, 0, r.stderr)
-  assert.match(r.stdout, /\.claude\.json: top-level "chrome-devtools" \(dry run, not written\)\n {2}- npx -y chrome-devtools-mcp@latest --isolated\n {2}\+ node .*bin\/cli\.js -- npx -y chrome-devtools-mcp@latest --isolated/)
+  assert.match(r.stdout, /\.claude\.json: top-level "chrome-devtools" \(dry run, not written\)\n {2}- npx -y chrome-devtools-mcp@latest --isolated\n {2}\+ node .*bin\/cli\.js --installed -- npx -y chrome-devtools-mcp@latest --isolated/)
   assert.match(r.stdout, /project \/home\/dev\/shop "playwright"/)
   assert.match(r.stdout, /\.cursor\/mcp\.json: mcpServers "chrome-devtools"/)
   assert.match(r.stdout, /project\/\.mcp\.json: mcpServers "chrome-devtools"/)
@@ -73,11 +74,11 @@ test('install wraps the browser servers of both clients, keeps the rest, backs u
   assert.deepEqual(claude.mcpServers['chrome-devtools'], {
     type: 'stdio',
     command: 'node',
-    args: [CLI, '--', 'npx', '-y', 'chrome-devtools-mcp@latest', '--isolated'],
+    args: [CLI, MARK, '--', 'npx', '-y', 'chrome-devtools-mcp@latest', '--isolated'],
     env: {},
   })
   const pw = claude.projects['/home/dev/shop'].mcpServers.playwright
-  assert.deepEqual(pw.args, [CLI, '--', 'npx', '@playwright/mcp@latest', '--browser', 'chromium'])
+  assert.deepEqual(pw.args, [CLI, MARK, '--', 'npx', '@playwright/mcp@latest', '--browser', 'chromium'])
   assert.deepEqual(pw.env, { PLAYWRIGHT_MCP_HEADLESS: '1' })
   // Everything else is as it was.
   assert.deepEqual(claude.mcpServers.github, orig.mcpServers.github)
@@ -91,11 +92,11 @@ test('install wraps the browser servers of both clients, keeps the rest, backs u
   assert.equal(fs.readFileSync(path.join(s.home, backup), 'utf8'), original)
   assert.equal(fs.statSync(path.join(s.home, backup)).mode & 0o777, 0o600)
 
-  assert.deepEqual(read(s.files.cursor).mcpServers['chrome-devtools'].args, [CLI, '--', 'npx', '-y', 'chrome-devtools-mcp@latest'])
+  assert.deepEqual(read(s.files.cursor).mcpServers['chrome-devtools'].args, [CLI, MARK, '--', 'npx', '-y', 'chrome-devtools-mcp@latest'])
   assert.deepEqual(read(s.files.cursor).mcpServers['remote-docs'], { url: 'https://docs.example.org/mcp' })
-  assert.deepEqual(read(s.files.cursorProject).mcpServers.playwright.args, [CLI, '--', 'npx', '@playwright/mcp@latest'])
+  assert.deepEqual(read(s.files.cursorProject).mcpServers.playwright.args, [CLI, MARK, '--', 'npx', '@playwright/mcp@latest'])
   const projectOriginal = fs.readFileSync(path.join(s.project, backups(s.files.claudeProject)[0]), 'utf8')
-  assert.deepEqual(read(s.files.claudeProject).mcpServers['chrome-devtools'].args, [CLI, '--', 'npx', 'chrome-devtools-mcp@latest'])
+  assert.deepEqual(read(s.files.claudeProject).mcpServers['chrome-devtools'].args, [CLI, MARK, '--', 'npx', 'chrome-devtools-mcp@latest'])
 
   // A second install changes nothing, and that is no failure: one line per entry, exit 0.
   const again = run(['install'], s)
@@ -117,7 +118,7 @@ test('--client and NAME narrow the change; a named server of any kind can be wra
   const s = scratch()
   const r = run(['install', '--client', 'claude', 'memory'], s)
   assert.equal(r.status, 0, r.stderr)
-  assert.deepEqual(read(s.files.claude).projects['/home/dev/shop'].mcpServers.memory.args, [CLI, '--', 'npx', '-y', '@modelcontextprotocol/server-memory'])
+  assert.deepEqual(read(s.files.claude).projects['/home/dev/shop'].mcpServers.memory.args, [CLI, MARK, '--', 'npx', '-y', '@modelcontextprotocol/server-memory'])
   assert.equal(read(s.files.claude).mcpServers['chrome-devtools'].command, 'npx')
   assert.deepEqual(backups(s.files.cursor), [])
   const none = run(['install', '--client', 'cursor', 'nosuch'], s)
@@ -181,7 +182,7 @@ test('install and uninstall change only the entry they wrap: every other byte, a
   // Only the entry's "command" and "args" values changed; the original strings moved as they were.
   const head = original.subarray(0, original.indexOf('"command":"npx"'))
   assert.ok(after.subarray(0, head.length).equals(head), 'the bytes before the entry are unchanged')
-  const wrapped = `"command":"node","args":[${JSON.stringify(CLI)},"--","npx","-y","chrome-devtools-mcp@latest","caf\\u00e9"],"env":{"BIG":1e400}}\n  }\n}\n`
+  const wrapped = `"command":"node","args":[${JSON.stringify(CLI)},"--installed","--","npx","-y","chrome-devtools-mcp@latest","caf\\u00e9"],"env":{"BIG":1e400}}\n  }\n}\n`
   assert.equal(after.subarray(head.length).toString('utf8'), wrapped)
   const u = run(['uninstall', '--client', 'claude'], s)
   assert.equal(u.status, 0, u.stderr)
@@ -195,7 +196,7 @@ test('an entry without "args" gets one; a duplicated server name changes its las
   const r = run(['install', '--client', 'cursor', 'chrome-devtools'], s)
   assert.equal(r.status, 0, r.stderr)
   const text = fs.readFileSync(s.files.cursor, 'utf8')
-  assert.equal(text, `{\n  "mcpServers": {\n    "chrome-devtools": { "command": "old" },\n    "chrome-devtools": { "command": "node", "args": [${JSON.stringify(CLI)}, "--", "chrome-devtools-mcp"] }\n  }\n}\n`)
+  assert.equal(text, `{\n  "mcpServers": {\n    "chrome-devtools": { "command": "old" },\n    "chrome-devtools": { "command": "node", "args": [${JSON.stringify(CLI)}, "--installed", "--", "chrome-devtools-mcp"] }\n  }\n}\n`)
 })
 
 test('uninstall keeps one backup per file, its own', () => {
@@ -234,4 +235,59 @@ test('the config reader accepts and refuses what JSON.parse does', () => {
     assert.equal(got, expected, JSON.stringify(text))
   }
   assert.throws(() => json.parse(Buffer.from('['.repeat(100000))), json.JsonSyntaxError, 'deep nesting is a syntax error, not a stack overflow')
+})
+
+/** A copy of the bin where `npx mcp-snapshot-filter` runs it: npm's prunable npx cache. */
+function npxCacheCopy(root) {
+  const pkg = path.join(root, 'npm-cache', '_npx', '4f2b9c1e0d7a3b66', 'node_modules', 'mcp-snapshot-filter')
+  fs.mkdirSync(pkg, { recursive: true })
+  fs.cpSync(path.dirname(BIN), path.join(pkg, 'bin'), { recursive: true })
+  fs.copyFileSync(path.join(__dirname, '..', 'package.json'), path.join(pkg, 'package.json'))
+  return path.join(pkg, 'bin', 'cli.js')
+}
+
+test("run from npx's cache, install writes `npx -y mcp-snapshot-filter@<version>`, never the cache's path", () => {
+  const s = scratch()
+  const cached = npxCacheCopy(s.root)
+  const { version } = require('../package.json')
+  const original = fs.readFileSync(s.files.cursorProject)
+  const r = spawnSync(process.execPath, [cached, 'install', '--client', 'cursor'], { cwd: s.project, env: { ...process.env, HOME: s.home, USERPROFILE: s.home }, encoding: 'utf8' })
+  assert.equal(r.status, 0, r.stderr)
+  const entry = read(s.files.cursorProject).mcpServers.playwright
+  assert.equal(entry.command, 'npx')
+  assert.deepEqual(entry.args, ['-y', `mcp-snapshot-filter@${version}`, MARK, '--', 'npx', '@playwright/mcp@latest'])
+  for (const file of [s.files.cursor, s.files.cursorProject]) assert.doesNotMatch(fs.readFileSync(file, 'utf8'), /_npx|npm-cache/, `${file} names no path in npx's cache`)
+  // The clone's uninstall knows the entry as install's (by its mark), and gives the bytes back.
+  const u = run(['uninstall', '--client', 'cursor'], s)
+  assert.equal(u.status, 0, u.stderr)
+  assert.ok(fs.readFileSync(s.files.cursorProject).equals(original))
+})
+
+test("uninstall restores only what install wrote: an entry wrapped by hand with the README's line stays", () => {
+  const s = scratch()
+  // The README's lines: `claude mcp add chrome-devtools -- node /abs/.../bin/cli.js -- npx -y chrome-devtools-mcp@latest …`
+  // (Claude Code writes that into .mcp.json), and its Cursor entry.
+  const byHand = { type: 'stdio', command: 'node', args: [CLI, '--', 'npx', '-y', 'chrome-devtools-mcp@latest', '--experimentalStructuredContent'], env: {} }
+  fs.writeFileSync(s.files.claudeProject, `${JSON.stringify({ mcpServers: { 'chrome-devtools': byHand } }, null, 2)}\n`)
+  const cursorHand = { command: 'npx', args: ['-y', 'mcp-snapshot-filter', '--', 'npx', '-y', 'chrome-devtools-mcp@latest'] }
+  const doc = read(s.files.cursorProject)
+  doc.mcpServers['chrome-devtools'] = cursorHand
+  fs.writeFileSync(s.files.cursorProject, JSON.stringify(doc, null, 2))
+  const claudeHandBytes = fs.readFileSync(s.files.claudeProject, 'utf8')
+
+  const i = run(['install'], s)
+  assert.equal(i.status, 0, i.stderr)
+  assert.match(i.stdout, /\.mcp\.json: mcpServers "chrome-devtools": already runs through mcp-snapshot-filter: left unchanged/)
+  assert.equal(read(s.files.cursorProject).mcpServers.playwright.command, 'node', 'the entry beside it was wrapped')
+
+  const u = run(['uninstall'], s)
+  assert.equal(u.status, 0, u.stderr)
+  assert.equal(fs.readFileSync(s.files.claudeProject, 'utf8'), claudeHandBytes, 'the hand-wrapped .mcp.json entry is as the user wrote it')
+  assert.deepEqual(read(s.files.cursorProject).mcpServers['chrome-devtools'], cursorHand)
+  assert.deepEqual(read(s.files.cursorProject).mcpServers.playwright, { command: 'npx', args: ['@playwright/mcp@latest'] }, 'what install wrote is restored')
+  assert.match(u.stdout, /"chrome-devtools": runs through mcp-snapshot-filter, but install did not write it \(no --installed before "--"\): yours to change: left unchanged/)
+  // Named, it is still refused.
+  const named = run(['uninstall', '--client', 'claude', 'chrome-devtools'], s)
+  assert.equal(named.status, 1)
+  assert.equal(fs.readFileSync(s.files.claudeProject, 'utf8'), claudeHandBytes)
 })

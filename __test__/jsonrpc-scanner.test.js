@@ -86,8 +86,16 @@ test('the scanner ends on any text, valid JSON or not', () => {
   for (let i = 0; i < 3000; i++) {
     const valid = object(r, 0)
     const cut = valid.slice(0, Math.floor(r() * valid.length))
-    // Only ever called on valid JSON, but it must never loop on anything.
-    memberText(cut, 'id')
-    elementTexts(`[${cut}`)
+    // Only ever called on valid JSON, but it must never loop on anything, and what it returns
+    // is always a piece of the text it was given: never text of its own.
+    const member = memberText(cut, 'id')
+    assert.ok(member === undefined || cut.includes(member), `member ${JSON.stringify(member)} is not in the text`)
+    const array = `[${cut}`
+    let from = 1
+    for (const element of elementTexts(array)) {
+      const at = array.indexOf(element, from)
+      assert.ok(at >= from, `element ${JSON.stringify(element)} is not the next piece of the text`)
+      from = at + element.length
+    }
   }
 })

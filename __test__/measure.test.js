@@ -313,3 +313,17 @@ test('parseInput tells corpus files, bare results and list results apart', () =>
   assert.equal(parseInput(JSON.stringify({ resourceTemplates: [] }))[0].tool, 'resources/templates/list')
   assert.equal(parseInput(JSON.stringify({ content: [{ type: 'image', data: '', mimeType: 'image/png' }] }))[0].tool, 'unknown')
 })
+
+test('without gpt-tokenizer (a registry install has no dev dependencies) the Tokens line says the counts are not o200k, and how to get them', (t) => {
+  // The package as a registry user has it: its files, its addon, no node_modules of its own.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msf-measure-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const { platformSuffix } = require('../bin/native.js')
+  const addon = `${require('../package.json').napi.binaryName}.${platformSuffix()}.node`
+  for (const file of ['package.json', 'index.js', addon]) fs.copyFileSync(path.join(ROOT, file), path.join(dir, file))
+  fs.cpSync(path.join(ROOT, 'bin'), path.join(dir, 'bin'), { recursive: true })
+  const r = spawnSync(process.execPath, [path.join(dir, 'bin', 'cli.js'), 'measure', path.join(SAMPLES, 'app-grid.take_snapshot.json')], { cwd: dir, encoding: 'utf8', env: { ...process.env, MCP_SNAPSHOT_FILTER_TOKENS: '' } })
+  assert.equal(r.status, 0, r.stderr)
+  const [tokensLine] = r.stdout.split('\n')
+  assert.match(tokensLine, /^Level: moderate\. Tokens: estimated tokens, the proxy's own estimate \(.*not o200k: gpt-tokenizer, a development dependency of this package, is not installed; `npx -p gpt-tokenizer -p mcp-snapshot-filter mcp-snapshot-filter measure`/)
+})

@@ -40,6 +40,11 @@ test('prepare builds when the addon is missing or older than any Rust source, ne
   assert.match(staleReason(root), /Rust sources changed/)
   at(addon, 4_000)
   assert.equal(staleReason(root), null)
+  // The core crate the binding links is a Rust source of the addon too.
+  fs.mkdirSync(path.join(root, 'crates', 'core', 'src'), { recursive: true })
+  fs.writeFileSync(path.join(root, 'crates', 'core', 'src', 'lib.rs'), '// rust\n')
+  at(path.join(root, 'crates', 'core', 'src', 'lib.rs'), 5_000)
+  assert.match(staleReason(root), /Rust sources changed/)
 })
 
 test('the prepare script is this check, and a fresh addon means no build at all', () => {

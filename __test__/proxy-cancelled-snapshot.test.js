@@ -62,3 +62,35 @@ test('a cancelled snapshot answered anyway is not what the agent holds', async (
     fs.rmSync(dir, { recursive: true, force: true })
   }
 })
+
+// Issue 41 item 8: the cancellation crosses the answer on the wire. The proxy forwarded the
+// answer before the cancellation reached it; the client, which had stopped waiting, drops it.
+test('a cancellation that crosses the snapshot answer leaves no base the client never kept', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msf-cross-'))
+  fs.writeFileSync(path.join(dir, 'pending.json'), JSON.stringify(board('pending')))
+  fs.writeFileSync(path.join(dir, 'failed.json'), JSON.stringify(board('FAILED – card declined')))
+  const env = { ...process.env, FIXTURE_REPLAY_DIR: dir, FIXTURE_TOOLS_LIST: CHROME_LIST }
+  const proxy = spawnRaw(proxyCommand([process.execPath, FIXTURE], ['--stats', 'off']), { env })
+  try {
+    proxy.send(INIT)
+    const call = async (id, args) => {
+      proxy.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'take_snapshot', arguments: args } })
+      return (await proxy.waitFor((m) => m.id === id)).result.content[0].text
+    }
+    proxy.send({ jsonrpc: '2.0', id: 'l', method: 'tools/list' })
+    await proxy.waitFor((m) => m.id === 'l')
+    assert.match(await call(1, { pageId: 1, fixture: 'pending' }), /snapshot 1, full/)
+    const crossed = await call('two', { pageId: 1, fixture: 'failed' })
+    assert.match(crossed, /snapshot 2: delta against snapshot 1/)
+    proxy.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'two', reason: 'timed out' } })
+
+    const next = await call(3, { pageId: 1, fixture: 'failed' })
+    assert.doesNotMatch(next, /unchanged since snapshot 2/)
+    assert.match(next, /snapshot 3: delta against snapshot 1, 0 added, 1 changed/)
+    assert.match(next, /Payment status: FAILED – card declined/)
+  } finally {
+    proxy.child.stdin.end()
+    await proxy.exited
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})

@@ -205,7 +205,7 @@ test('a string pageId is an error naming the type, not page 1', async () => {
   }
 })
 
-// Issue 18: through the proxy at moderate, the whole tools/list (the proxy's two tools
+// Issue 18: through the proxy at moderate, the whole tools/list (the proxy's three tools
 // included) costs at least 5% fewer o200k tokens than the upstream's own list.
 test('tools/list through the proxy is smaller than direct, proxy tools included', async () => {
   const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')

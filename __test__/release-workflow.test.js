@@ -48,13 +48,15 @@ test('publishing needs every test, runs on tags only, with provenance and no add
   assert.match(publish.if, /refs\/tags\/v/)
   assert.equal(publish.permissions['id-token'], 'write')
   const script = publish.steps.map((s) => s.run ?? '').join('\n')
-  const order = ['napi create-npm-dirs', 'napi artifacts', 'rm -f ./*.node', 'napi pre-publish', 'npm publish --provenance --access public --ignore-scripts']
+  // --ignore-scripts skips prepublishOnly: its guard runs as a step of its own, right before.
+  const order = ['napi create-npm-dirs', 'napi artifacts', 'rm -f ./*.node', 'napi pre-publish', 'node scripts/prepublish-guard.js', 'npm publish --provenance --access public --ignore-scripts']
   let at = -1
   for (const step of order) {
     const found = script.indexOf(step)
     assert.ok(found > at, `"${step}" runs, after the steps before it`)
     at = found
   }
+  assert.equal(PACKAGE.scripts.prepublishOnly, 'node scripts/prepublish-guard.js', 'the guard CI runs is the one npm runs')
   const prePublish = publish.steps.find((s) => /napi pre-publish/.test(s.run ?? ''))
   assert.equal(prePublish.env.NPM_CONFIG_PROVENANCE, 'true')
 })

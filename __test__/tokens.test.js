@@ -1,4 +1,4 @@
-// The one token estimate (estimateTokens, src/tokens.rs) against o200k on the samples the
+// The one token estimate (estimateTokens, crates/core/src/tokens.rs) against o200k on the samples the
 // repository ships: it must err high (a budget built on it stays within budget), by little.
 'use strict';
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict'
 
-// What the protocol era and per-client state (src/era.rs) cost per result, against the filter
+// What the protocol era and per-client state (crates/core/src/era.rs) cost per result, against the filter
 // they go with, measured in the same run on the same session (release build: `npm run build`).
 // useClient runs before every filtered tools/call result; learnEra on initialize,
 // server/discover and list results only.

@@ -126,6 +126,7 @@ async function main() {
 
   // The parts, in this process, on the line the upstream sent.
   const native = require(path.join(ROOT, 'index.js'))
+  native.timeCore(true)
   const { parseArgs } = require(path.join(ROOT, 'bin', 'options.js'))
   const { options } = parseArgs([`--filter-level=${level}`, '--', 'x'])
   const session = new native.FilterSession({

@@ -9,8 +9,8 @@
 //   node bench/run.js [--parts core,scaling,boundary,proxy,reduction,sessions,reach,seed,extra] [--calls N] [--no-build]
 //                     [--corpus DIR] [--budget-ms N] [--snapshot-bytes N]
 //
-// Parts: core (Rust, examples/bench_core.rs), scaling (time per MB from 1 to 20 MB,
-// examples/bench_scaling.rs), boundary (the same through index.js, split into
+// Parts: core (Rust, crates/core/examples/bench_core.rs), scaling (time per MB from 1 to 20 MB,
+// crates/core/examples/bench_scaling.rs), boundary (the same through index.js, split into
 // core and crossing time, plus which results the filter parses at all), proxy (tools/call
 // latency through the proxy vs directly, on a small result and the snapshot nearest
 // --snapshot-bytes (default 500000), and the proxy's RSS), reduction (bytes and o200k tokens per tool and
@@ -90,7 +90,7 @@ function corpusDocs(dir) {
   return out.sort((a, b) => (a.file < b.file ? -1 : 1))
 }
 
-/** The snapshot section body, cut exactly as examples/bench_core.rs cuts it. */
+/** The snapshot section body, cut exactly as crates/core/examples/bench_core.rs cuts it. */
 function snapshotBody(result) {
   for (const block of result.content ?? []) {
     if (typeof block?.text !== 'string') continue
@@ -275,10 +275,11 @@ function boundaryCases(native, docs, options) {
 function runBoundary(ctx) {
   heading('Boundary: the same calls through index.js (level moderate)')
   const native = require(path.join(ROOT, 'index.js'))
-  if (typeof native.lastCoreTime !== 'function') {
-    process.stdout.write('(the built addon has no lastCoreTime: rebuild it)\n')
+  if (typeof native.timeCore !== 'function') {
+    process.stdout.write('(the built addon has no timeCore: rebuild it)\n')
     return
   }
+  native.timeCore(true)
   const options = { level: 'moderate' }
   const clockNs = clockOverhead()
   const budget = ctx.opts.budgetMs

@@ -1,17 +1,17 @@
 #!/usr/bin/env node
 'use strict'
 
-// The token estimate (src/tokens.rs, `estimateTokens`) against o200k_base on the corpus: every
+// The token estimate (crates/core/src/tokens.rs, `estimateTokens`) against o200k_base on the corpus: every
 // distinct text the proxy reads or writes (raw and filtered tool results at each level,
 // structuredContent, list results raw and compressed). Prints the ratio estimate / o200k.
 // With --adversarial it prints the same ratio on texts that cost o200k more per byte than prose
 // (__test__/adversarial-texts.js at 20,000 characters: runs, base64, hex, digits, every plane).
 // With --fit it also refits the model's weights (weighted least squares on the relative error,
 // then scaled so that no text of 50 tokens or more is under-estimated) over features counted
-// by a JS mirror of src/tokens.rs, to paste into src/tokens.rs.
+// by a JS mirror of crates/core/src/tokens.rs, to paste into crates/core/src/tokens.rs.
 //
 //   node bench/tokens.js [--fit] [--adversarial]   (MCP_CORPUS_DIR, else ../shared/corpus)
-// The floors of src/tokens.rs (long letter runs, DIGIT ≥ 334, BACKSLASH ≥ 650, controls,
+// The floors of crates/core/src/tokens.rs (long letter runs, DIGIT ≥ 334, BACKSLASH ≥ 650, controls,
 // non-ASCII by UTF-8 length) are not refitted: they hold the adversarial texts.
 
 const fs = require('node:fs')
@@ -76,7 +76,7 @@ function corpusTexts() {
 
 const FEATURES = ['WORD', 'LETTER', 'CAMEL', 'DIGIT_RUN', 'DIGIT', 'PUNCT', 'NEWLINE', 'EXTRA_SPACE', 'NON_ASCII', 'PUNCT_RUN', 'BACKSLASH']
 
-/** The counts src/tokens.rs weighs, in FEATURES order (a mirror of its model: each byte's
+/** The counts crates/core/src/tokens.rs weighs, in FEATURES order (a mirror of its model: each byte's
  * weight depends on the byte and on the class of the byte before it, nothing else). */
 function features(text) {
   const f = new Array(FEATURES.length).fill(0)
@@ -195,7 +195,7 @@ function main() {
   for (const x of ratios.slice(0, 5)) console.log(`  ${f(x.r)}  ${x.est} vs ${x.o200k}  ${x.t.kind}  ${x.t.file}`)
   if (process.argv.includes('--fit')) {
     const weights = fit(rows)
-    console.log('\nrefitted weights (thousandths of a token) for src/tokens.rs:')
+    console.log('\nrefitted weights (thousandths of a token) for crates/core/src/tokens.rs:')
     for (let i = 0; i < FEATURES.length; i++) console.log(`const ${FEATURES[i]}: u64 = ${weights[i]};`)
   }
 }

@@ -108,7 +108,7 @@ async function main(argv) {
     // structuredContent has to go). Which response to filter the session decides itself
     // (Session::may_filter_result), in the one call each line makes.
     isFilteredTool: parsed.dropStructuredContent ? () => true : (tool) => native.isFilteredTool(tool),
-    // The proxy's own tools (expand_snapshot, search_snapshot) are answered from the session.
+    // The proxy's own tools (expand_snapshot, search_snapshot, read_result) are answered from the session.
     localTools: {
       has: (name) => session.isProxyTool(name),
       // In the upstream's protocol era, for the client the request's _meta names.

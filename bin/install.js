@@ -5,25 +5,43 @@
 // in Claude Code (~/.claude.json: top-level and per-project `mcpServers`; a project's .mcp.json) or Cursor
 // (~/.cursor/mcp.json, <project>/.cursor/mcp.json) so that it runs through this proxy, and back.
 //
-// The wrapped entry runs `node <absolute path of this bin/cli.js> -- <original command> <args>`:
-// the package is not on the npm registry yet, so `npx mcp-snapshot-filter` would not resolve,
-// and an absolute path works whatever directory the client starts servers in. Everything else
-// in the entry (type, env, other keys) and in the file stays as it was, byte for byte: only the
-// values of "command" and "args" are replaced in the file's own text (bin/json-edit.js), and the
-// original command's strings are moved as the bytes they were. `uninstall` takes the original
-// command back from after the `--`: the entry itself is the record, nothing is stored
-// elsewhere. Each write is preceded by a backup copy of the file (its bytes as read) and done
-// atomically (a temporary file renamed over the real one, its mode kept); `uninstall` then
-// removes the older backups of that file, keeping the one it just made.
+// The wrapped entry runs this proxy, then `--installed` (options.js: INSTALL_MARK), `--` and the
+// original command with its args. How it runs the proxy is what lasts: run from npx's cache
+// (`npx mcp-snapshot-filter install`), `npx -y mcp-snapshot-filter@<this version>`, since npm may
+// prune that cache and the path in it with it; run from anywhere else (a clone, a global or a
+// project install), `node <absolute path of this bin/cli.js>`, which works whatever directory the
+// client starts servers in. Everything else in the entry (type, env, other keys) and in the file
+// stays as it was, byte for byte: only the values of "command" and "args" are replaced in the
+// file's own text (bin/json-edit.js), and the original command's strings are moved as the bytes
+// they were. `uninstall` restores only entries that carry the mark, taking the original command
+// back from after the `--`: the entry itself is the record, nothing is stored elsewhere, and an
+// entry the user wrapped by hand (the README's line) is left alone. Each write is preceded by a
+// backup copy of the file (its bytes as read) and done atomically (a temporary file renamed over
+// the real one, its mode kept); `uninstall` then removes the older backups of that file, keeping
+// the one it just made.
 
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 
-const { UsageError, STRUCTURED_FLAG } = require('./options.js')
+const { UsageError, STRUCTURED_FLAG, INSTALL_MARK } = require('./options.js')
 const json = require('./json-edit.js')
+const PACKAGE = require('../package.json')
 
 const CLI = path.join(__dirname, 'cli.js')
+/** npm's npx cache: <cache>/_npx/<hash>/node_modules/<package>; npm may prune it at any time. */
+const NPX_CACHE = /[\\/]_npx[\\/][^\\/]+[\\/]node_modules[\\/]/
+
+/**
+ * How a wrapped entry starts this proxy: { command, args } before the mark. From npx's cache,
+ * npx with this very version (what ran `install` is what the entry runs); else this bin by its
+ * absolute path, with `node` (or, when the upstream's command is itself an absolute path, the
+ * Node that runs `install`).
+ */
+function launcher(entry, cli = CLI) {
+  if (NPX_CACHE.test(cli)) return { command: 'npx', args: ['-y', `${PACKAGE.name}@${PACKAGE.version}`] }
+  return { command: nodeCommand(entry), args: [cli] }
+}
 const CLIENTS = ['claude', 'cursor']
 /** What a browser MCP server's command line contains; others are wrapped only when named. */
 const BROWSER_SERVERS = [/(^|[\s/@])chrome-devtools-mcp(@|\s|$|\/)/, /@playwright\/mcp(@|\s|$|\/)/]
@@ -36,8 +54,10 @@ Usage:
 
 install rewrites the stdio entries of chrome-devtools-mcp and Playwright MCP (or the one
 named NAME, whatever it runs) so that the client starts them through the proxy:
-  "command": "node", "args": ["${CLI}", "--", <the original command and args>]
-uninstall puts the original command back. Files (both clients when --client is not given):
+${NPX_CACHE.test(CLI) ? `  "command": "npx", "args": ["-y", "${PACKAGE.name}@${PACKAGE.version}", "${INSTALL_MARK}", "--", <the original command and args>]
+(run from npx's cache, which npm may prune: the entry names this version, not this path)` : `  "command": "node", "args": ["${CLI}", "${INSTALL_MARK}", "--", <the original command and args>]`}
+uninstall puts the original command back, in the entries that carry ${INSTALL_MARK} only (an
+entry you wrapped by hand is yours). Files (both clients when --client is not given):
   claude  ~/.claude.json (the top-level "mcpServers" and every project's) and DIR/.mcp.json
   cursor  ~/.cursor/mcp.json and DIR/.cursor/mcp.json
 (DIR: --project, default: the current directory)
@@ -47,7 +67,7 @@ Restart the client (quit Claude Code first: it rewrites ~/.claude.json while it 
 For chrome-devtools-mcp, ${STRUCTURED_FLAG} in the entry's args makes it send each
 snapshot also as an exact tree, which the proxy reads instead of the text; install says so
 for an entry without it (add it by hand: uninstall then keeps it).
-The entry points at this copy of the package: moving or deleting it breaks the entry.
+${NPX_CACHE.test(CLI) ? 'npx fetches that version again whenever its cache lost it.' : 'The entry points at this copy of the package: moving or deleting it breaks the entry.'}
 
 Options:
   --client claude|cursor   Only this client's files.
@@ -136,8 +156,9 @@ function isStringArray(v) {
 function proxySeparator(entry) {
   if (!isStringArray(entry.args)) return -1
   const first = entry.args[0] ?? ''
-  // This bin (or another copy of it, maybe moved since), the global bin, or `npx mcp-snapshot-filter`.
-  const runsProxy = first === CLI || (/mcp-snapshot-filter/.test(first) && /[\\/]bin[\\/]cli\.js$/.test(first)) || entry.command === 'mcp-snapshot-filter' || entry.args.includes('mcp-snapshot-filter')
+  // This bin (or another copy of it, maybe moved since), the global bin, or `npx mcp-snapshot-filter[@version]`.
+  const runsProxy =
+    first === CLI || (/mcp-snapshot-filter/.test(first) && /[\\/]bin[\\/]cli\.js$/.test(first)) || entry.command === 'mcp-snapshot-filter' || entry.args.some((a) => /^mcp-snapshot-filter(@[^\s]*)?$/.test(a))
   if (!runsProxy) return -1
   return entry.args.indexOf('--')
 }
@@ -161,9 +182,11 @@ function planEntry(action, entry, named) {
   const sep = proxySeparator(entry)
   if (action === 'install') {
     if (sep !== -1 || entry.command === 'mcp-snapshot-filter') return { skip: 'already runs through mcp-snapshot-filter', already: true }
-    return { after: { ...entry, command: nodeCommand(entry), args: [CLI, '--', entry.command, ...args] } }
+    const run = launcher(entry)
+    return { after: { ...entry, command: run.command, args: [...run.args, INSTALL_MARK, '--', entry.command, ...args] } }
   }
   if (sep === -1) return named ? { skip: 'does not run through mcp-snapshot-filter' } : { skip: null }
+  if (!entry.args.slice(0, sep).includes(INSTALL_MARK)) return { skip: `runs through mcp-snapshot-filter, but install did not write it (no ${INSTALL_MARK} before "--"): yours to change` }
   const original = entry.args.slice(sep + 1)
   if (original.length === 0) return { skip: 'nothing after "--" to restore' }
   return { after: { ...entry, command: original[0], args: original.slice(1) } }
@@ -240,7 +263,8 @@ function entryEdits(action, buf, node, after) {
   let items
   if (action === 'install') {
     commandText = Buffer.from(JSON.stringify(after.command))
-    items = [Buffer.from(JSON.stringify(CLI)), Buffer.from('"--"'), raw(command.value), ...argItems.map(raw)]
+    const ours = after.args.slice(0, after.args.indexOf('--') + 1)
+    items = [...ours.map((a) => Buffer.from(JSON.stringify(a))), raw(command.value), ...argItems.map(raw)]
   } else {
     const sep = json.plain(buf, args.value).indexOf('--')
     commandText = raw(argItems[sep + 1])
@@ -388,4 +412,4 @@ function main(argv, { stdout = process.stdout, stderr = process.stderr, home = o
   return failed ? 1 : 0
 }
 
-module.exports = { main, parseInstallArgs, planEntry, HELP, CLI }
+module.exports = { main, parseInstallArgs, planEntry, launcher, HELP, CLI }

@@ -16,7 +16,7 @@ const ALL_LEVELS = ['light', 'moderate', 'aggressive']
 const DEFAULT_LEVEL = 'moderate'
 const WALKED_EXTENSIONS = new Set(['.json', '.jsonl', '.txt', '.log'])
 const SAMPLES_DIR = path.join(__dirname, '..', 'samples')
-// The list results the session compresses (src/describe/mod.rs LIST_METHODS decides for the proxy):
+// The list results the session compresses (crates/core/src/describe/mod.rs LIST_METHODS decides for the proxy):
 // a recorded list is measured as one.
 const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'])
 
@@ -107,7 +107,10 @@ function tokenCounter(native, env = process.env) {
       // not installed (it is a dev dependency): fall through to the estimate
     }
   }
-  const why = forced ? 'MCP_SNAPSHOT_FILTER_TOKENS=estimate' : 'gpt-tokenizer not installed'
+  // A registry install has no dev dependencies: say why the counts are not o200k, and how to get them.
+  const why = forced
+    ? 'MCP_SNAPSHOT_FILTER_TOKENS=estimate'
+    : 'not o200k: gpt-tokenizer, a development dependency of this package, is not installed; `npx -p gpt-tokenizer -p mcp-snapshot-filter mcp-snapshot-filter measure`, or gpt-tokenizer installed beside the package, counts o200k'
   return {
     name: '~tokens',
     description: `estimated tokens, the proxy's own estimate (errs high: never below o200k on the corpus, a median 18% above; ${why})`,
@@ -179,7 +182,7 @@ const SNAPSHOT_LINE = /^[ \t]*uid=\S+/m
 
 /**
  * The tool a CallToolResult came from, told by its sections as the filters read them (the
- * native `inferTool`, src/result/infer.rs): `unknown` when none says.
+ * native `inferTool`, crates/core/src/result/infer.rs): `unknown` when none says.
  */
 function inferTool(result) {
   return require('../index.js').inferTool(textBlocks(result)) ?? 'unknown'
@@ -325,7 +328,7 @@ function parseInput(text) {
     if (items === null) throw new InputError(`not valid JSON: ${jsonError.message}`, 'invalid')
     return items
   }
-  // A result's text with its snapshot section (src/result/sections.rs reads it), or bare tree lines.
+  // A result's text with its snapshot section (crates/core/src/result/sections.rs reads it), or bare tree lines.
   const body = require('../index.js').snapshotBody(text)
   if (body !== null) return [{ kind: 'snapshot', tool: 'snapshot text', inferred: false, text: body }]
   if (SNAPSHOT_LINE.test(text)) return [{ kind: 'snapshot', tool: 'snapshot text', inferred: false, text }]
@@ -412,7 +415,7 @@ function measure(native, files, levels, counter) {
     const withDeltas = level === 'moderate' || level === 'aggressive'
     for (const { label, items } of parsed) {
       // As the proxy runs at that level: a tools/list row counts the whole list the client
-      // gets, the proxy's own two tools included where it adds them. Snapshot deltas off here;
+      // gets, the proxy's own three tools included where it adds them. Snapshot deltas off here;
       // the same results through a session that sends them give the with-deltas column.
       const session = new native.FilterSession({ filter: { level }, snapshotDeltas: false })
       const deltaSession = withDeltas ? new native.FilterSession({ filter: { level }, snapshotDeltas: true }) : null

@@ -13,7 +13,7 @@ const PACKAGE = require('../package.json')
 const ROOT = path.join(__dirname, '..')
 
 const BUILD_FROM_SOURCE =
-  'build it from source (needs Rust >= 1.80, https://rustup.rs): clone the repository and run ' +
+  'build it from source (needs Rust >= 1.95, https://rustup.rs): clone the repository and run ' +
   '`npm install` there (it runs `napi build --platform --release`), then start `node bin/cli.js` ' +
   'from the clone, or point NAPI_RS_NATIVE_LIBRARY_PATH at the built `.node` file'
 

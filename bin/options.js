@@ -14,6 +14,13 @@ const DEFAULT_UPSTREAM = ['npx', '-y', 'chrome-devtools-mcp@latest']
  */
 const STRUCTURED_FLAG = '--experimentalStructuredContent'
 
+/**
+ * The mark `install` writes before the `--` of an entry it wraps, so that `uninstall` restores
+ * only what `install` wrote (an entry the user wrapped by hand looks the same otherwise). The
+ * proxy accepts it and does nothing with it.
+ */
+const INSTALL_MARK = '--installed'
+
 class UsageError extends Error {}
 
 /** The bin's subcommands (bin/cli.js runs them); any other first word starts an upstream. */
@@ -190,6 +197,8 @@ Options:
 ${OPTIONS.map(optionHelp).join('\n')}
   -h, --help                 Show this help and exit.
   -v, --version              Print the version and exit.
+  ${INSTALL_MARK}                Written by \`install\` into the entries it wraps, so that \`uninstall\`
+                             restores those only; changes nothing else.
 
 Example (Claude Code, from a clone):
   claude mcp add chrome-devtools -- node ${require('node:path').join(__dirname, 'cli.js')} -- npx -y chrome-devtools-mcp@latest ${STRUCTURED_FLAG}
@@ -297,6 +306,7 @@ function parseArgs(argv, env = process.env) {
     }
     if (arg === '-h' || arg === '--help') return { mode: 'help' }
     if (arg === '-v' || arg === '--version') return { mode: 'version' }
+    if (arg === INSTALL_MARK) continue
     if (arg.startsWith('--')) {
       const eq = arg.indexOf('=')
       let name = eq === -1 ? arg.slice(2) : arg.slice(2, eq)
@@ -363,4 +373,4 @@ function parseArgs(argv, env = process.env) {
   return { mode: 'proxy', options, command, args, warnings, dropStructuredContent: askStructured }
 }
 
-module.exports = { parseArgs, UsageError, HELP, SUBCOMMANDS, LEVELS, OPTIONS, DEFAULT_UPSTREAM, STRUCTURED_FLAG, parseSize }
+module.exports = { parseArgs, UsageError, HELP, INSTALL_MARK, SUBCOMMANDS, LEVELS, OPTIONS, DEFAULT_UPSTREAM, STRUCTURED_FLAG, parseSize }

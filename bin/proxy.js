@@ -65,7 +65,7 @@ class Proxy {
    *   page still in flight)
    * @param {{has(name: string): boolean, answer(name: string, argumentsJson: string, metaJson: string | null): string}} [opts.localTools]
    *   tools the proxy answers itself (expand_snapshot, search_snapshot): `answer` returns the
-   *   response's `"result":…` or `"error":…` member in the request's era (src/era.rs)
+   *   response's `"result":…` or `"error":…` member in the request's era (crates/core/src/era.rs)
    * @param {number} [opts.snapshotWaitMs] how long a call of those waits for a snapshot in flight
    */
   constructor(opts) {
@@ -188,7 +188,10 @@ class Proxy {
       }
     } else if (m.method === 'notifications/cancelled') {
       const requestId = m.msg.params?.requestId
-      if (requestId !== undefined) this.cancel(idKeyOfJson(typeof requestId === 'string' ? JSON.stringify(requestId) : m.paramText('requestId')))
+      if (requestId !== undefined) {
+        const idJson = typeof requestId === 'string' ? JSON.stringify(requestId) : m.paramText('requestId')
+        if (idJson !== undefined) this.cancel(idKeyOfJson(idJson), idJson)
+      }
     }
     this.toUpstream(m.line ?? m.text)
   }
@@ -213,8 +216,10 @@ class Proxy {
    * any other, but nothing is answered on its behalf if the upstream dies. Bounded: past
    * MAX_CANCELLED, the oldest is forgotten (its late answer then passes unfiltered).
    */
-  cancel(key) {
+  cancel(key, idJson) {
     const entry = this.pending.get(key)
+    // Answered already: the answer crossed the cancellation, and the client drops it.
+    if (!entry) this.session.answerCancelled?.(idJson)
     if (!entry || entry.cancelled) return
     entry.cancelled = true
     this.cancelled.push(key)

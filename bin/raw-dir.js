@@ -4,7 +4,7 @@
 // The --raw-snapshots-dir directory: created private if missing, and refused when someone else
 // could plant or swap files in it. The files themselves are created by the native session,
 // exclusively (never through a link or over an existing file) and under names unique to the
-// session (src/session.rs).
+// session (crates/core/src/session.rs).
 
 const fs = require('node:fs')
 const path = require('node:path')

@@ -3,7 +3,7 @@
 
 // `mcp-snapshot-filter stats`: what the proxy saved per day and per upstream tool, from the
 // ledger the proxy appends to at the end of each session (bin/ledger.js). Sizes and counts are
-// written by the native formatters, the stats line's own (src/stats.rs).
+// written by the native formatters, the stats line's own (crates/core/src/stats.rs).
 
 const { UsageError } = require('./options.js')
 const ledger = require('./ledger.js')

@@ -12,7 +12,8 @@ const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
 const ROOT = path.join(__dirname, '..')
-const SOURCES = ['src', 'build.rs', 'Cargo.toml', 'Cargo.lock']
+// The binding (src/, build.rs) and the core crate it links (crates/).
+const SOURCES = ['src', 'crates', 'build.rs', 'Cargo.toml', 'Cargo.lock']
 
 /** Newest modification time (ms) under the given paths; 0 when none exists. */
 function newestMtime(root, entries) {

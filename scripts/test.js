@@ -3,7 +3,8 @@
 
 // The two test loops.
 //
-//   npm test           (node scripts/test.js)      cargo test, then every node test file that is
+//   npm test           (node scripts/test.js)      cargo test --workspace (the core crate and the
+//                                                  binding), then every node test file that is
 //                                                  not end-to-end: what to run after each change.
 //   npm run test:e2e   (node scripts/test.js e2e)  the end-to-end node test files only.
 //
@@ -14,7 +15,7 @@
 //
 // cargo shows a test's stderr only when it fails, so a corpus test that skipped (no corpus) or
 // ran on the shipped samples only would pass in silence; each one also writes a line to
-// MCP_TEST_SKIP_LOG (src/test_support.rs), and this script counts them in one line after
+// MCP_TEST_SKIP_LOG (crates/core/src/test_support.rs), and this script counts them in one line after
 // cargo's own output (`--list-skips` lists them).
 
 const fs = require('node:fs')
@@ -87,7 +88,7 @@ function main(argv) {
   if (loop === 'e2e') return runNode(testFiles('e2e'))
   const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'msf-test-')), 'skips.tsv')
   const env = { ...process.env, MCP_TEST_SKIP_LOG: log }
-  const cargo = spawnSync('cargo', ['test', '--quiet'], { cwd: ROOT, env, stdio: 'inherit' })
+  const cargo = spawnSync('cargo', ['test', '--workspace', '--quiet'], { cwd: ROOT, env, stdio: 'inherit' })
   const lines = summaryLines(readSkipLog(log), { list: argv.includes('--list-skips') })
   fs.rmSync(path.dirname(log), { recursive: true, force: true })
   process.stdout.write(`\n${lines.join('\n')}\n\n`)

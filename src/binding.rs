@@ -13,22 +13,25 @@ use napi::bindgen_prelude::{
 use napi::{sys, Error, Result, Status};
 use napi_derive::napi;
 
+use crate::config;
 use crate::describe;
-use crate::envelope;
-use crate::era::Era;
 use crate::error::FilterError;
 use crate::level::Level;
-use crate::result::{self, ResultOptions};
-use crate::session::{Session, SessionOptions};
-use crate::snapshot::{SnapshotLimits, SnapshotOptions};
-use crate::stats::{SavingsTotals, StatsMode};
+use crate::result;
+use crate::router::{Route, Router};
+use crate::stats::SavingsTotals;
 use crate::tokens;
 use crate::utf16;
 
+/// A core error as JS sees it: `code` `InvalidArg` for what the caller passed, else
+/// `GenericFailure`; the message is the core's.
 fn to_napi(error: FilterError) -> Error {
-    match error {
-        FilterError::InvalidArgument(msg) => Error::new(Status::InvalidArg, msg),
-    }
+    let status = if error.is_invalid_argument() {
+        Status::InvalidArg
+    } else {
+        Status::GenericFailure
+    };
+    Error::new(status, error.to_string())
 }
 
 /// A JS string argument (a payload: result JSON, snapshot text) as UTF-8. napi-rs's `String`
@@ -182,42 +185,22 @@ pub struct FilterOptions {
 }
 
 impl FilterOptions {
-    fn max_chars(&self) -> usize {
-        self.max_chars
-            .map_or(crate::snapshot::params::DEFAULT_MAX_CHARS, |n| n as usize)
-    }
-
-    fn max_tokens(&self) -> usize {
-        self.max_tokens
-            .map_or(crate::snapshot::params::DEFAULT_MAX_TOKENS, |n| n as usize)
-    }
-
-    fn level(&self) -> Result<Level> {
-        Level::parse_opt(self.level.as_deref()).map_err(to_napi)
-    }
-
-    fn limits(&self, level: Level) -> SnapshotLimits {
-        let mut limits = SnapshotLimits::for_level(level);
-        let set = |slot: &mut usize, value: Option<u32>| {
-            if let Some(v) = value {
-                *slot = v as usize;
-            }
-        };
-        set(&mut limits.max_nodes, self.max_nodes);
-        set(&mut limits.max_depth, self.max_depth);
-        set(&mut limits.max_similar_siblings, self.max_similar_siblings);
-        set(&mut limits.max_records, self.max_records);
-        set(
-            &mut limits.max_condensed_records,
-            self.max_condensed_records,
-        );
-        set(&mut limits.max_table_text, self.max_table_text);
-        set(&mut limits.max_text_length, self.max_text_length);
-        set(
-            &mut limits.max_text_per_container,
-            self.max_text_per_container,
-        );
-        limits
+    fn to_core(&self) -> config::FilterConfig {
+        let size = |n: Option<u32>| n.map(|n| n as usize);
+        config::FilterConfig {
+            level: self.level.clone(),
+            max_nodes: size(self.max_nodes),
+            max_depth: size(self.max_depth),
+            max_similar_siblings: size(self.max_similar_siblings),
+            max_text_length: size(self.max_text_length),
+            max_text_per_container: size(self.max_text_per_container),
+            max_records: size(self.max_records),
+            max_condensed_records: size(self.max_condensed_records),
+            max_table_text: size(self.max_table_text),
+            has_output_schema: self.has_output_schema,
+            max_tokens: size(self.max_tokens),
+            max_chars: size(self.max_chars),
+        }
     }
 }
 
@@ -271,13 +254,11 @@ pub fn filter_tool_result(
     #[napi(ts_arg_type = "string")] result_json: TextArg,
     options: Option<FilterOptions>,
 ) -> Result<Option<TextOut>> {
-    let options = options.unwrap_or_default();
-    let level = options.level()?;
-    let mut core = ResultOptions::for_level(level);
-    core.snapshot = options.limits(level);
-    core.has_output_schema = options.has_output_schema.unwrap_or(false);
-    core.max_tokens = options.max_tokens();
-    core.max_chars = options.max_chars();
+    let core = options
+        .unwrap_or_default()
+        .to_core()
+        .result_options()
+        .map_err(to_napi)?;
     timed_core(|| result::filter_tool_result_json(&tool_name, &result_json.0, &core))
         .map(|filtered| filtered.map(TextOut))
         .map_err(to_napi)
@@ -320,12 +301,11 @@ pub fn filter_snapshot(
     #[napi(ts_arg_type = "string")] text: TextArg,
     options: Option<FilterOptions>,
 ) -> Result<SnapshotResult> {
-    let options = options.unwrap_or_default();
-    let level = options.level()?;
-    let core = SnapshotOptions {
-        level,
-        limits: options.limits(level),
-    };
+    let core = options
+        .unwrap_or_default()
+        .to_core()
+        .snapshot_options()
+        .map_err(to_napi)?;
     let out = timed_core(|| crate::notation::filter_snapshot(&text.0, &core));
     Ok(SnapshotResult {
         text: TextOut(out.text),
@@ -374,23 +354,36 @@ pub fn snapshot_body(#[napi(ts_arg_type = "string")] text: TextArg) -> Option<Te
 
 /// Benchmark diagnostic (`npm run bench`), not a filter: the ns that the last `filterSnapshot`,
 /// `filterToolResult` or `compressListResult` call on this thread spent in its pure-Rust core
-/// (after its arguments were converted from JS, before its result was converted to JS); `null`
-/// before the first such call. The time of that call through `index.js` minus this is the cost
-/// of crossing the boundary, measured on the very call (core noise cancels out).
+/// (after its arguments were converted from JS, before its result was converted to JS), once
+/// `timeCore(true)` turned the timing on; `null` before. The time of that call through
+/// `index.js` minus this is the cost of crossing the boundary, measured on the very call.
 #[napi]
 pub fn last_core_time() -> Option<f64> {
     LAST_CORE_NS.with(Cell::get)
 }
 
+/// Benchmark diagnostic: `true` times the core of each later `filterSnapshot`,
+/// `filterToolResult` and `compressListResult` call on this thread for `lastCoreTime`; `false`
+/// (the default) times none, so no call of the public API pays for the clock.
+#[napi]
+pub fn time_core(on: bool) {
+    TIME_CORE.with(|t| t.set(on));
+}
+
 thread_local! {
     /// Set by `timed_core`: what `lastCoreTime` returns.
     static LAST_CORE_NS: Cell<Option<f64>> = const { Cell::new(None) };
+    /// Set by `timeCore`.
+    static TIME_CORE: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Runs an export's core and records its duration for `lastCoreTime` (two clock reads, tens
-/// of ns, against the µs a call costs). The output is freed later, after its conversion to JS,
-/// so freeing it counts as crossing, as converting the arguments does.
+/// Runs an export's core and, when `timeCore` asked, records its duration for `lastCoreTime`.
+/// The output is freed later, after its conversion to JS, so freeing it counts as crossing, as
+/// converting the arguments does.
 fn timed_core<T>(core: impl FnOnce() -> T) -> T {
+    if !TIME_CORE.with(Cell::get) {
+        return core();
+    }
     let start = Instant::now();
     let output = core();
     let ns = start.elapsed().as_nanos() as f64;
@@ -563,8 +556,8 @@ pub struct SessionConfig {
     /// Level of the description compressor for list results.
     /// @default the filter level
     pub describe_level: Option<String>,
-    /// Add `expand_snapshot` and `search_snapshot` to `tools/list` and answer them from the
-    /// cached raw snapshots (`isProxyTool`, `callProxyTool`).
+    /// Add `expand_snapshot`, `search_snapshot` and `read_result` to `tools/list` and answer
+    /// them from the cached raw snapshots and cut texts (`isProxyTool`, `answerProxyTool`).
     /// @default true at moderate and aggressive, and at light under a token budget; false at off
     pub proxy_tools: Option<bool>,
     /// Bytes of raw snapshots kept for the proxy tools (latest per page, oldest evicted first).
@@ -585,56 +578,59 @@ pub struct SessionConfig {
 
 /// The state one proxy keeps across an MCP session: options, the tools' output schemas and
 /// the running savings. Used by the bin; other JS proxies can use it the same way.
+impl SessionConfig {
+    fn to_core(&self) -> config::SessionConfig {
+        config::SessionConfig {
+            filter: self
+                .filter
+                .as_ref()
+                .map(FilterOptions::to_core)
+                .unwrap_or_default(),
+            compact_schemas: self.compact_schemas,
+            stats: self.stats.clone(),
+            describe_level: self.describe_level.clone(),
+            proxy_tools: self.proxy_tools,
+            snapshot_cache_bytes: self.snapshot_cache_bytes.map(|n| n as usize),
+            raw_snapshots_dir: self.raw_snapshots_dir.as_ref().map(PathBuf::from),
+            snapshot_deltas: self.snapshot_deltas,
+            drop_structured_content: self.drop_structured_content,
+        }
+    }
+}
+
+/// The state one proxy keeps across an MCP session: options, the tools' output schemas and
+/// the running savings. Used by the bin; other JS proxies can use it the same way.
 #[napi]
 pub struct FilterSession {
-    inner: Session,
-    era: Era,
+    /// Decides everything (`crate::router`); this only converts.
+    router: Router,
 }
 
 #[napi]
 impl FilterSession {
     #[napi(constructor)]
     pub fn new(config: Option<SessionConfig>) -> Result<FilterSession> {
-        let config = config.unwrap_or_default();
-        let filter = config.filter.unwrap_or_default();
-        let level = filter.level()?;
-        let mut options = SessionOptions::for_level(level);
-        options.snapshot = filter.limits(level);
-        options.max_tokens = filter.max_tokens();
-        options.max_chars = filter.max_chars();
-        options.proxy_tools = SessionOptions::proxy_tools_default(level, options.max_tokens);
-        options.compact_schemas = config.compact_schemas.unwrap_or(false);
-        options.stats = StatsMode::parse_opt(config.stats.as_deref()).map_err(to_napi)?;
-        if let Some(describe) = config.describe_level.as_deref() {
-            options.describe_level = describe.parse().map_err(to_napi)?;
-        }
-        if let Some(proxy_tools) = config.proxy_tools {
-            options.proxy_tools = proxy_tools;
-        }
-        if let Some(bytes) = config.snapshot_cache_bytes {
-            options.cache_bytes = bytes as usize;
-        }
-        options.raw_snapshots_dir = config.raw_snapshots_dir.map(PathBuf::from);
-        if let Some(deltas) = config.snapshot_deltas {
-            options.snapshot_deltas = deltas;
-        }
-        options.drop_structured_content = config.drop_structured_content.unwrap_or(false);
+        let config = config.unwrap_or_default().to_core();
         Ok(FilterSession {
-            inner: Session::new(options),
-            era: Era::new(),
+            router: Router::new(&config).map_err(to_napi)?,
         })
     }
 
     /// The session's filter level.
     #[napi(getter)]
     pub fn level(&self) -> String {
-        self.inner.options().level.as_str().to_string()
+        self.router.session().options().level.as_str().to_string()
     }
 
     /// The session's description compression level.
     #[napi(getter)]
     pub fn describe_level(&self) -> String {
-        self.inner.options().describe_level.as_str().to_string()
+        self.router
+            .session()
+            .options()
+            .describe_level
+            .as_str()
+            .to_string()
     }
 
     /// Filters a `tools/call` result; `argumentsJson` is the request's `arguments` as JSON.
@@ -646,7 +642,8 @@ impl FilterSession {
         #[napi(ts_arg_type = "string")] result_json: TextArg,
         arguments_json: Option<String>,
     ) -> Result<Option<TextOut>> {
-        self.inner
+        self.router
+            .session_mut()
             .filter_tool_result(&tool_name, &result_json.0, arguments_json.as_deref())
             .map(|out| out.map(TextOut))
             .map_err(to_napi)
@@ -663,7 +660,8 @@ impl FilterSession {
         #[napi(ts_arg_type = "string")] response_json: TextArg,
         arguments_json: Option<String>,
     ) -> Result<Option<TextOut>> {
-        self.inner
+        self.router
+            .session_mut()
             .filter_tool_response(&tool_name, &response_json.0, arguments_json.as_deref())
             .map(|out| out.map(TextOut))
             .map_err(to_napi)
@@ -675,8 +673,6 @@ impl FilterSession {
     /// arguments), or `null`: forward it. Returns `null` unless the line is a UTF-8 JSON-RPC 2.0
     /// response with a string or number id (the caller reads notifications, requests, batches
     /// and bad lines itself). A filter that fails leaves `line` absent and says why in `error`.
-    /// An error answering a request whose uids `rewriteRequest` changed names them as the
-    /// agent did (the one other change to a response).
     #[napi(catch_unwind)]
     pub fn route_response(
         &mut self,
@@ -684,23 +680,33 @@ impl FilterSession {
         #[napi(ts_arg_type = "(idJson: string) => ResponseRoute | null | undefined")]
         route: Function<String, Option<ResponseRoute>>,
     ) -> Result<Option<RoutedResponse>> {
-        let Some(mut routed) = self.route_response_line(line, route)? else {
-            return Ok(None);
-        };
-        let out = match routed.line.as_deref() {
-            Some(out) => std::str::from_utf8(out).ok(),
-            None => std::str::from_utf8(line).ok(),
-        };
-        if let Some(back) = out.and_then(|l| self.inner.write_back(&routed.id_json, l)) {
-            routed.line = Some(Buffer::from(back.into_bytes()));
-        }
-        Ok(Some(routed))
+        let routed = self.router.route_response(line, |id_json| {
+            Ok::<_, Error>(route.call(id_json)?.map(|r| Route {
+                method: r.method,
+                tool: r.tool,
+                arguments_json: r.arguments_json,
+                meta_json: r.meta_json,
+                rewrite: r.rewrite,
+                cancelled: r.cancelled == Some(true),
+            }))
+        })?;
+        Ok(routed.map(|routed| RoutedResponse {
+            id_json: routed.id_json,
+            line: routed.line.map(|l| Buffer::from(l.into_bytes())),
+            error: routed.error.map(|e| {
+                // As a thrown error would read: "InvalidArg: …".
+                let e = to_napi(e);
+                format!("{}: {}", e.status, e.reason)
+            }),
+            stats_line: routed.stats_line,
+        }))
     }
 
     /// A client's request line (no newline) with the uids its page renumbered since the agent
     /// was shown them replaced by the same elements' current uids, for the client its
     /// `params._meta` names (`metaJson`); `null`: forward it as it came. Only the string values
-    /// of uid-carrying arguments change (see docs/transparency.md).
+    /// of uid-carrying arguments change (docs/transparency.md); an error answering it names
+    /// the agent's uids again (`routeResponse`).
     #[napi(catch_unwind, ts_return_type = "string | null")]
     pub fn rewrite_request(
         &mut self,
@@ -708,98 +714,24 @@ impl FilterSession {
         #[napi(ts_arg_type = "string")] line: TextArg,
         meta_json: Option<String>,
     ) -> Result<Option<TextOut>> {
-        self.era.use_client(&mut self.inner, meta_json.as_deref());
-        Ok(self.inner.rewrite_request(&id_json, &line.0).map(TextOut))
+        Ok(self
+            .router
+            .rewrite_request(&id_json, &line.0, meta_json.as_deref())
+            .map(TextOut))
     }
 
     /// The upstream restarted, or said its browser reconnected: what any client was sent is
     /// forgotten (every page's next snapshot is whole) and no uid is matched to an older one.
     #[napi]
     pub fn upstream_restarted(&mut self) {
-        self.era.upstream_restarted(&mut self.inner);
+        self.router.upstream_restarted();
     }
 
-    fn route_response_line(
-        &mut self,
-        line: &[u8],
-        route: Function<String, Option<ResponseRoute>>,
-    ) -> Result<Option<RoutedResponse>> {
-        // Read as UTF-8 once, and its top level once: the envelope says where the result is.
-        let Ok(text) = std::str::from_utf8(line) else {
-            return Ok(None);
-        };
-        let Some(envelope) = envelope::peek_response_text(text) else {
-            return Ok(None);
-        };
-        let request = route.call(envelope.id_json.clone())?;
-        let mut routed = RoutedResponse {
-            id_json: envelope.id_json,
-            line: None,
-            error: None,
-            stats_line: None,
-        };
-        let (Some(request), Some(span)) = (request, envelope.result) else {
-            return Ok(Some(routed));
-        };
-        // The proxy's own answers speak the era the upstream's results show.
-        if Era::learns_from(&request.method) {
-            self.era.learn(&request.method, &text[span.clone()]);
-        }
-        if !request.rewrite {
-            return Ok(Some(routed));
-        }
-        let filtered = match (request.method.as_str(), request.tool.as_deref()) {
-            ("tools/call", Some(tool)) if self.inner.may_filter_result(tool, line.len()) => {
-                // Snapshot state is the client's the request's _meta names.
-                self.era
-                    .use_client(&mut self.inner, request.meta_json.as_deref());
-                let filtered = self.inner.filter_tool_response_at(
-                    tool,
-                    text,
-                    Some(span),
-                    request.arguments_json.as_deref(),
-                );
-                if request.cancelled == Some(true) {
-                    self.inner.answer_not_delivered();
-                }
-                filtered
-            }
-            (method, _) if describe::LIST_METHODS.contains(&method) => {
-                self.inner.compress_list_response(method, text)
-            }
-            _ => return Ok(Some(routed)),
-        };
-        match filtered {
-            Ok(out) => routed.line = out.map(|l| Buffer::from(l.into_bytes())),
-            Err(e) => {
-                // As a thrown error would read: "InvalidArg: …".
-                let e = to_napi(e);
-                routed.error = Some(format!("{}: {}", e.status, e.reason));
-            }
-        }
-        routed.stats_line = self.inner.take_stats_line();
-        Ok(Some(routed))
-    }
-
-    /// True when `toolName` is one of the proxy's own tools (answer it with `callProxyTool`,
+    /// True when `toolName` is one of the proxy's own tools (answer it with `answerProxyTool`,
     /// never forward it).
     #[napi]
     pub fn is_proxy_tool(&self, tool_name: String) -> bool {
-        self.inner.is_proxy_tool(&tool_name)
-    }
-
-    /// Answers a call of one of the proxy's tools: the `CallToolResult` as JSON (an `isError`
-    /// result when there is no snapshot or the uid is unknown).
-    #[napi(catch_unwind, ts_return_type = "string")]
-    pub fn call_proxy_tool(
-        &mut self,
-        tool_name: String,
-        arguments_json: Option<String>,
-    ) -> Result<TextOut> {
-        self.inner
-            .call_proxy_tool(&tool_name, arguments_json.as_deref())
-            .map(TextOut)
-            .map_err(to_napi)
+        self.router.session().is_proxy_tool(&tool_name)
     }
 
     /// Answers a call of one of the proxy's tools as the upstream's protocol era requires, for
@@ -814,13 +746,8 @@ impl FilterSession {
         arguments_json: Option<String>,
         meta_json: Option<String>,
     ) -> Result<TextOut> {
-        self.era
-            .answer_proxy_tool(
-                &mut self.inner,
-                &tool_name,
-                arguments_json.as_deref(),
-                meta_json.as_deref(),
-            )
+        self.router
+            .answer_proxy_tool(&tool_name, arguments_json.as_deref(), meta_json.as_deref())
             .map(TextOut)
             .map_err(to_napi)
     }
@@ -833,7 +760,7 @@ impl FilterSession {
         method: String,
         #[napi(ts_arg_type = "string")] result_json: TextArg,
     ) {
-        self.era.learn(&method, &result_json.0);
+        self.router.learn_era(&method, &result_json.0);
     }
 
     /// The next result filtered is for the client the request's `_meta` (`metaJson`) names:
@@ -841,13 +768,13 @@ impl FilterSession {
     /// what another one was sent.
     #[napi]
     pub fn use_client(&mut self, meta_json: Option<String>) {
-        self.era.use_client(&mut self.inner, meta_json.as_deref());
+        self.router.use_client(meta_json.as_deref());
     }
 
     /// What the filters did to the last `filterToolResult` call (`null` when it returned `null`).
     #[napi]
     pub fn last_figures(&self) -> Option<ResultFigures> {
-        self.inner.last_figures().map(|f| ResultFigures {
+        self.router.session().last_figures().map(|f| ResultFigures {
             bytes_in: f.bytes_in() as f64,
             bytes_out: f.bytes_out() as f64,
             tokens_in: f.tokens_in() as f64,
@@ -858,12 +785,6 @@ impl FilterSession {
         })
     }
 
-    /// Bytes of raw snapshots held for the proxy tools.
-    #[napi(getter)]
-    pub fn cached_snapshot_bytes(&self) -> f64 {
-        self.inner.cached_snapshot_bytes() as f64
-    }
-
     /// Compresses a list result (and remembers the tools' output schemas).
     #[napi(catch_unwind, ts_return_type = "string | null")]
     pub fn compress_list_result(
@@ -871,7 +792,8 @@ impl FilterSession {
         method: String,
         #[napi(ts_arg_type = "string")] result_json: TextArg,
     ) -> Result<Option<TextOut>> {
-        self.inner
+        self.router
+            .session_mut()
             .compress_list_result(&method, &result_json.0)
             .map(|out| out.map(TextOut))
             .map_err(to_napi)
@@ -881,7 +803,7 @@ impl FilterSession {
     /// there is none (nothing filtered since the last call, or another mode).
     #[napi]
     pub fn take_stats_line(&mut self) -> Option<String> {
-        self.inner.take_stats_line()
+        self.router.session_mut().take_stats_line()
     }
 
     /// The answer to the last `tools/call` filtered is not delivered (its request was
@@ -889,25 +811,34 @@ impl FilterSession {
     /// holds of the page.
     #[napi]
     pub fn answer_not_delivered(&mut self) {
-        self.inner.answer_not_delivered();
+        self.router.answer_not_delivered();
+    }
+
+    /// The client cancelled the request `idJson` (its id's JSON text) after its answer was
+    /// forwarded: the two crossed, and the client drops the answer. Its snapshot is then no
+    /// base for a delta (`Router::answer_cancelled`); any other id changes nothing.
+    #[napi]
+    pub fn answer_cancelled(&mut self, id_json: String) {
+        self.router.answer_cancelled(&id_json);
     }
 
     /// The session's stats mode: `inline`, `stderr` or `off`.
     #[napi(getter)]
     pub fn stats(&self) -> String {
-        self.inner.options().stats.as_str().to_string()
+        self.router.session().options().stats.as_str().to_string()
     }
 
     /// A one-line summary of the session's savings, for stderr on exit.
     #[napi]
     pub fn summary(&self) -> String {
-        self.inner.summary()
+        self.router.session().summary()
     }
 
     /// The session's savings per upstream tool, by tool name (only counts, never content).
     #[napi]
     pub fn tool_totals(&self) -> Vec<ToolTotals> {
-        self.inner
+        self.router
+            .session()
             .tool_totals()
             .iter()
             .map(|(tool, t)| tool_totals(tool, t))

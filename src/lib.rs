@@ -1,35 +1,12 @@
 #![deny(clippy::all)]
-//! mcp-snapshot-filter: the Rust core of a token-saving MCP proxy.
-//!
-//! Everything here but `binding` is plain Rust with no napi types, so it is unit-tested with
-//! `cargo test` and reused by the benches. `binding` is the one thin N-API layer.
+//! mcp-snapshot-filter: the N-API binding of the token-saving MCP proxy's core
+//! (`mcp-snapshot-filter-core`, in `crates/core`). `binding` is the one napi module: options,
+//! conversions and errors.
 
-pub mod describe;
-pub mod envelope;
-pub mod era;
-pub mod error;
-pub mod held;
-pub mod level;
-pub mod newlines;
-pub mod notation;
-pub mod proxy_tools;
-pub mod result;
-pub mod session;
-pub mod snapshot;
-pub mod stats;
-#[cfg(test)]
-mod test_support;
-pub mod tokens;
-pub mod uid_requests;
-pub mod utf16;
-
-#[cfg(test)]
-mod delta_prop_tests;
-#[cfg(test)]
-mod delta_tests;
-#[cfg(test)]
-mod fuzz_regressions;
-#[cfg(test)]
-mod identity_tests;
+// The core's modules under their own names, so the binding reads `crate::session` as before.
+pub use mcp_snapshot_filter_core::{
+    config, describe, envelope, era, error, held, level, newlines, notation, proxy_tools, result,
+    router, session, snapshot, stats, tokens, utf16,
+};
 
 pub mod binding;

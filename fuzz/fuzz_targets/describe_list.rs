@@ -6,7 +6,7 @@
 
 use fuzz_support::{check_limit_words, Input};
 use libfuzzer_sys::fuzz_target;
-use mcp_snapshot_filter::describe::{compress_list_result, CompressOptions, LIST_METHODS};
+use mcp_snapshot_filter_core::describe::{compress_list_result, CompressOptions, LIST_METHODS};
 use serde_json::{json, Value};
 
 fuzz_target!(|data: &[u8]| {

@@ -4,8 +4,8 @@
 
 use fuzz_support::{check_limit_words, Input};
 use libfuzzer_sys::fuzz_target;
-use mcp_snapshot_filter::describe::compress_text;
-use mcp_snapshot_filter::level::Level;
+use mcp_snapshot_filter_core::describe::compress_text;
+use mcp_snapshot_filter_core::level::Level;
 
 fuzz_target!(|data: &[u8]| {
     let text = Input::new(data).rest();

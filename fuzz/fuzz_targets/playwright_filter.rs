@@ -6,7 +6,7 @@
 
 use fuzz_support::{check_snapshot, snapshot_options, Input};
 use libfuzzer_sys::fuzz_target;
-use mcp_snapshot_filter::notation::playwright::{filter_result_text, filter_yaml_snapshot};
+use mcp_snapshot_filter_core::notation::playwright::{filter_result_text, filter_yaml_snapshot};
 
 fuzz_target!(|data: &[u8]| {
     let mut input = Input::new(data);

@@ -8,9 +8,9 @@
 use std::collections::HashMap;
 
 use libfuzzer_sys::fuzz_target;
-use mcp_snapshot_filter::envelope::peek_response;
-use mcp_snapshot_filter::level::Level;
-use mcp_snapshot_filter::session::{Session, SessionOptions};
+use mcp_snapshot_filter_core::envelope::peek_response;
+use mcp_snapshot_filter_core::level::Level;
+use mcp_snapshot_filter_core::session::{Session, SessionOptions};
 use serde_json::value::RawValue;
 
 fuzz_target!(|data: &[u8]| {

@@ -9,10 +9,10 @@
 
 use fuzz_support::{result_text, snapshot_uids, Input};
 use libfuzzer_sys::fuzz_target;
-use mcp_snapshot_filter::level::Level;
-use mcp_snapshot_filter::session::{Session, SessionOptions};
-use mcp_snapshot_filter::stats::StatsMode;
-use mcp_snapshot_filter::tokens::estimate_tokens;
+use mcp_snapshot_filter_core::level::Level;
+use mcp_snapshot_filter_core::session::{Session, SessionOptions};
+use mcp_snapshot_filter_core::stats::StatsMode;
+use mcp_snapshot_filter_core::tokens::estimate_tokens;
 use serde_json::{json, Value};
 
 const PAGES: usize = 40;

@@ -4,7 +4,7 @@
 
 use fuzz_support::Input;
 use libfuzzer_sys::fuzz_target;
-use mcp_snapshot_filter::result::{filter_tool_result, ResultOptions};
+use mcp_snapshot_filter_core::result::{filter_tool_result, ResultOptions};
 
 const TOOLS: [&str; 8] = [
     "take_snapshot",

@@ -5,8 +5,8 @@
 
 use fuzz_support::Input;
 use libfuzzer_sys::fuzz_target;
-use mcp_snapshot_filter::level::Level;
-use mcp_snapshot_filter::result::{filter_tool_result, ResultOptions};
+use mcp_snapshot_filter_core::level::Level;
+use mcp_snapshot_filter_core::result::{filter_tool_result, ResultOptions};
 use serde_json::{json, Value};
 
 const TOOLS: [&str; 7] = [

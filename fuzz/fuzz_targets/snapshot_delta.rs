@@ -17,13 +17,13 @@ use fuzz_support::{
     marker_of, mentions, result_text, snapshot_options, snapshot_uids, text_result, Input,
 };
 use libfuzzer_sys::fuzz_target;
-use mcp_snapshot_filter::level::Level;
-use mcp_snapshot_filter::notation::{filter_snapshot, notation_of};
-use mcp_snapshot_filter::session::{Session, SessionOptions};
-use mcp_snapshot_filter::snapshot::delta::Sent;
-use mcp_snapshot_filter::snapshot::marker::read_marker;
-use mcp_snapshot_filter::snapshot::SnapshotOptions;
-use mcp_snapshot_filter::stats::StatsMode;
+use mcp_snapshot_filter_core::level::Level;
+use mcp_snapshot_filter_core::notation::{filter_snapshot, notation_of};
+use mcp_snapshot_filter_core::session::{Session, SessionOptions};
+use mcp_snapshot_filter_core::snapshot::delta::Sent;
+use mcp_snapshot_filter_core::snapshot::marker::read_marker;
+use mcp_snapshot_filter_core::snapshot::SnapshotOptions;
+use mcp_snapshot_filter_core::stats::StatsMode;
 use serde_json::{json, Value};
 
 const EDITS: usize = 4;

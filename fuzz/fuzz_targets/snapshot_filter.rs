@@ -5,8 +5,8 @@
 
 use fuzz_support::{check_snapshot, snapshot_options, Input};
 use libfuzzer_sys::fuzz_target;
-use mcp_snapshot_filter::level::Level;
-use mcp_snapshot_filter::notation::filter_snapshot;
+use mcp_snapshot_filter_core::level::Level;
+use mcp_snapshot_filter_core::notation::filter_snapshot;
 
 fuzz_target!(|data: &[u8]| {
     let mut input = Input::new(data);

@@ -5,7 +5,7 @@
 
 use fuzz_support::{snapshot_uids, Input};
 use libfuzzer_sys::fuzz_target;
-use mcp_snapshot_filter::notation::{expand_subtree, search_snapshot};
+use mcp_snapshot_filter_core::notation::{expand_subtree, search_snapshot};
 
 fuzz_target!(|data: &[u8]| {
     let mut input = Input::new(data);

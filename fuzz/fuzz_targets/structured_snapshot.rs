@@ -10,11 +10,11 @@
 
 use fuzz_support::{result_text, snapshot_options, snapshot_uids, Input};
 use libfuzzer_sys::fuzz_target;
-use mcp_snapshot_filter::notation::cdp::{parse, structured, writer};
-use mcp_snapshot_filter::notation::{expand_subtree, search_snapshot};
-use mcp_snapshot_filter::session::{Session, SessionOptions};
-use mcp_snapshot_filter::snapshot::tree::{NodeKind, Tree};
-use mcp_snapshot_filter::stats::StatsMode;
+use mcp_snapshot_filter_core::notation::cdp::{parse, structured, writer};
+use mcp_snapshot_filter_core::notation::{expand_subtree, search_snapshot};
+use mcp_snapshot_filter_core::session::{Session, SessionOptions};
+use mcp_snapshot_filter_core::snapshot::tree::{NodeKind, Tree};
+use mcp_snapshot_filter_core::stats::StatsMode;
 use serde_json::{json, Map, Value};
 
 /// The JSON tree of `tree`'s node `id` (and its subtree), as upstream writes it.
@@ -216,7 +216,7 @@ fuzz_target!(|data: &[u8]| {
             "{uid} does not expand"
         );
     }
-    let cached = level != mcp_snapshot_filter::level::Level::Off && s.cached_snapshot_bytes() > 0;
+    let cached = level != mcp_snapshot_filter_core::level::Level::Off && s.cached_snapshot_bytes() > 0;
     if let Some(uid) = tree_ids.get(pick % tree_ids.len()).filter(|_| cached) {
         let answer = s
             .call_proxy_tool(

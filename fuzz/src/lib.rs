@@ -3,9 +3,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use mcp_snapshot_filter::level::Level;
-use mcp_snapshot_filter::notation::playwright;
-use mcp_snapshot_filter::snapshot::{SnapshotLimits, SnapshotOptions};
+use mcp_snapshot_filter_core::level::Level;
+use mcp_snapshot_filter_core::notation::playwright;
+use mcp_snapshot_filter_core::snapshot::{SnapshotLimits, SnapshotOptions};
 
 /// Reads control bytes off the front of the fuzzer's input; what is left is the text.
 pub struct Input<'a> {
@@ -95,7 +95,7 @@ pub fn snapshot_uids(text: &str) -> HashSet<String> {
         let uids: HashSet<String> = tree.uids().map(str::to_string).collect();
         uids
     } else {
-        mcp_snapshot_filter::notation::cdp::parse::parse(text)
+        mcp_snapshot_filter_core::notation::cdp::parse::parse(text)
             .uids()
             .map(str::to_string)
             .collect()
@@ -119,7 +119,7 @@ pub fn check_snapshot(input: &str, output: &str, what: &str) {
 /// How often each limit word occurs (lower-cased).
 pub fn limit_word_counts(text: &str) -> HashMap<String, usize> {
     let mut counts = HashMap::new();
-    for m in mcp_snapshot_filter::describe::LIMIT_WORDS.find_iter(text) {
+    for m in mcp_snapshot_filter_core::describe::LIMIT_WORDS.find_iter(text) {
         *counts.entry(m.as_str().to_lowercase()).or_insert(0) += 1;
     }
     counts
