@@ -459,3 +459,47 @@ fn random_re_renders_never_resolve_a_uid_to_another_element() {
     }
     assert!(resolved > 1000, "{resolved}");
 }
+
+/// A snapshot whose text is the one before it of its page is always the short form: identity
+/// never turns a uid the upstream repeats into a change (it did on rustdoc-hashmap: one node
+/// "removed" and "added behind a marker").
+#[test]
+fn an_identical_re_snapshot_is_always_the_short_form() {
+    let mut dirs = vec![shipped("__test__/fixtures/sessions")];
+    if let Some(corpus) = crate::test_support::corpus_dir() {
+        dirs.push(corpus.join("sessions"));
+    }
+    let mut identical = 0;
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+            if path.extension().is_none_or(|x| x != "jsonl") {
+                continue;
+            }
+            let mut s = session(Level::Moderate, true);
+            let mut last: HashMap<String, String> = HashMap::new();
+            for step in read_session(&path).iter().skip(1) {
+                let out = send(&mut s, step);
+                let Some(body) = body_of(raw_text(step)) else {
+                    continue;
+                };
+                let page = step.args["pageId"].to_string();
+                if last.get(&page).map(String::as_str) == Some(body) {
+                    identical += 1;
+                    let sent = body_of(&out).unwrap_or("");
+                    // (or whole again after 8 deltas in a row)
+                    assert!(
+                        sent.contains("unchanged since")
+                            || sent.contains("after 8 deltas in a row"),
+                        "{}: {sent}",
+                        path.display()
+                    );
+                }
+                last.insert(page, body.to_string());
+            }
+        }
+    }
+    assert!(identical > 0);
+}

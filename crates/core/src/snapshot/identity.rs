@@ -160,11 +160,20 @@ pub fn match_nodes(
             (&shape.sig, &shape.weak),
             (&held.shape.sig, &held.shape.weak),
             |c, hc| {
+                // A uid the upstream repeats is no one's identity, on either side.
+                let repeated = tree
+                    .nodes
+                    .get(c)
+                    .is_some_and(|n| new_uid.get(n.uid).is_some_and(|&k| k > 1))
+                    || held
+                        .uids
+                        .get(hc as usize)
+                        .is_some_and(|u| matches!(held_uid.get(u), Some(None)));
                 let (Some(slot), Some(taken)) = (matched.get_mut(c), claimed.get_mut(hc as usize))
                 else {
                     return;
                 };
-                if slot.is_none() && !*taken {
+                if slot.is_none() && !*taken && !repeated {
                     *slot = Some(hc);
                     *taken = true;
                 }
