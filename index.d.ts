@@ -41,18 +41,12 @@ export declare class FilterSession {
    */
   routeResponse(line: Uint8Array, route: (idJson: string) => ResponseRoute | null | undefined): RoutedResponse | null
   /**
-   * A client's request line (no newline) with the uids its page renumbered since the agent
-   * was shown them replaced by the same elements' current uids, for the client its
-   * `params._meta` names (`metaJson`); `null`: forward it as it came. Only the string values
-   * of uid-carrying arguments change (docs/transparency.md); an error answering it names
-   * the agent's uids again (`routeResponse`).
+   * The upstream restarted, or came back under a new session (the bin noticed): every uid
+   * the agent held is gone. Nothing held is a base for a delta any more (every client's pages
+   * are forgotten), and the next `tools/call` result carries `notice` (one line) as its first
+   * text block.
    */
-  rewriteRequest(idJson: string, line: string, metaJson?: string | undefined | null): string | null
-  /**
-   * The upstream restarted, or said its browser reconnected: what any client was sent is
-   * forgotten (every page's next snapshot is whole) and no uid is matched to an older one.
-   */
-  upstreamRestarted(): void
+  upstreamRestarted(notice: string): void
   /**
    * True when `toolName` is one of the proxy's own tools (answer it with `answerProxyTool`,
    * never forward it).
@@ -297,8 +291,9 @@ export interface ResponseRoute {
 /** What the filters did to one `tools/call` result. */
 export interface ResultFigures {
   /**
-   * UTF-8 bytes the client would have received (text blocks and any dropped
-   * `structuredContent`), and receives now (without the stats line).
+   * UTF-8 bytes the client would have received without the proxy (text blocks and any
+   * `structuredContent` dropped that the proxy did not ask upstream for), and receives now
+   * (without the stats line).
    */
   bytesIn: number
   bytesOut: number
@@ -319,10 +314,18 @@ export interface RoutedResponse {
   idJson: string
   /** The rewritten line (no newline); absent: forward the original. */
   line?: Buffer
-  /** Why the filter failed (the original is then forwarded). */
+  /**
+   * Why the filter failed: the original is then forwarded (`line` absent), or, when it was
+   * over the session's bound, sent cut to it (`line`).
+   */
   error?: string
   /** In `stderr` stats mode: the stats line of the filtered result. */
   statsLine?: string
+  /**
+   * True: the result says the upstream's browser was restarted or reconnected (its pages
+   * are gone; nothing held is a base any more).
+   */
+  reconnected?: boolean
 }
 
 /** Options of `searchSnapshot`. */

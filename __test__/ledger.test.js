@@ -75,6 +75,8 @@ test('a session appends its counts, and stats shows them per day and per tool', 
   assert.equal(json.total.sessions, 2)
   assert.equal(json.total.bytesIn, 2 * t.bytesIn)
   assert.equal(json.tools[0].tokensOut, 2 * t.tokensOut)
+  // Each row counts the sessions in which its tool had results (issue 41, item 14: it was 0).
+  assert.equal(json.tools[0].sessions, 2)
 })
 
 test('--no-ledger and MCP_SNAPSHOT_FILTER_LEDGER=off write nothing', async () => {

@@ -72,7 +72,7 @@ test('big integers, 1e400 and odd spellings reach the upstream and come back byt
 
 test('ids that round to the same JS number stay two requests', async () => {
   const dir = tempDir()
-  const proxy = startProxy(path.join(dir, 'record.jsonl'))
+  const proxy = startProxy(path.join(dir, 'record.jsonl'), ['--upstream-restarts=0'])
   try {
     // Both in flight at once, answered in reverse order, each with its own id.
     proxy.send('{"jsonrpc":"2.0","id":9007199254740993,"method":"fixture/raw","params":{"hold":2}}\n')

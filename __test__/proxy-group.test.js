@@ -48,7 +48,7 @@ test('what a wrapper upstream started is stopped with it when the client leaves'
 })
 
 test('an upstream that crashes leaves nothing running either, even while a child holds its stdout', { skip: !posix && 'POSIX process groups', timeout: 20000 }, async () => {
-  const { proxy, watched, dir } = await startWrapped(`sleep 97 & echo $! >> "$PIDS"; exec "$NODE" "$FIXTURE"`)
+  const { proxy, watched, dir } = await startWrapped(`sleep 97 & echo $! >> "$PIDS"; exec "$NODE" "$FIXTURE"`, { MCP_SNAPSHOT_FILTER_UPSTREAM_RESTARTS: '0' })
   try {
     proxy.send({ jsonrpc: '2.0', id: 'held', method: 'fixture/silence' })
     proxy.send({ jsonrpc: '2.0', id: 'die', method: 'fixture/exit', params: { code: 6 } })

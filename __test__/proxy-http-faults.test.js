@@ -68,9 +68,12 @@ test('the upstream killed mid-call: the call gets -32000 naming the cause, the p
   await settle(1500)
   server = await startFixture(port)
   const answered = await proxy.waitFor((m) => m.id === 3, 25000)
-  assert.deepEqual(answered.result, { content: [{ type: 'text', text: 'after the restart' }] }, JSON.stringify(answered))
+  // A new session is a restart for the agent (#44): the first result after it says so.
+  const [notice, ...rest] = answered.result?.content ?? []
+  assert.match(notice?.text, /^\[mcp-snapshot-filter: the connection to the upstream MCP server was lost \(.+\) and a new session began; uids changed/, JSON.stringify(answered))
+  assert.deepEqual(rest, [{ type: 'text', text: 'after the restart' }], JSON.stringify(answered))
   proxy.send(call(4, 'echo', { text: 'again' }))
-  assert.equal((await proxy.waitFor((m) => m.id === 4)).result.content[0].text, 'again')
+  assert.deepEqual((await proxy.waitFor((m) => m.id === 4)).result.content, [{ type: 'text', text: 'again' }])
 
   await settle(300)
   for (const id of [2, 3, 4]) assert.equal(answersTo(proxy, id).length, 1, `answers to ${id}`)
@@ -139,7 +142,8 @@ test('HTTP+SSE (server-everything sse) killed mid-call: -32000 for the call, a n
   await settle(1000)
   server = await startEverything('sse', port)
   const answered = await proxy.waitFor((m) => m.id === 3, 30000)
-  assert.deepEqual(answered.result, { content: [{ type: 'text', text: 'The sum of 1 and 2 is 3.' }] }, JSON.stringify(answered))
+  assert.match(answered.result?.content[0].text, /and a new session began; uids changed/, JSON.stringify(answered))
+  assert.deepEqual(answered.result.content.slice(1), [{ type: 'text', text: 'The sum of 1 and 2 is 3.' }], JSON.stringify(answered))
   await settle(300)
   for (const id of [2, 3]) assert.equal(answersTo(proxy, id).length, 1)
   assert.match(proxy.stderr(), /reconnected to upstream http:\/\/127\.0\.0\.1:\d+\/sse \(sse, a new session/)
@@ -155,7 +159,10 @@ test('a session the server forgot (HTTP 404): a new session, the request sent ag
   assert.match((await proxy.waitFor((m) => m.id === 2)).result.content[0].text, /forgot 1/)
   await settle(100)
   proxy.send(call(3, 'echo', { text: 'on a new session' }))
-  assert.equal((await proxy.waitFor((m) => m.id === 3, 15000)).result?.content[0].text, 'on a new session')
+  // The session the server forgot is a restart: the line comes first (#44).
+  const renewed = (await proxy.waitFor((m) => m.id === 3, 15000)).result?.content
+  assert.match(renewed?.[0].text, /^\[mcp-snapshot-filter: the connection to the upstream MCP server was lost \(the session expired \(HTTP 404/, JSON.stringify(renewed))
+  assert.equal(renewed[1].text, 'on a new session')
   await settle(300)
   assert.equal(answersTo(proxy, 3).length, 1)
   assert.match(proxy.stderr(), /upstream connection lost \(the session expired \(HTTP 404 on posting tools\/call\)\)/)
@@ -322,6 +329,26 @@ test('ids and answers come back exact, unknown methods, notifications and list_c
   proxy.send(call('count', 'cancelled'))
   assert.equal((await proxy.waitFor((m) => m.id === 'count')).result.content[0].text, '1', 'the server saw the cancellation')
   for (const id of [...ids, 'u1', 'after', 'count', 'lc', 'tl']) assert.equal(answersTo(proxy, id).length, 1)
+  await stopProxy(proxy)
+})
+
+test('a late cancellation of a call already answered goes nowhere: it cannot cancel another call under the same number upstream (#41 item 12)', { timeout: 30000 }, async (t) => {
+  const server = await startFixture()
+  t.after(() => server.stop())
+  const proxy = await proxyTo(server.url)
+  t.after(() => proxy.child.kill('SIGKILL'))
+  // The client's initialize went upstream as 1; this call goes as 2 and is answered.
+  proxy.send(call(3, 'echo', { text: 'answered' }))
+  assert.equal((await proxy.waitFor((m) => m.id === 3)).result.content[0].text, 'answered')
+  // Upstream this one is 3: the number the client's late cancellation names.
+  proxy.send(call('slow', 'sleep', { ms: 1000 }))
+  await settle(200)
+  proxy.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'too late' } })
+  proxy.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'never-sent' } })
+  const slow = await proxy.waitFor((m) => m.id === 'slow', 10000)
+  assert.equal(slow.result?.content[0].text, 'sleep done', JSON.stringify(slow))
+  proxy.send(call('count', 'cancelled'))
+  assert.equal((await proxy.waitFor((m) => m.id === 'count')).result.content[0].text, '0', 'the server saw a cancellation')
   await stopProxy(proxy)
 })
 

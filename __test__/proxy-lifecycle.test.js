@@ -47,8 +47,8 @@ test('an upstream that ignores SIGTERM is killed', async () => {
   assert.ok(await waitUntil(() => !isAlive(upstreamPid), 3000), 'upstream survived the shutdown')
 })
 
-test('an upstream crashing mid-call yields error responses naming the exit code, then a non-zero exit', async () => {
-  const { proxy, upstreamPid } = await startWithPid()
+test('with --upstream-restarts=0, an upstream crashing mid-call yields error responses naming the exit code, then a non-zero exit', async () => {
+  const { proxy, upstreamPid } = await startWithPid({ MCP_SNAPSHOT_FILTER_UPSTREAM_RESTARTS: '0' })
   proxy.send({ jsonrpc: '2.0', id: 'slow', method: 'fixture/silence' })
   proxy.send({ jsonrpc: '2.0', id: 'boom', method: 'fixture/exit', params: { code: 7 } })
   const slow = await proxy.waitFor((m) => m.id === 'slow')
@@ -63,8 +63,8 @@ test('an upstream crashing mid-call yields error responses naming the exit code,
   assert.match(proxy.stderr(), /upstream exited \(exit code 7\)/)
 })
 
-test('an upstream that exits at start makes the proxy exit non-zero with a clear line', async () => {
-  const proxy = spawnRaw(proxyCommand([process.execPath, FIXTURE]), { env: { ...process.env, FIXTURE_EXIT_AT_START: '4' } })
+test('with --upstream-restarts=0, an upstream that exits at start makes the proxy exit non-zero with a clear line', async () => {
+  const proxy = spawnRaw(proxyCommand([process.execPath, FIXTURE], ['--upstream-restarts=0']), { env: { ...process.env, FIXTURE_EXIT_AT_START: '4' } })
   const { code } = await proxy.exited
   assert.equal(code, 4)
   assert.match(proxy.stderr(), /upstream exited \(exit code 4\)/)

@@ -5,7 +5,8 @@
 // pages they were not made on.
 //
 //   node bench/capture-playwright.js [outDir] [page.html …]
-//     (default outDir: __test__/fixtures/playwright-own; needs Chromium and @playwright/mcp)
+//     (default outDir: __test__/fixtures/playwright-own; needs Chromium and @playwright/mcp,
+//     or PLAYWRIGHT_MCP_CLI=/path/to/@playwright/mcp/cli.js)
 'use strict'
 const fs = require('node:fs')
 const os = require('node:os')
@@ -14,7 +15,8 @@ const { Client } = require('@modelcontextprotocol/sdk/client/index.js')
 const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js')
 const { ROOT, CHROMIUM, SITE_DIR, serveDirectory } = require('./live-browser.js')
 
-const PLAYWRIGHT_MCP = path.join(ROOT, 'node_modules', '@playwright', 'mcp', 'cli.js')
+// PLAYWRIGHT_MCP_CLI: another install's cli.js (a version other than the dev dependency's).
+const PLAYWRIGHT_MCP = process.env.PLAYWRIGHT_MCP_CLI || path.join(ROOT, 'node_modules', '@playwright', 'mcp', 'cli.js')
 const DEFAULT_PAGES = ['admin.html', 'users.html', 'products.html', 'orders.html', 'inbox.html', 'docs-index.html']
 
 async function main() {

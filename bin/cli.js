@@ -104,6 +104,8 @@ async function main(argv) {
       process.exit(code)
     },
     filtering: parsed.options['filter-level'] !== 'off' || session.describeLevel !== 'off',
+    // A dead upstream command is restarted (bin/restart.js); a remote one reconnects itself.
+    restart: { max: parsed.options['upstream-restarts'], windowMs: parsed.options['upstream-restart-window'] * 1000, restorePages: parsed.options['restore-pages'] },
     // The tools whose results the filter rewrites whatever their size (every tool's when its
     // structuredContent has to go). Which response to filter the session decides itself
     // (Session::may_filter_result), in the one call each line makes.

@@ -81,6 +81,8 @@ function summarize(entries, firstDay = null) {
       const key = `${e.upstream ?? 'upstream'}\u0000${tool}`
       const row = tools.get(key) ?? { upstream: e.upstream ?? 'upstream', tool, ...empty() }
       tools.set(key, row)
+      // Sessions in which the tool had results (an entry names each tool once).
+      row.sessions++
       add(day, t)
       add(row, t)
       add(total, t)

@@ -210,6 +210,8 @@ class HttpUpstream {
     this.ondrain = null
     this.onbroken = null
     this.onclose = null
+    /** @type {((reason: string) => void) | null} a new session replaced a lost one (`reason`: why it was lost) */
+    this.onrestart = null
     /** The transport in use, and which kind it is once the first connection settled it. */
     this.transport = null
     this.kind = this.mode === 'auto' ? null : this.mode
@@ -277,11 +279,12 @@ class HttpUpstream {
       // owes the client nothing for it either.
       const requestIdJson = typeof msg.params.requestId === 'string' ? JSON.stringify(msg.params.requestId) : memberText(memberText(text, 'params') ?? '{}', 'requestId')
       const id = requestIdJson === undefined ? undefined : this.upstreamIds.get(idKeyOfJson(requestIdJson))
-      if (id !== undefined) {
-        msg.params.requestId = id
-        cancelled = this.outstanding.get(idKey(id))
-        this.forget(idKey(id))
-      }
+      // A request already answered (or never sent) is nothing the upstream could cancel, and
+      // the client's number may be the proxy's id of another request there: dropped.
+      if (id === undefined) return true
+      msg.params.requestId = id
+      cancelled = this.outstanding.get(idKey(id))
+      this.forget(idKey(id))
     }
     if (msg?.method === 'notifications/initialized') this.initialized = true
     if (this.closed) return true
@@ -649,6 +652,8 @@ class HttpUpstream {
         this.transport = transport
         this.lastLogged = null
         log(`reconnected to upstream ${this.shownUrl} (${this.kind}, a new session; attempt ${attempt})`)
+        // A new session is a restart for the agent: what the old one held (uids, pages) is gone.
+        this.onrestart?.(reason)
         return
       } catch (err) {
         last = err.upstreamMessage ?? describeError(err)

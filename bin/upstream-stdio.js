@@ -16,7 +16,7 @@
 //                                 queued, `ondrain` says when more is welcome
 //   pause() / resume()            stop / restart delivering lines (the client is not reading)
 //   close(): Promise<void>        stops it (idempotent); resolves once it is gone
-//   exitDescription(): string     how it ended, for error messages
+//   exitDescription(): string     how it ended, for error messages (a child names its last stderr line)
 //   exitCode                      its exit code once gone (a number), else undefined/null
 // and the callbacks it calls:
 //   online(line: Buffer)          one complete line (no newline), in arrival order
@@ -24,6 +24,7 @@
 //   ondrain()                     after send() returned false, the queue emptied
 //   onbroken(what)                a pipe closed while the process may still run ('closed its stdout')
 //   onclose()                     the upstream is gone: no line will come any more
+//   onrestart(reason)             (a remote upstream only) a new session replaced a lost one
 
 const spawn = require('cross-spawn')
 
@@ -36,6 +37,8 @@ const SHUTDOWN_POLL_MS = 25
 // After the upstream process exits, how long its stdout may stay open (held by a process it
 // started) before the upstream counts as gone anyway.
 const EXIT_GRACE_MS = 1000
+// The most of the upstream's last stderr line an error message quotes.
+const STDERR_LINE_CHARS = 200
 
 // POSIX: the upstream leads its own process group (spawn's `detached` calls setsid), so the
 // stop signals reach everything it started. Windows has no process groups for this (and
@@ -63,6 +66,9 @@ class StdioUpstream {
     /** @type {NodeJS.Timeout | undefined} */
     this.exitTimer = undefined
     this.reportedClose = false
+    /** The last line the upstream wrote to stderr (named when it dies), and the line being written. */
+    this.lastStderrLine = ''
+    this.stderrTail = ''
     /** @type {(line: Buffer) => void} */
     this.online = () => {}
     /** @type {(err: Error) => void} */
@@ -80,7 +86,9 @@ class StdioUpstream {
     return new Promise((resolve, reject) => {
       const child = spawn(this.command, this.args, {
         env: this.env,
-        stdio: ['pipe', 'pipe', 'inherit'],
+        // stderr goes on to the proxy's stderr as it comes; its last line is kept, to name
+        // why the upstream died.
+        stdio: ['pipe', 'pipe', 'pipe'],
         shell: false,
         windowsHide: process.platform === 'win32',
         detached: USE_PROCESS_GROUP,
@@ -109,6 +117,8 @@ class StdioUpstream {
       })
       child.stdin.on('drain', () => this.ondrain())
       child.stdout.on('data', (chunk) => this.receive(chunk))
+      child.stderr.on('data', (chunk) => this.stderr(chunk))
+      child.stderr.on('error', () => {})
       child.stdout.on('error', (err) => this.onerror(err))
       child.stdout.once('end', () => this.onbroken('closed its stdout'))
     })
@@ -124,6 +134,21 @@ class StdioUpstream {
   receive(chunk) {
     this.lines.append(chunk)
     this.lines.drain((line) => this.online(line), (err) => this.onerror(err))
+  }
+
+  /** Passes the upstream's stderr on, remembering its last non-empty line. */
+  stderr(chunk) {
+    process.stderr.write(chunk)
+    const text = this.stderrTail + chunk.toString('utf8')
+    const lines = text.split(/\r?\n/)
+    // The last piece has no newline yet (bounded: only its end can become the last line).
+    this.stderrTail = (lines.pop() ?? '').slice(-4 * STDERR_LINE_CHARS)
+    for (let i = lines.length - 1; i >= 0; i--) {
+      if (lines[i].trim() !== '') {
+        this.lastStderrLine = lines[i].trim()
+        break
+      }
+    }
   }
 
   send(text) {
@@ -146,9 +171,9 @@ class StdioUpstream {
   }
 
   exitDescription() {
-    if (this.exitSignal) return `signal ${this.exitSignal}`
-    if (typeof this.exitCode === 'number') return `exit code ${this.exitCode}`
-    return 'exited'
+    const how = this.exitSignal ? `signal ${this.exitSignal}` : typeof this.exitCode === 'number' ? `exit code ${this.exitCode}` : 'exited'
+    const last = (this.stderrTail.trim() || this.lastStderrLine).slice(0, STDERR_LINE_CHARS)
+    return last ? `${how}; its last stderr line: ${JSON.stringify(last)}` : how
   }
 
   /** True while the upstream (its whole process group on POSIX) has a process left. */

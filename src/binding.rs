@@ -394,8 +394,9 @@ fn timed_core<T>(core: impl FnOnce() -> T) -> T {
 /// What the filters did to one `tools/call` result.
 #[napi(object)]
 pub struct ResultFigures {
-    /// UTF-8 bytes the client would have received (text blocks and any dropped
-    /// `structuredContent`), and receives now (without the stats line).
+    /// UTF-8 bytes the client would have received without the proxy (text blocks and any
+    /// `structuredContent` dropped that the proxy did not ask upstream for), and receives now
+    /// (without the stats line).
     pub bytes_in: f64,
     pub bytes_out: f64,
     /// The same in estimated tokens (`estimateTokens`).
@@ -534,10 +535,14 @@ pub struct RoutedResponse {
     pub id_json: String,
     /// The rewritten line (no newline); absent: forward the original.
     pub line: Option<Buffer>,
-    /// Why the filter failed (the original is then forwarded).
+    /// Why the filter failed: the original is then forwarded (`line` absent), or, when it was
+    /// over the session's bound, sent cut to it (`line`).
     pub error: Option<String>,
     /// In `stderr` stats mode: the stats line of the filtered result.
     pub stats_line: Option<String>,
+    /// True: the result says the upstream's browser was restarted or reconnected (its pages
+    /// are gone; nothing held is a base any more).
+    pub reconnected: Option<bool>,
 }
 
 /// Options of a proxy session.
@@ -699,6 +704,7 @@ impl FilterSession {
                 format!("{}: {}", e.status, e.reason)
             }),
             stats_line: routed.stats_line,
+            reconnected: routed.reconnected.then_some(true),
         }))
     }
 
@@ -720,11 +726,13 @@ impl FilterSession {
             .map(TextOut))
     }
 
-    /// The upstream restarted, or said its browser reconnected: what any client was sent is
-    /// forgotten (every page's next snapshot is whole) and no uid is matched to an older one.
+    /// The upstream restarted, or came back under a new session (the bin noticed): every uid
+    /// the agent held is gone. Nothing held is a base for a delta any more (every client's pages
+    /// are forgotten), and the next `tools/call` result carries `notice` (one line) as its first
+    /// text block.
     #[napi]
-    pub fn upstream_restarted(&mut self) {
-        self.router.upstream_restarted();
+    pub fn upstream_restarted(&mut self, notice: String) {
+        self.router.upstream_restarted(notice);
     }
 
     /// True when `toolName` is one of the proxy's own tools (answer it with `answerProxyTool`,

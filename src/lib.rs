@@ -6,7 +6,7 @@
 // The core's modules under their own names, so the binding reads `crate::session` as before.
 pub use mcp_snapshot_filter_core::{
     config, describe, envelope, era, error, held, level, newlines, notation, proxy_tools, result,
-    router, session, snapshot, stats, tokens, utf16,
+    router, session, snapshot, stats, tokens, upstream_reset, utf16,
 };
 
 pub mod binding;

@@ -256,6 +256,15 @@ impl Era {
         }
     }
 
+    /// Every client forgets the pages it holds (`Held::forget_pages`): the current one and the
+    /// parked ones alike, since the upstream they all spoke to restarted.
+    pub fn forget_pages(&mut self, session: &mut Session) {
+        session.held_mut().forget_pages();
+        for (_, held) in &mut self.parked {
+            held.forget_pages();
+        }
+    }
+
     /// What the client `client` (a `client_key`) holds: the session's when it is the one held
     /// now, else its parked state (`None` once forgotten).
     pub fn held_of<'a>(

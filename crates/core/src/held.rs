@@ -262,6 +262,18 @@ impl Held {
         });
     }
 
+    /// The upstream restarted, or its browser did: every uid the agent holds is gone. No page
+    /// is a base for a delta any more, nor a snapshot the proxy's tools read (its uids would
+    /// click nothing). Snapshot numbers go on, so that a number is never given twice to a page,
+    /// and cut texts stay readable (they are text, not uids).
+    pub fn forget_pages(&mut self) {
+        self.pages = Store::new(self.pages.cap);
+        self.too_large.clear();
+        self.latest = None;
+        self.last_sent = None;
+        self.before_last = None;
+    }
+
     /// The raw snapshot of `page`, or of the page snapshotted last when `page` is `None`; a
     /// page whose latest snapshot was larger than the whole bound is `TooLarge` (never an
     /// older snapshot, nor another page's).

@@ -23,6 +23,7 @@ pub mod stats;
 mod test_support;
 pub mod tokens;
 pub mod uid_requests;
+pub mod upstream_reset;
 pub mod utf16;
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use crate::era::{self, Era};
 use crate::error::{FilterError, FilterResult};
 use crate::proxy_tools;
 use crate::session::Session;
+use crate::upstream_reset;
 
 /// Snapshot answers remembered for a cancellation that crosses them on the wire: a client
 /// cancels a request it is still waiting for, so such a cancellation comes right after.
@@ -43,10 +44,14 @@ pub struct Routed {
     pub id_json: String,
     /// The rewritten line (no newline); `None`: forward the original.
     pub line: Option<String>,
-    /// Why the filter failed (the original is then forwarded).
+    /// Why the filter failed: the original is then forwarded, unless `line` is set (a result the
+    /// filter could not read, sent cut to the bound all the same).
     pub error: Option<FilterError>,
     /// In `stderr` stats mode: the stats line of the filtered result.
     pub stats_line: Option<String>,
+    /// The result says the upstream's browser was restarted or reconnected
+    /// (`upstream_reset::reconnected`): nothing held is a base any more.
+    pub reconnected: bool,
 }
 
 /// One session's router: the session's filters and held state, and the era it answers in.
@@ -129,12 +134,6 @@ impl Router {
         self.session.rewrite_request(id_json, line)
     }
 
-    /// The upstream restarted, or said its browser reconnected: every client's identity and
-    /// what it was sent are forgotten (`crate::era::Era::upstream_restarted`).
-    pub fn upstream_restarted(&mut self) {
-        self.era.upstream_restarted(&mut self.session);
-    }
-
     fn route_response_line<E>(
         &mut self,
         line: &[u8],
@@ -153,6 +152,7 @@ impl Router {
             line: None,
             error: None,
             stats_line: None,
+            reconnected: false,
         };
         let (Some(request), Some(span)) = (request, envelope.result) else {
             return Ok(Some(routed));
@@ -165,23 +165,40 @@ impl Router {
             return Ok(Some(routed));
         }
         let filtered = match (request.method.as_str(), request.tool.as_deref()) {
-            ("tools/call", Some(tool)) if self.session.may_filter_result(tool, line.len()) => {
-                // Snapshot state is the client's the request's _meta names.
-                self.era
-                    .use_client(&mut self.session, request.meta_json.as_deref());
-                let filtered = self.session.filter_tool_response_at(
-                    tool,
-                    text,
-                    Some(span),
-                    request.arguments_json.as_deref(),
-                );
-                if request.cancelled {
-                    self.session.answer_not_delivered();
-                    self.last_answer = None;
-                } else {
-                    self.note_answer(&routed.id_json, &request);
+            ("tools/call", Some(tool)) => {
+                // The upstream's browser restarted: nothing held is a base any more, this
+                // result's snapshot included.
+                if upstream_reset::reconnected(&text[span.clone()]) {
+                    routed.reconnected = true;
+                    self.upstream_restarted(upstream_reset::RECONNECT_NOTICE.to_string());
                 }
-                filtered
+                let filtered = if self.session.may_filter_result(tool, line.len()) {
+                    // Snapshot state is the client's the request's _meta names.
+                    self.era
+                        .use_client(&mut self.session, request.meta_json.as_deref());
+                    let filtered = self.session.filter_tool_response_at(
+                        tool,
+                        text,
+                        Some(span),
+                        request.arguments_json.as_deref(),
+                    );
+                    if request.cancelled {
+                        self.session.answer_not_delivered();
+                        self.last_answer = None;
+                    } else {
+                        self.note_answer(&routed.id_json, &request);
+                    }
+                    filtered
+                } else {
+                    Ok(None)
+                };
+                // A cancelled request's answer is dropped by the client: the notice waits.
+                match filtered {
+                    Ok(out) if !request.cancelled => {
+                        Ok(self.session.with_notice(out.as_deref(), text).or(out))
+                    }
+                    other => other,
+                }
             }
             (method, _) if describe::LIST_METHODS.contains(&method) => {
                 self.session.compress_list_response(method, text)
@@ -189,7 +206,11 @@ impl Router {
             _ => return Ok(Some(routed)),
         };
         match filtered {
-            Ok(out) => routed.line = out,
+            Ok(out) => {
+                routed.line = out;
+                // Unreadable, and sent cut to the bound all the same: the proxy logs why.
+                routed.error = self.session.take_failure();
+            }
             Err(e) => routed.error = Some(e),
         }
         routed.stats_line = self.session.take_stats_line();
@@ -266,6 +287,18 @@ impl Router {
     /// The next result filtered is for the client the request's `_meta` names.
     pub fn use_client(&mut self, meta_json: Option<&str>) {
         self.era.use_client(&mut self.session, meta_json);
+    }
+
+    /// The upstream restarted, or came back under a new session, or its browser did: every uid
+    /// the agent held is gone. Every client forgets its pages (`Era::forget_pages`), and the
+    /// next `tools/call` result carries `notice` as its first text block.
+    pub fn upstream_restarted(&mut self, notice: String) {
+        self.era.forget_pages(&mut self.session);
+        // Nor is a uid rewritten for a request of before.
+        self.session.forget_identity();
+        self.session.set_notice(notice);
+        // No answer of before is a base to put back either.
+        self.last_answer = None;
     }
 
     /// The answer to the last `tools/call` filtered is not delivered.
@@ -412,6 +445,68 @@ mod tests {
             &next[..200]
         );
         assert!(!next.contains("unchanged since"), "{}", &next[..200]);
+    }
+
+    /// The texts of a routed `tools/call` answer's content blocks.
+    fn texts(routed: &Routed, original: &str) -> Vec<String> {
+        let out: Value =
+            serde_json::from_str(routed.line.as_deref().unwrap_or(original)).expect("json");
+        out["result"]["content"]
+            .as_array()
+            .map(|blocks| {
+                blocks
+                    .iter()
+                    .map(|b| b["text"].as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn after_a_restart_or_the_upstreams_reconnect_note_the_next_snapshot_is_whole_and_says_why() {
+        for how in ["restart", "note"] {
+            let mut router = router();
+            snapshot_text(&mut router, "1", None, false);
+            let same = snapshot_text(&mut router, "2", None, false);
+            assert!(same.contains("unchanged since snapshot 1"), "{how}: {same}");
+            if how == "restart" {
+                router.upstream_restarted("[restarted]".into());
+            } else {
+                let note = format!(
+                    r#"{{"content":[{{"type":"text","text":"{} Page ids have changed."}}]}}"#,
+                    upstream_reset::RECONNECT_NOTE
+                );
+                let line = response("3", &note);
+                let routed =
+                    route(&mut router, &line, Some(call("list_pages", "{}"))).expect("routed");
+                assert!(routed.reconnected);
+                let shown = texts(&routed, &line);
+                assert_eq!(shown[0], upstream_reset::RECONNECT_NOTICE);
+                assert!(shown[1].starts_with(upstream_reset::RECONNECT_NOTE));
+            }
+            let line = response("4", &grid(None));
+            let routed = route(
+                &mut router,
+                &line,
+                Some(call("take_snapshot", r#"{"pageId":1}"#)),
+            )
+            .expect("routed");
+            assert!(!routed.reconnected);
+            let shown = texts(&routed, &line);
+            let snapshot = shown.last().cloned().unwrap_or_default();
+            assert!(snapshot.contains("snapshot 3, full"), "{how}: {snapshot}");
+            assert!(!snapshot.contains("unchanged since"), "{how}: {snapshot}");
+            assert_eq!(shown.len(), if how == "restart" { 2 } else { 1 }, "{how}");
+            if how == "restart" {
+                assert_eq!(shown[0], "[restarted]");
+            }
+            // Said once, and what was sent now is the base again.
+            let again = snapshot_text(&mut router, "5", None, false);
+            assert!(
+                again.contains("unchanged since snapshot 3"),
+                "{how}: {again}"
+            );
+        }
     }
 
     /// Issue 41 item 8: the client cancels, the answer crosses the cancellation on the wire

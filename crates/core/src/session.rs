@@ -99,6 +99,9 @@ pub struct Session {
     tool_totals: BTreeMap<String, SessionTotals>,
     /// The last stats line, in `stderr` mode, until the proxy takes it.
     pending_stats_line: Option<String>,
+    /// Why the filter could not read the last result it sent cut to the bound instead
+    /// (`within_bound_unread`), until the proxy takes it to log.
+    pending_failure: Option<FilterError>,
     /// What the current client holds (`crate::era` parks the others').
     held: Held,
     /// Proxy tools whose names the upstream's last `tools/list` also used: those are the
@@ -123,6 +126,9 @@ pub struct Session {
     /// Requests whose uids went upstream renumbered (`uid_requests`), by id (JSON text),
     /// oldest first: each uid sent with the one the agent named, for the error answering it.
     rewritten: VecDeque<(String, Vec<(String, String)>)>,
+    /// The line the next `tools/call` result carries after the upstream restarted or
+    /// reconnected (`crate::upstream_reset`).
+    notice: Option<String>,
 }
 
 /// Rewritten requests remembered until answered, at most (a request never answered is
@@ -136,6 +142,7 @@ impl Session {
             totals: SessionTotals::default(),
             tool_totals: BTreeMap::new(),
             pending_stats_line: None,
+            pending_failure: None,
             held: Held::new(options.cache_bytes),
             shadowed_proxy_tools: HashSet::new(),
             proxy_tools_listed: None,
@@ -145,6 +152,7 @@ impl Session {
             last_figures: None,
             cut_result_ids: 0,
             rewritten: VecDeque::new(),
+            notice: None,
             options,
         }
     }
@@ -217,8 +225,13 @@ impl Session {
     ) -> FilterResult<Option<String>> {
         let filtered = self.filter_with(tool_name, arguments_json, |options, capture| {
             result::filter_tool_result_capturing(tool_name, result_json, options, capture)
-        })?;
-        Ok(filtered.map(|f| f.into_filtered_result().json))
+        });
+        match filtered {
+            Ok(filtered) => Ok(filtered.map(|f| f.into_filtered_result().json)),
+            Err(e) => self
+                .within_bound_unread(tool_name, result_json, e)
+                .map(Some),
+        }
     }
 
     /// `filter_tool_result` on a whole JSON-RPC response (as the upstream sent it): returns the
@@ -267,7 +280,16 @@ impl Session {
                     reason: e.to_string(),
                 }
             })
-        })?;
+        });
+        let filtered = match (filtered, result_span.clone()) {
+            (Ok(filtered), _) => filtered,
+            (Err(e), Some(span)) => {
+                let result_json =
+                    self.within_bound_unread(tool_name, &response_json[span.clone()], e)?;
+                return Ok(Some(splice(response_json, span, &result_json)));
+            }
+            (Err(e), None) => return Err(e),
+        };
         let (Some(filtered), Some(span)) = (filtered, result_span) else {
             return Ok(None);
         };
@@ -358,8 +380,14 @@ impl Session {
         for note in &notes {
             filtered.append_line_within(note, bound);
         }
-        self.last_figures = Some(filtered.figures);
-        let figures = filtered.figures;
+        let mut figures = filtered.figures;
+        if self.options.drop_structured_content {
+            // "Before" is what the client would have received without the proxy: not the
+            // structuredContent the proxy itself asked upstream for (and drops).
+            figures.structured_bytes_removed = 0;
+            figures.structured_tokens_removed = 0;
+        }
+        self.last_figures = Some(figures);
         let shrink = Shrink {
             bytes_in: figures.bytes_in() as u64,
             bytes_out: figures.bytes_out() as u64,
@@ -388,6 +416,46 @@ impl Session {
             StatsMode::Off => {}
         }
         Ok(Some(filtered))
+    }
+
+    /// A result the filter could not read (`error`), sent within the session's bound all the
+    /// same: cut as the budget's last step cuts (`result::budget::cut_unreadable`), the text
+    /// kept for `read_result`; the error waits for the proxy's log (`take_failure`). `Err` (the
+    /// original goes as it came) without a bound, or when it fits and drops nothing.
+    fn within_bound_unread(
+        &mut self,
+        tool_name: &str,
+        result_json: &str,
+        error: FilterError,
+    ) -> FilterResult<String> {
+        let bound = self.options.bound();
+        if self.options.level == Level::Off || bound.tokens == usize::MAX {
+            return Err(error);
+        }
+        let id = self
+            .is_proxy_tool(proxy_tools::READ_RESULT)
+            .then(|| format!("r{}", self.cut_result_ids + 1));
+        let marker = |rest: &str, offset: usize| {
+            let call = id
+                .as_ref()
+                .map(|id| format!("read_result id={id} offset={offset}"));
+            cut::cut_marker(rest, bound, call.as_deref())
+        };
+        let keep = self.tools_with_output_schema.contains_key(tool_name);
+        let Some((json, full)) = result::budget::cut_unreadable(result_json, bound, keep, &marker)
+        else {
+            return Err(error);
+        };
+        if let Some(id) = &id {
+            self.keep_cut_text(id, full);
+        }
+        self.pending_failure = Some(error);
+        Ok(json)
+    }
+
+    /// Why the filter could not read the last result it sent cut to the bound, once.
+    pub fn take_failure(&mut self) -> Option<FilterError> {
+        self.pending_failure.take()
     }
 
     fn count_result(&mut self, tool_name: &str) {
@@ -594,6 +662,23 @@ impl Session {
     /// Bytes of raw snapshots held for the proxy tools.
     pub fn cached_snapshot_bytes(&self) -> usize {
         self.held.snapshot_bytes()
+    }
+
+    /// The next `tools/call` result carries `line` (one line: what restarted, that uids
+    /// changed); a later notice replaces one not delivered yet.
+    pub fn set_notice(&mut self, line: String) {
+        self.notice = Some(line);
+    }
+
+    /// The response to a `tools/call` as it goes to the client (`filtered`, or `response_json`
+    /// as it came when `None`) with the pending notice as its first text block, the notice then
+    /// delivered; `None` when there is no notice or the response has no result content to
+    /// carry it (the original, or `filtered`, goes as it is).
+    pub fn with_notice(&mut self, filtered: Option<&str>, response_json: &str) -> Option<String> {
+        let line = self.notice.as_deref()?;
+        let out = crate::upstream_reset::insert_notice(filtered.unwrap_or(response_json), line)?;
+        self.notice = None;
+        Some(out)
     }
 
     /// The stats line of the last filtered result in `stderr` mode, once (`None` otherwise).
@@ -857,6 +942,258 @@ mod tests {
         assert!(filtered["content"][0]["text"]
             .as_str()
             .is_some_and(|t| t.contains("expand_snapshot uid=")));
+    }
+
+    /// A page of `depth` nested regions, each holding a button, with `leaves` buttons in the
+    /// deepest one, as chrome-devtools-mcp writes it with `--experimentalStructuredContent`: its
+    /// text and its tree, each node two JSON levels below its parent (issue 41, item 10).
+    /// `name` is the first button's name as JSON string content.
+    fn deep_page_result(depth: usize, leaves: usize, name: &str) -> String {
+        let mut text = String::from(
+            "## Latest page snapshot\nuid=1_0 RootWebArea \"Deep\" url=\"http://x/\"\n",
+        );
+        let mut tree = String::from(
+            r#"{"id":"1_0","role":"RootWebArea","name":"Deep","url":"http://x/","children":["#,
+        );
+        for i in 0..depth {
+            let pad = "  ".repeat(i + 1);
+            let label = if i == 0 {
+                name.to_string()
+            } else {
+                format!("Open level {i}")
+            };
+            text.push_str(&format!(
+                "{pad}uid=1_{} region \"Level {i}\"\n{pad}  uid=1_{} button \"{label}\"\n",
+                2 * i + 1,
+                2 * i + 2
+            ));
+            tree.push_str(&format!(r#"{{"id":"1_{}","role":"region","name":"Level {i}","children":[{{"id":"1_{}","role":"button","name":"{label}"}},"#, 2 * i + 1, 2 * i + 2));
+        }
+        let pad = "  ".repeat(depth + 1);
+        for k in 0..leaves {
+            let uid = 2 * depth + 1 + k;
+            text.push_str(&format!(
+                "{pad}uid=1_{uid} button \"Deep action number {k} with a longer label\"\n"
+            ));
+            tree.push_str(&format!(r#"{{"id":"1_{uid}","role":"button","name":"Deep action number {k} with a longer label"}}"#));
+            if k + 1 < leaves {
+                tree.push(',');
+            }
+        }
+        tree.push_str(&"]}".repeat(depth + 1));
+        let text_json = serde_json::to_string(&text).expect("a string");
+        // The name goes in as JSON text: it may hold an escape no Rust string holds.
+        let text_json = text_json.replace(
+            &serde_json::to_string(name).expect("a string")[1..name.len() + 1],
+            name,
+        );
+        format!(
+            r#"{{"content":[{{"type":"text","text":{text_json}}}],"structuredContent":{{"snapshot":{tree}}}}}"#
+        )
+    }
+
+    fn text_of(result_json: &str) -> String {
+        let result: Value = serde_json::from_str(result_json).expect("JSON");
+        result["content"]
+            .as_array()
+            .expect("content")
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn a_page_nested_past_the_json_depth_limit_is_filtered_within_the_bounds() {
+        let mut options = SessionOptions::for_level(Level::Moderate);
+        options.drop_structured_content = true;
+        let mut session = Session::new(options);
+        let result = deep_page_result(70, 300, "Open level 0");
+        assert!(result.len() > 50_000);
+        let out = session
+            .filter_tool_result("take_snapshot", &result, Some(r#"{"pageId":1}"#))
+            .expect("filtered, not given up on")
+            .expect("changed");
+        assert_eq!(session.take_failure(), None);
+        let filtered: Value = serde_json::from_str(&out).expect("JSON");
+        assert!(filtered.get("structuredContent").is_none());
+        let text = text_of(&out);
+        assert!(text.contains("#snapshot-filter"), "{text}");
+        assert!(crate::tokens::utf16_len(&text) <= params::DEFAULT_MAX_CHARS);
+        assert!(crate::tokens::estimate_tokens(&text) <= params::DEFAULT_MAX_TOKENS);
+        assert!(text.contains(r#"1_2 button "Open level 0""#), "{text}");
+        // What the depth hid is a call away.
+        let call = text
+            .lines()
+            .find_map(|l| {
+                l.split(": ")
+                    .find(|p| p.starts_with("expand_snapshot uid="))
+            })
+            .expect("a marker names what it hid");
+        let uid = call["expand_snapshot uid=".len()..]
+            .split(' ')
+            .next()
+            .expect("a uid");
+        let expanded = session
+            .call_proxy_tool(
+                "expand_snapshot",
+                Some(&format!(r#"{{"uid":"{uid}","pageId":1}}"#)),
+            )
+            .expect("expands");
+        assert!(text_of(&expanded).contains("button"), "{expanded}");
+        // And 5,000 levels, past any recursion: filtered as well.
+        let result = deep_page_result(5_000, 1, "Open level 0");
+        let out = session
+            .filter_tool_result("take_snapshot", &result, Some(r#"{"pageId":2}"#))
+            .expect("filtered")
+            .expect("changed");
+        assert!(crate::tokens::utf16_len(&text_of(&out)) <= params::DEFAULT_MAX_CHARS);
+    }
+
+    #[test]
+    fn a_lone_surrogate_in_a_name_is_read_as_the_replacement_character() {
+        let mut options = SessionOptions::for_level(Level::Moderate);
+        options.drop_structured_content = true;
+        let mut session = Session::new(options);
+        let result = deep_page_result(3, 400, r"Lone \ud800 surrogate");
+        let response = format!(r#"{{"jsonrpc":"2.0","id":7,"result":{result}}}"#);
+        let out = session
+            .filter_tool_response("take_snapshot", &response, Some(r#"{"pageId":1}"#))
+            .expect("filtered")
+            .expect("changed");
+        assert_eq!(session.take_failure(), None);
+        let filtered: Value = serde_json::from_str(&out).expect("JSON");
+        let text = text_of(&filtered["result"].to_string());
+        assert!(
+            text.contains("1_2 button \"Lone \u{FFFD} surrogate\""),
+            "{text}"
+        );
+        assert!(filtered["result"].get("structuredContent").is_none());
+    }
+
+    #[test]
+    fn an_embedded_resources_text_counts_against_the_budget() {
+        let mut session = Session::new(SessionOptions::for_level(Level::Moderate));
+        let text = "a line of an embedded document, page-secret\n".repeat(12_000);
+        let result = serde_json::json!({"content": [
+            {"type": "text", "text": "The file:"},
+            {"type": "resource", "resource": {"uri": "file:///doc.txt", "mimeType": "text/plain", "text": text}},
+        ]})
+        .to_string();
+        let out = session
+            .filter_tool_result("read_file", &result, None)
+            .expect("filtered")
+            .expect("cut");
+        let out: Value = serde_json::from_str(&out).expect("JSON");
+        let blocks = out["content"].as_array().expect("content");
+        let shown: String = blocks.iter().filter_map(result::block_text).collect();
+        assert!(
+            crate::tokens::utf16_len(&shown) <= params::DEFAULT_MAX_CHARS,
+            "{}",
+            shown.len()
+        );
+        assert!(crate::tokens::estimate_tokens(&shown) <= params::DEFAULT_MAX_TOKENS);
+        let resource = &blocks[1]["resource"];
+        assert_eq!(resource["uri"], "file:///doc.txt");
+        let cut = resource["text"].as_str().expect("still a text resource");
+        assert!(
+            cut.starts_with("a line of an embedded document"),
+            "{}",
+            &cut[..80]
+        );
+        assert!(
+            cut.contains("read_result id=r1"),
+            "{}",
+            &cut[cut.len() - 300..]
+        );
+    }
+
+    #[test]
+    fn the_structured_content_the_proxy_asked_for_is_no_saving() {
+        let result = deep_page_result(3, 400, "Open level 0");
+        let text_bytes = text_of(&result).len() as u64;
+        let read: Value = serde_json::from_str(&result).expect("JSON");
+        let structured_bytes = read["structuredContent"].to_string().len() as u64;
+        // Asked for by the proxy (the default upstream): without the proxy the client would
+        // have had the text alone. Sent unasked: it would have had both.
+        for (asked, before) in [(true, text_bytes), (false, text_bytes + structured_bytes)] {
+            let mut options = SessionOptions::for_level(Level::Moderate);
+            options.drop_structured_content = asked;
+            let mut session = Session::new(options);
+            let out = session
+                .filter_tool_result("take_snapshot", &result, Some(r#"{"pageId":1}"#))
+                .expect("filtered")
+                .expect("changed");
+            let figures = session.last_figures().expect("figures");
+            assert_eq!(figures.bytes_in() as u64, before, "asked: {asked}");
+            assert_eq!(session.totals().bytes_in, before, "asked: {asked}");
+            assert_eq!(session.tool_totals()["take_snapshot"].bytes_in, before);
+            let line = format!(
+                "{} → {}",
+                stats::format_bytes(before),
+                stats::format_bytes(figures.bytes_out() as u64)
+            );
+            assert!(
+                text_of(&out).contains(&line),
+                "asked: {asked}, want {line}:\n{}",
+                text_of(&out).lines().last().unwrap_or("")
+            );
+        }
+    }
+
+    #[test]
+    fn a_result_the_filter_cannot_read_is_cut_to_the_bound() {
+        let mut session = Session::new(SessionOptions::for_level(Level::Moderate));
+        // A member nested past serde_json's limit outside structuredContent: no filter reads it.
+        let meta = format!("{}1{}", r#"{"a":"#.repeat(200), "}".repeat(200));
+        let line = "a line of a trace that no filter knows, page-secret\n";
+        let text = line.repeat(6_000);
+        let result = serde_json::json!({"content": [{"type": "text", "text": text}]}).to_string();
+        let result = format!(
+            r#"{},"_meta":{meta},"structuredContent":{{"big":"{}"}}}}"#,
+            &result[..result.len() - 1],
+            "x".repeat(100_000)
+        );
+        let response = format!(r#"{{"jsonrpc":"2.0","id":7,"result":{result}}}"#);
+        let out = session
+            .filter_tool_response("evaluate_script", &response, None)
+            .expect("sent cut")
+            .expect("changed");
+        assert!(session
+            .take_failure()
+            .is_some_and(|e| e.to_string().contains("recursion")));
+        assert!(
+            out.contains(&meta),
+            "the other members as upstream wrote them"
+        );
+        let filtered: Value = serde_json::from_str(&out.replace(&meta, "1")).expect("JSON");
+        let shown = text_of(&filtered["result"].to_string());
+        assert!(filtered["result"].get("structuredContent").is_none());
+        assert!(crate::tokens::utf16_len(&shown) <= params::DEFAULT_MAX_CHARS);
+        assert!(crate::tokens::estimate_tokens(&shown) <= params::DEFAULT_MAX_TOKENS);
+        let offset: usize = shown
+            .rsplit("offset=")
+            .next()
+            .and_then(|t| t.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|n| n.parse().ok())
+            .expect("a read_result offset");
+        assert!(shown.contains("read_result id=r1"), "{shown}");
+        let rest = session
+            .call_proxy_tool(
+                "read_result",
+                Some(&format!(r#"{{"id":"r1","offset":{offset}}}"#)),
+            )
+            .expect("reads on");
+        assert!(
+            text_of(&rest).starts_with(&text[offset..offset + 200]),
+            "{rest}"
+        );
+        // Within the bound and nothing to drop: forwarded as it came, the failure said.
+        let small = format!(r#"{{"content":[{{"type":"text","text":"ok"}}],"_meta":{meta}}}"#);
+        let response = format!(r#"{{"jsonrpc":"2.0","id":8,"result":{small}}}"#);
+        assert!(session
+            .filter_tool_response("take_snapshot", &response, None)
+            .is_err());
     }
 
     #[test]

@@ -66,10 +66,104 @@ pub fn from_utf8(text: &str) -> Vec<u16> {
     units
 }
 
+/// JSON text with every `\uXXXX` escape of a lone surrogate written `\uFFFD` (same length, so
+/// every offset into the text stays valid): read as U+FFFD, as `to_utf8` reads one. A JS string
+/// may hold a lone surrogate (a page's `aria-label="\uD800"`, `JSON.stringify` escapes it), no
+/// UTF-8 string can, and serde_json refuses to read one into a `String`: one such name made the
+/// whole result unreadable, and the filter forwarded it whole, past every bound.
+pub fn json_lone_surrogates_replaced(json: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    let bytes = json.as_bytes();
+    let unit_at = |at: usize| -> Option<u32> {
+        let hex = bytes.get(at..at + 6)?;
+        if hex[0] != b'\\' || hex[1] != b'u' {
+            return None;
+        }
+        let digits = std::str::from_utf8(&hex[2..]).ok()?;
+        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        u32::from_str_radix(digits, 16).ok()
+    };
+    let mut out: Option<Vec<u8>> = None;
+    let mut at = 0;
+    while let Some(found) = bytes
+        .get(at..)
+        .and_then(|rest| rest.iter().position(|&b| b == b'\\'))
+    {
+        let start = at + found;
+        // Any escape is at least two bytes: `\\` never starts another one.
+        at = start + 2;
+        let Some(unit) = unit_at(start) else {
+            continue;
+        };
+        at = start + 6;
+        let lone = match unit {
+            0xD800..=0xDBFF => match unit_at(start + 6) {
+                Some(0xDC00..=0xDFFF) => {
+                    at = start + 12;
+                    false
+                }
+                _ => true,
+            },
+            0xDC00..=0xDFFF => true,
+            _ => false,
+        };
+        if lone {
+            let out = out.get_or_insert_with(|| bytes.to_vec());
+            out[start..start + 6].copy_from_slice(b"\\uFFFD");
+        }
+    }
+    match out {
+        // Only six ASCII bytes were replaced by six ASCII bytes: still UTF-8.
+        Some(out) => String::from_utf8(out).map_or(Cow::Borrowed(json), Cow::Owned),
+        None => Cow::Borrowed(json),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::test_support::XorShift;
+
+    #[test]
+    fn lone_surrogate_escapes_read_as_the_replacement_character() {
+        let cases = [
+            (r#"{"a":"x\ud800y"}"#, r#"{"a":"x\uFFFDy"}"#),
+            (r#"{"a":"\uDFFF"}"#, r#"{"a":"\uFFFD"}"#),
+            // A high surrogate before anything but a low one, twice in a row, at the end.
+            (r#""\ud800\ud800\u0041""#, r#""\uFFFD\uFFFD\u0041""#),
+            (r#""\udbff""#, r#""\uFFFD""#),
+        ];
+        for (json, want) in cases {
+            assert_eq!(json_lone_surrogates_replaced(json), want, "{json}");
+            let read: serde_json::Value =
+                serde_json::from_str(&json_lone_surrogates_replaced(json)).unwrap();
+            assert!(read.to_string().contains('\u{FFFD}'), "{json}");
+            assert!(
+                serde_json::from_str::<serde_json::Value>(json).is_err(),
+                "{json}"
+            );
+        }
+        // Pairs, escaped backslashes before `u`, other escapes and short tails stay as they are.
+        for json in [
+            r#""\ud83d\ude00""#,
+            r#""\\ud800""#,
+            r#""\\\\ud800""#,
+            r#""\u00e9\n\"\\""#,
+            r#""\ud8""#,
+            r#""\u+800""#,
+            "\"plain\"",
+        ] {
+            assert!(
+                matches!(
+                    json_lone_surrogates_replaced(json),
+                    std::borrow::Cow::Borrowed(_)
+                ),
+                "{json}"
+            );
+        }
+    }
 
     #[test]
     fn both_ways_agree_with_std_at_every_block_edge() {

@@ -1,6 +1,7 @@
 //! Aggressive shortening: a long description keeps its first sentences and every later
 //! sentence that states a limit (negation, "only", "must", "default", ...), a requirement
-//! ("have to", "should") or an exclusion ("excludes", "instead"), or that names code: a code
+//! ("have to", "should"), an exclusion ("excludes", "instead") or what leaving a parameter out
+//! does ("Omit to clear the override", "If omitted, the file chooser is cancelled"), or that names code: a code
 //! span, a call, an identifier or another tool of the list. Cuts fall only between sentences
 //! of the sentinel text, so never inside a protected span.
 
@@ -17,7 +18,7 @@ const LONG: usize = 100;
 const OPENING: usize = 40;
 
 static KEEP_ALSO: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"(?i)(?-u:\b)(?:defaults?|deprecated|always|requires?|maximum|minimum|max|min|limit|ignored|unsafe|ha(?:ve|s|d)[ \t]+to|needs?[ \t]+to|should|ought[ \t]+to|exclud(?:e|es|ed|ing)|instead|rather[ \t]+than)(?-u:\b)")
+    Regex::new(r"(?i)(?-u:\b)(?:defaults?|deprecated|always|requires?|maximum|minimum|max|min|limit|ignored|unsafe|ha(?:ve|s|d)[ \t]+to|needs?[ \t]+to|should|ought[ \t]+to|exclud(?:e|es|ed|ing)|instead|rather[ \t]+than|omit(?:s|ted|ting)?)(?-u:\b)")
         .unwrap_or_else(|e| panic!("{e}"))
 });
 

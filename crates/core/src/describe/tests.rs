@@ -223,6 +223,13 @@ const MEANING: &[(&str, Level, &[&str], &[&str])] = &[
         &["Example with arguments: `(el) => el.innerText`", "`() => document.title`"],
         &[],
     ),
+    // What omitting a parameter does survives it too (issue 41, item 15).
+    (
+        "Emulate device viewports '<width>x<height>x<devicePixelRatio>[,mobile][,touch][,landscape]'. 'touch' and 'mobile' to emulate mobile devices. 'landscape' to emulate landscape mode. Omit to clear the viewport override.",
+        Level::Aggressive,
+        &["Omit to clear viewport override"],
+        &["landscape mode"],
+    ),
     (
         "Get Lighthouse scores, failing audits, and the DOM nodes they flag for accessibility, SEO, best practices, and agentic browsing. Full reports are saved to disk. This excludes performance. For performance audits, run performance_start_trace",
         Level::Aggressive,
@@ -647,7 +654,7 @@ fn multi_word_tool_names(result: &Value) -> Vec<String> {
 
 /// What a dropped sentence must not hold, found without the compressor's own span classes:
 /// code in backticks, a snake_case, camelCase or dotted identifier (outside links), a call,
-/// another tool's name, a requirement or an exclusion.
+/// another tool's name, a requirement, an exclusion or what omitting a parameter does.
 fn meaning_in(sentence: &str, tool_names: &[String]) -> Option<String> {
     static MEANING: Lazy<regex::Regex> = Lazy::new(|| {
         regex::Regex::new(concat!(
@@ -656,7 +663,9 @@ fn meaning_in(sentence: &str, tool_names: &[String]) -> Option<String> {
             r"|\b[a-z]+[0-9]*[A-Z][A-Za-z0-9]*\b",
             r"|\b[A-Za-z_]\w+\.[A-Za-z_]\w+\b",
             r"|\b[A-Za-z_]\w*\([^)]*\)",
-            r"|(?i)\b(?:have to|has to|had to|needs? to|should|exclud(?:e|es|ed|ing)|instead)\b",
+            // What leaving a parameter out does (issue 41, item 15: "Omit to clear the
+            // viewport override", "If omitted, file chooser is cancelled" were dropped).
+            r"|(?i)\b(?:have to|has to|had to|needs? to|should|exclud(?:e|es|ed|ing)|instead|omit(?:s|ted|ting)?)\b",
         ))
         .unwrap()
     });

@@ -205,6 +205,42 @@ pub(crate) fn text_blocks(result: &Map<String, Value>) -> impl Iterator<Item = &
         .filter_map(|b| b.get("text").and_then(Value::as_str))
 }
 
+/// The text of one content block that a client turns into tokens: a text block's `text`, an
+/// embedded resource's `resource.text` (a `resource` block of 527,000 characters passed
+/// whole when only text blocks counted: issue 41, item 11). Only text blocks are filtered; every
+/// such text counts against the budget and is cut by it.
+pub(crate) fn block_text(block: &Value) -> Option<&str> {
+    match block.get("type").and_then(Value::as_str)? {
+        "text" => block.get("text")?.as_str(),
+        "resource" => block.get("resource")?.get("text")?.as_str(),
+        _ => None,
+    }
+}
+
+/// `block_text`, to be written.
+pub(crate) fn block_text_mut(block: &mut Value) -> Option<&mut String> {
+    let text = match block.get("type").and_then(Value::as_str)? {
+        "text" => block.get_mut("text")?,
+        "resource" => block.get_mut("resource")?.get_mut("text")?,
+        _ => return None,
+    };
+    match text {
+        Value::String(text) => Some(text),
+        _ => None,
+    }
+}
+
+/// Every text of a result's content blocks that the client turns into tokens (`block_text`),
+/// in order: what the budget and the figures count.
+pub(crate) fn token_texts(result: &Map<String, Value>) -> impl Iterator<Item = &str> {
+    result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(block_text)
+}
+
 /// A body parsed from its text, its tree, and its UTF-16 units and estimated tokens (see
 /// `ParsedTrees::text`).
 type TextTree<'r> = (&'r str, RefCell<Tree<'r>>, OnceCell<usize>, OnceCell<usize>);
@@ -713,6 +749,8 @@ pub fn filter_tool_result_text(
     if options.level == Level::Off {
         return Ok(None);
     }
+    let readable = crate::utf16::json_lone_surrogates_replaced(result_json);
+    let result_json: &str = &readable;
     let read = structured::read_result(
         result_json,
         options.has_output_schema,
@@ -807,10 +845,8 @@ pub(crate) fn filter_result_map(
     let mut known_tokens = raw_tokens.unwrap_or_default().iter();
     let count = !capture.tokens_unread;
     for (index, block) in content.iter_mut().enumerate() {
-        if block.get("type").and_then(Value::as_str) != Some("text") {
-            continue;
-        }
-        let Some(Value::String(text)) = block.get_mut("text") else {
+        let filtered_kind = block.get("type").and_then(Value::as_str) == Some("text");
+        let Some(text) = block_text_mut(block) else {
             continue;
         };
         figures.text_bytes_in += text.len();
@@ -820,15 +856,21 @@ pub(crate) fn filter_result_map(
             None => 0,
         };
         figures.text_tokens_in += tokens_in;
-        if let Some(new_text) = filter_text(
-            tool_name,
-            text,
-            is_error,
-            options,
-            &mut figures,
-            capture,
-            structured_snapshot,
-        ) {
+        // An embedded resource is counted (and cut by the budget), never filtered.
+        let new_text = if filtered_kind {
+            filter_text(
+                tool_name,
+                text,
+                is_error,
+                options,
+                &mut figures,
+                capture,
+                structured_snapshot,
+            )
+        } else {
+            None
+        };
+        if let Some(new_text) = new_text {
             *text = new_text;
             changed_block.get_or_insert(index);
             if count {

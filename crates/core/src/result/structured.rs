@@ -230,8 +230,10 @@ pub fn read_result(
     // What the reading above leaves to a `Value` (bad JSON and its error, a key repeated in
     // `structuredContent`, nesting past serde_json's limit): read as before, and the member
     // measured as written from its `Value`.
-    let Value::Object(mut result) = serde_json::from_str(json)? else {
-        return Ok(None);
+    let mut result = match serde_json::from_str(json) {
+        Ok(Value::Object(result)) => result,
+        Ok(_) => return Ok(None),
+        Err(e) => return read_deep(json, keep_value, measured).map(Some).ok_or(e),
     };
     let Some(value) = result.get("structuredContent") else {
         return Ok(Some((result, None)));
@@ -245,6 +247,56 @@ pub fn read_result(
         result.insert("structuredContent".to_string(), stand_in(&text));
     }
     Ok(Some((result, Some(text))))
+}
+
+/// A result whose `structuredContent` nests past serde_json's limit (a page of 70 nested
+/// sections: two levels a node) and is to be dropped: its other members read as `Value`s, that
+/// one skipped without recursion (serde_json skips a value in a loop) and measured from its
+/// text as upstream wrote it; it holds no tree, so the snapshot is read from the text. `None`
+/// where another member is not readable either, or where it is to be kept (`keep_value`).
+fn read_deep(json: &str, keep_value: bool, measured: bool) -> Option<ReadResult<'_>> {
+    if keep_value {
+        return None;
+    }
+    let members: Vec<(String, &RawValue)> = serde_json::from_str::<RawMembers<'_>>(json).ok()?.0;
+    let mut result = Map::new();
+    let mut text = None;
+    for (key, raw) in members {
+        if key == "structuredContent" {
+            let mut out = Counted::new(measured);
+            out.add(raw.get().as_bytes());
+            text = Some(StructuredText::new(out, None));
+            result.insert(key, Value::Null);
+        } else {
+            result.insert(key, serde_json::from_str(raw.get()).ok()?);
+        }
+    }
+    Some((result, text))
+}
+
+/// An object's members in order, each value's text unread (`RawValue`).
+pub(crate) struct RawMembers<'j>(pub Vec<(String, &'j RawValue)>);
+
+impl<'j> serde::Deserialize<'j> for RawMembers<'j> {
+    fn deserialize<D: Deserializer<'j>>(de: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'j> Visitor<'j> for Members {
+            type Value = RawMembers<'j>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object")
+            }
+
+            fn visit_map<A: MapAccess<'j>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut members = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    members.push((key, map.next_value::<&'j RawValue>()?));
+                }
+                Ok(RawMembers(members))
+            }
+        }
+        de.deserialize_map(Members)
+    }
 }
 
 fn stand_in(text: &StructuredText<'_>) -> Value {
@@ -845,6 +897,21 @@ mod tests {
                     assert_eq!(removed, structured.map(size), "{result}");
                 }
                 (Ok(v), Ok(None)) => assert!(!v.is_object()),
+                // Not readable as a `Value` for its structuredContent alone (nested past the
+                // limit, a lone surrogate): that member is skipped, measured as written, and
+                // holds no tree (`read_deep`).
+                (Err(_), Ok(Some((map, Some(read))))) => {
+                    let raw = serde_json::from_str::<RawMembers<'_>>(result)
+                        .expect("members")
+                        .0;
+                    let (_, member) = raw
+                        .iter()
+                        .find(|(k, _)| k == "structuredContent")
+                        .expect("a structuredContent");
+                    assert_eq!(map.get("structuredContent"), Some(&Value::Null), "{result}");
+                    assert_eq!(read.removed.bytes, member.get().len(), "{result}");
+                    assert!(read.snapshot().is_none(), "{result}");
+                }
                 _ => panic!("{result}: {expected:?} / {read:?}"),
             }
         }

@@ -31,7 +31,7 @@ use once_cell::sync::Lazy;
 use super::identity::{self, Shape};
 use super::marker::{hidden_run_end, write_run, ExpandTarget};
 use super::render::{self, flatten};
-use super::tree::{DeltaMarks, NodeKind, Table, TableDelta, Tree};
+use super::tree::{ColumnName, DeltaMarks, NodeKind, Table, TableDelta, Tree};
 use super::{apply_passes, filter_tree, FilteredSnapshot, Notation, SnapshotOptions};
 use crate::level::Level;
 
@@ -65,6 +65,8 @@ pub struct SentPage {
     /// The hash of the whole shown tree (every unit of the roots' frame, in order): the short
     /// form is sent only when the new one is equal.
     whole: u64,
+    /// By the key of a shown table's first row: its header as written (see `TableView`).
+    tables: HashMap<String, u64>,
     /// The token budget's step it was sent at, with its options (`crate::result::budget`):
     /// the page's next snapshot is compared at that step while it is held.
     pub budget_step: Option<(&'static str, SnapshotOptions)>,
@@ -186,6 +188,109 @@ pub struct Fingerprint {
     whole: u64,
     /// Where each node is for the agent (filled once, at the end of `of`).
     visibility: Visibility,
+    /// The tables the full snapshot writes as tables.
+    view: TableView,
+}
+
+/// What the full snapshot writes as tables (`Notation::writes_table`, the leading records a
+/// pass left whole): a table holds its nodes otherwise than as lines of their own (text cells
+/// without uids, columns not written, images inside cells not counted as layout), so what the
+/// agent holds of a node depends on it, and so does the header the agent holds.
+#[derive(Default)]
+pub struct TableView {
+    /// The siblings written as rows (a flat table's cells, a nested one's record nodes) and
+    /// the cells of nested records: how each is written (`CELL_SHOWN`, `CELL_UNWRITTEN`,
+    /// `RECORD`). Part of each one's hash: a node held as a cell is not held as a line.
+    written_as: HashMap<usize, u8>,
+    /// By a table's first sibling: its header as written (rows, columns, first and last uid).
+    headers: HashMap<usize, u64>,
+    /// By a table's first sibling: the number of siblings its rows take in the frame.
+    spans: HashMap<usize, usize>,
+    /// Every node under the rows (the table writes them, or names them in its header).
+    pub cover: HashSet<usize>,
+}
+
+const CELL_SHOWN: u8 = 1;
+const CELL_UNWRITTEN: u8 = 2;
+const RECORD: u8 = 3;
+
+impl TableView {
+    /// The tables of `tree` (after the passes) that a notation writes as tables (`writes`).
+    pub fn of(tree: &Tree<'_>, writes: impl Fn(&Table<'_>) -> bool) -> TableView {
+        let mut view = TableView::default();
+        let mut scratch = Vec::new();
+        for (&first, table) in &tree.tables {
+            if !writes(table) {
+                continue;
+            }
+            // The frame the table is written in: its parent's children as the render walks
+            // them (layout nodes dropped, their children promoted).
+            let mut owner = tree.nodes.get(first).and_then(|n| n.parent);
+            while let Some(p) = owner.filter(|&p| tree.nodes.get(p).is_some_and(|n| n.dropped)) {
+                owner = tree.nodes.get(p).and_then(|n| n.parent);
+            }
+            let items = match owner {
+                Some(p) => {
+                    scratch.clear();
+                    flatten(tree, tree.children(p), &mut scratch)
+                }
+                None => tree.roots.clone(),
+            };
+            let Some(at) = items.iter().position(|&i| i == first) else {
+                continue;
+            };
+            let rows = render::table_rows(tree, table, items.get(at..).unwrap_or(&[]));
+            if rows == 0 {
+                continue;
+            }
+            let nested = !table.record_nodes.is_empty();
+            let mut h = new_hasher();
+            rows.hash(&mut h);
+            format!("{:?}", table.columns).hash(&mut h);
+            let mut span = 0;
+            for r in 0..rows {
+                let siblings = table.siblings(r);
+                span += siblings.len();
+                for (c, &id) in table.record(r).iter().enumerate() {
+                    let shown = table.columns.get(c).is_some_and(|col| col.shown);
+                    let how = if shown { CELL_SHOWN } else { CELL_UNWRITTEN };
+                    view.written_as.insert(id, how);
+                }
+                for &id in siblings {
+                    if nested {
+                        view.written_as.insert(id, RECORD);
+                    }
+                    view.cover.extend(tree.subtree(id));
+                }
+            }
+            // What the header takes from the first row: a fixed column's name, the values of
+            // the attributes every row has alike (a state of row 1 alone is the row's).
+            for (col, &id) in table.columns.iter().zip(table.record(0)) {
+                let Some(node) = tree.nodes.get(id) else {
+                    continue;
+                };
+                if col.name == ColumnName::Fixed {
+                    node.name_str().hash(&mut h);
+                }
+                for key in &col.fixed {
+                    node.attr(key).map(|a| a.value.as_deref()).hash(&mut h);
+                }
+            }
+            let uid = |r: usize| {
+                table
+                    .siblings(r)
+                    .iter()
+                    .filter_map(|&i| tree.nodes.get(i))
+                    .map(|n| n.uid)
+                    .find(|u| !u.is_empty())
+                    .unwrap_or("")
+            };
+            (uid(0), uid(rows - 1)).hash(&mut h);
+            view.headers.insert(first, h.finish());
+            view.spans.insert(first, span);
+        }
+        view
+    }
 }
 
 struct Frame {
@@ -307,13 +412,15 @@ impl Fingerprint {
     /// Fingerprints a tree after the passes, in O(nodes): nodes are in document order, so in
     /// reverse order every node's descendants are done before it.
     pub fn of(tree: &Tree<'_>) -> Fingerprint {
-        Fingerprint::of_keyed(tree, &[])
+        Fingerprint::of_with(tree, TableView::default(), &[])
     }
 
-    /// `of`, each node with a uid keyed by `identity[id]` when that is `Some` (the key of the
-    /// held node it is: `identity`), else by its uid. Keys stay unique: a key taken already
-    /// falls back to the uid.
-    pub fn of_keyed(tree: &Tree<'_>, identity: &[Option<&str>]) -> Fingerprint {
+    /// `of`, with the tables the full snapshot writes (`view`): how a node is written (a line,
+    /// a cell shown or not) is part of its hash, and the agent holds each table's header. Each
+    /// node with a uid is keyed by `identity[id]` when that is `Some` (the key of the held node
+    /// it is: `identity`), else by its uid; keys stay unique (a key taken already falls back
+    /// to the uid).
+    pub fn of_with(tree: &Tree<'_>, view: TableView, identity: &[Option<&str>]) -> Fingerprint {
         let n = tree.nodes.len();
         let mut keys: Vec<String> = Vec::with_capacity(n);
         let mut seen: HashMap<&str, usize> = HashMap::with_capacity(n);
@@ -388,6 +495,8 @@ impl Fingerprint {
             let frame = Frame::of(tree, items, &own, &deep, &shown, node.uid, &known_as);
             let mut h = new_hasher();
             own[id].hash(&mut h);
+            // How the full snapshot writes it (a line, a table's cell): `leaf_hash` for a leaf.
+            view.written_as.get(&id).hash(&mut h);
             for unit in &frame.units {
                 unit.hash.hash(&mut h);
             }
@@ -411,6 +520,9 @@ impl Fingerprint {
         for unit in &roots.units {
             unit.hash.hash(&mut h);
         }
+        let mut headers: Vec<u64> = view.headers.values().copied().collect();
+        headers.sort_unstable();
+        headers.hash(&mut h);
         let whole = h.finish();
         frames.insert(None, roots);
         let mut fp = Fingerprint {
@@ -423,6 +535,7 @@ impl Fingerprint {
             frames,
             whole,
             visibility: Visibility::default(),
+            view,
         };
         fp.visibility = fp.visibility_of(tree);
         fp
@@ -547,6 +660,14 @@ impl Fingerprint {
                 }
             }
         }
+        // The headers of the tables the agent was shown.
+        let tables = self
+            .view
+            .headers
+            .iter()
+            .filter(|(&id, _)| seen.get(id) == Some(&Seen::Shown))
+            .filter_map(|(&id, &h)| Some((self.keys.get(id)?.clone(), h)))
+            .collect();
         SentPage {
             number,
             deltas_in_row,
@@ -555,9 +676,18 @@ impl Fingerprint {
             index,
             units,
             whole: self.whole,
+            tables,
             budget_step: None,
             shape: None,
         }
+    }
+
+    /// The hash of a shown leaf whose own line hashes to `own`, written as node `id` is now.
+    fn leaf_hash(&self, own: u64, id: usize) -> u64 {
+        let mut h = new_hasher();
+        own.hash(&mut h);
+        self.view.written_as.get(&id).hash(&mut h);
+        h.finish()
     }
 
     fn root(&self, tree: &Tree<'_>) -> Option<String> {
@@ -590,7 +720,7 @@ struct Visibility {
 }
 
 impl Frame {
-    /// `known_as`: what each node's uid hashes as (see `Fingerprint::of_keyed`).
+    /// `known_as`: what each node's uid hashes as (see `Fingerprint::of_with`).
     fn of(
         tree: &Tree<'_>,
         items: Vec<usize>,
@@ -779,7 +909,10 @@ pub fn mark_with(
         }
     }
     counts.moved += reordered(fp, sent, &visibility.seen);
-    let mut marks = DeltaMarks::default();
+    let mut marks = DeltaMarks {
+        table_cover: fp.view.cover.clone(),
+        ..DeltaMarks::default()
+    };
     let mut notes = 0;
     for (list, call) in behind.iter().zip(&visibility.calls) {
         if list.is_empty() {
@@ -854,38 +987,63 @@ pub fn mark_with(
         // Tables of this frame the agent does not hold as they are: written row by row (by a
         // notation that writes tables); the unchanged runs below stop at their ends.
         let mut bounds: Vec<usize> = Vec::new();
-        if tables && !tree.tables.is_empty() {
+        // Tables written whole (a header the agent does not hold, no delta of its rows): by
+        // the unit each starts at, the unit after it.
+        let mut whole: HashMap<usize, usize> = HashMap::new();
+        if !fp.view.spans.is_empty() {
             for (u, unit) in frame.units.iter().enumerate() {
                 let Some(&id) = frame.items.get(unit.start) else {
                     continue;
                 };
-                let Some(table) = tree.tables.get(&id) else {
+                let (Some(table), Some(&span)) = (tree.tables.get(&id), fp.view.spans.get(&id))
+                else {
                     continue;
                 };
-                let rest = frame.items.get(unit.start..).unwrap_or(&[]);
-                let cells = render::table_rows(tree, table, rest) * table.columns.len();
-                let Some(units) = frame.units.get(u..u + cells) else {
+                let Some(units) = frame.units.get(u..u + span) else {
                     continue;
                 };
-                if let Some(td) = table_delta(
-                    tree,
-                    fp,
-                    sent,
-                    fid,
-                    table,
-                    frame,
-                    units,
-                    &anchors,
-                    &mut counts,
-                ) {
+                // The header the agent holds is not this one (another count of records,
+                // another range of uids, other columns): the header goes again.
+                let stale = visibility.seen.get(id) == Some(&Seen::Shown)
+                    && fp
+                        .keys
+                        .get(id)
+                        .is_none_or(|k| sent.tables.get(k) != fp.view.headers.get(&id));
+                let td = if tables {
+                    table_delta(
+                        tree,
+                        fp,
+                        sent,
+                        fid,
+                        table,
+                        frame,
+                        units,
+                        &anchors,
+                        &mut counts,
+                        stale,
+                    )
+                } else {
+                    None
+                };
+                if let Some(td) = td {
                     bounds.push(u);
-                    bounds.push(u + cells);
+                    bounds.push(u + span);
                     marks.tables.insert(id, td);
+                } else if stale {
+                    bounds.push(u);
+                    bounds.push(u + span);
+                    whole.insert(u, u + span);
+                    marks.whole_tables.insert(id);
                 }
             }
         }
         let mut i = 0;
         while let Some(unit) = frame.units.get(i) {
+            if let Some(&end) = whole.get(&i) {
+                // Written whole, as in a full snapshot.
+                i = end.max(i + 1);
+                continue;
+            }
             let Some(first) = prev_of(unit) else {
                 open(unit, &mut stack);
                 i += 1;
@@ -1081,8 +1239,8 @@ fn row_state(
             .is_some_and(|col| col.shown && !col.role.is_empty());
         let leaves = !unit.opens
             && tree.children(id).is_empty()
-            && held.hash == hash_of(old.own)
-            && unit.hash == hash_of(fp.own[id]);
+            && held.hash == fp.leaf_hash(old.own, id)
+            && unit.hash == fp.leaf_hash(fp.own[id], id);
         let diff = old.words ^ fp.words[id];
         let word = ROW_STATES.iter().copied().find(|w| word_hash(w) == diff);
         match word {
@@ -1118,7 +1276,8 @@ fn row_state(
 /// rows: every row written, but runs of rows held as sent (or held but for one state of one
 /// column, the same in every row of the run) in one line each. `None` when the agent holds
 /// the table as it is (an unchanged run covers it), or when a row cannot say what changed
-/// (a removed node counted inside it).
+/// (a removed node counted inside it). With `stale` (the agent holds another header), a
+/// table held row by row still goes, its header first.
 #[allow(clippy::too_many_arguments)]
 fn table_delta(
     tree: &Tree<'_>,
@@ -1130,9 +1289,11 @@ fn table_delta(
     units: &[Unit],
     anchors: &HashSet<&str>,
     counts: &mut DeltaCounts,
+    stale: bool,
 ) -> Option<TableDelta> {
     let w = table.columns.len();
-    if w == 0 || units.is_empty() {
+    // Rows that are nodes of their own (`record_nodes`) have no run lines.
+    if w == 0 || units.is_empty() || !table.record_nodes.is_empty() {
         return None;
     }
     let items = frame
@@ -1160,7 +1321,7 @@ fn table_delta(
     };
     let held_whole = states.iter().all(|s| matches!(s, RowState::Same { .. }))
         && states.windows(2).all(|p| follows(p[0], p[1]));
-    if held_whole {
+    if held_whole && !stale {
         return None;
     }
     // Shown columns before each column: a run names a column by its place in the header.
@@ -1394,15 +1555,16 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
     let uids_in = tree.index_uids();
     apply_passes(tree, options);
     let full = notation.render(tree, true);
+    let view = TableView::of(tree, |t| notation.writes_table(tree, t));
     // Where uids renumber, nodes are keyed by what the agent holds of them (`identity`), and
     // the delta goes against the held snapshot that holds more of the page.
     let shape = notation.uids_renumber().then(|| Shape::of(tree));
     let (against, fp) = match (&shape, input.sent) {
         (Some(shape), Some(sent)) => {
             let (against, keys) = identity_keys(tree, shape, sent, input.earlier);
-            (Some(against), Fingerprint::of_keyed(tree, &keys))
+            (Some(against), Fingerprint::of_with(tree, view, &keys))
         }
-        _ => (input.sent, Fingerprint::of(tree)),
+        _ => (input.sent, Fingerprint::of_with(tree, view, &[])),
     };
     let input = DeltaInput {
         sent: against,
@@ -1432,7 +1594,7 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
             full_of(FullReason::InRow, 0)
         }
         Some(prev) => {
-            let counts = mark(tree, &fp, prev);
+            let counts = mark_with(tree, &fp, prev, notation.writes_table_deltas());
             let mut header_text = delta_header(input.number, prev.number, &counts);
             if let Some(marks) = tree.delta.as_deref() {
                 header_text.push_str(&marks.behind);

@@ -78,6 +78,18 @@ pub trait Notation {
         0
     }
 
+    /// Whether `render` writes `table` as a table (else its records go as nodes).
+    fn writes_table(&self, _tree: &tree::Tree<'_>, _table: &tree::Table<'_>) -> bool {
+        false
+    }
+
+    /// Whether `render_delta` writes a table of a delta row by row, with run lines for the
+    /// rows the agent holds (`DeltaMarks::tables`); else a table the agent does not hold as
+    /// it is goes whole.
+    fn writes_table_deltas(&self) -> bool {
+        false
+    }
+
     /// True when the upstream gives a node a new uid though it is the same (a snapshot that
     /// did not hold it came between): deltas then match nodes by identity (`identity`), and
     /// requests go upstream with the current uid of the one the agent names.

@@ -613,6 +613,19 @@ pub(super) fn table_columns<'a>(
             }
         })
         .collect();
+    // A header names a column `"Edit {name}"` with the placeholder: page text holding
+    // `{name}` itself (a button labelled `{name}`, or `Edit {name} Ava`) would read as more
+    // placeholders there, so such a column's rows write their own names.
+    for (c, col) in columns.iter_mut().enumerate() {
+        let literal = match &col.name {
+            ColumnName::Fixed => names(c).first().is_some_and(|n| n.contains(PLACEHOLDER)),
+            ColumnName::Around(pre, suf) => pre.contains(PLACEHOLDER) || suf.contains(PLACEHOLDER),
+            _ => false,
+        };
+        if literal {
+            col.name = ColumnName::Varies;
+        }
+    }
     // Readers take the first `{name}` column for the record's name: one that only repeats it
     // (`Around("", "")`) before the key writes its names.
     if let Some((k, _)) = key {
@@ -772,6 +785,9 @@ fn tables_of<'a>(
     }
     out
 }
+
+/// What a table's header writes for the record's name in a column's pattern.
+pub const PLACEHOLDER: &str = "{name}";
 
 /// Characters a marker line costs, about: condensing that hides less than this shows it all.
 const MARKER_CHARS: usize = 80;

@@ -201,7 +201,7 @@ pub fn table_at<'t, 'a>(tree: &'t Tree<'a>, id: usize) -> Option<&'t Table<'a>> 
         return None;
     }
     if let Some(delta) = tree.delta.as_deref() {
-        if !delta.tables.contains_key(&id) {
+        if !delta.tables.contains_key(&id) && !delta.whole_tables.contains(&id) {
             return None;
         }
     }
@@ -251,7 +251,12 @@ fn dropped_under(
 ) {
     let mut stack: Vec<usize> = items.to_vec();
     let mut scratch = Vec::new();
+    // The full snapshot writes these as table rows and counts nothing under them.
+    let cover = tree.delta.as_deref().map(|d| &d.table_cover);
     while let Some(id) = stack.pop() {
+        if cover.is_some_and(|c| c.contains(&id)) {
+            continue;
+        }
         let Some(node) = tree.nodes.get(id) else {
             continue;
         };
@@ -464,6 +469,11 @@ pub fn render_with<'t, W: LineWriter<'t>>(
                 } else {
                     scratch.clear();
                     let items = flatten(tree, children, &mut scratch);
+                    if let Some(d) = delta {
+                        // Rows the full snapshot writes as a table, written here as nodes:
+                        // what it drops under them is not its layout to count.
+                        scratch.retain(|i| !d.table_cover.contains(i));
+                    }
                     if !scratch.is_empty() {
                         if let Some(doc) = document {
                             dropped_by_doc.entry(doc).or_default().extend(&scratch);

@@ -3,7 +3,7 @@
 //! line(s) it came from. Passes only flip the per-node flags; renderers read them.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// What a line of the snapshot is.
@@ -267,6 +267,12 @@ pub struct DeltaMarks {
     /// By a table's first item: the table written as a delta of its rows (by a notation that
     /// writes tables; `runs` above still cover its items, for one that does not).
     pub tables: HashMap<usize, TableDelta>,
+    /// By a table's first item: a table written whole, as in a full snapshot (its header is
+    /// not the one the agent holds, and no delta of its rows is written).
+    pub whole_tables: HashSet<usize>,
+    /// Every node under the rows of the tables the full snapshot writes: their layout nodes
+    /// dropped are not the full snapshot's to count, nor the delta's.
+    pub table_cover: HashSet<usize>,
 }
 
 /// A table in a delta: its header, then each row that changed as a row, each run of rows the

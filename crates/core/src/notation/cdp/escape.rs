@@ -17,8 +17,17 @@ pub fn escape_link_text_into(out: &mut String, s: &str) {
 }
 
 /// Escapes `s` for a bare text cell of a table row: cells end at `|`, and a `"` would open a
-/// quote to whoever splits the row (both written `\|`, `\"`; a backslash always doubled).
+/// quote to whoever splits the row (both written `\|`, `\"`; a backslash always doubled). A
+/// leading `…` is written `\…`: a row starting with it could pose as a marker line of the
+/// table (a delta's `… 2 rows unchanged (uid …)`), and no row line ever starts with `…`.
 pub fn escape_cell_into(out: &mut String, s: &str) {
+    let s = match s.strip_prefix('…') {
+        Some(rest) => {
+            out.push_str("\\…");
+            rest
+        }
+        None => s,
+    };
     if !s
         .bytes()
         .any(|b| matches!(b, b'\n' | b'\r' | b'\\' | b'|' | b'"'))

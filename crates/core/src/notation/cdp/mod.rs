@@ -66,4 +66,12 @@ impl Notation for Cdp {
     fn light_units_at_least(&self, tree: &Tree<'_>, enough: usize) -> usize {
         writer::light_units_at_least(tree, enough)
     }
+
+    fn writes_table(&self, _tree: &Tree<'_>, _table: &crate::snapshot::tree::Table<'_>) -> bool {
+        true
+    }
+
+    fn writes_table_deltas(&self) -> bool {
+        true
+    }
 }

@@ -416,6 +416,11 @@ fn write_cut(out: &mut String, name: &str, keep: Option<usize>, escape: fn(&mut 
     }
 }
 
+/// A text cell of a table row: its text, cut when a pass cut it, escaped for a cell.
+fn write_cell_text(out: &mut String, text: &str, keep: Option<usize>) {
+    write_cut(out, text, keep, escape_cell_into);
+}
+
 /// The url a link is written with as `[name](url)` (relative to the page when it can be), or
 /// `None` to write it as `link "name" url=…`: when it has no url, a pass hid it, it holds what
 /// would end it early or be misread (a space, a quote, a backslash, a `|`, unbalanced
@@ -441,14 +446,18 @@ fn link_url<'n>(node: &'n Node<'_>, base: Option<&str>) -> Option<Cow<'n, str>> 
     (open == 0 && !url.is_empty()).then_some(url)
 }
 
-/// An attribute value, bare when nothing in it could end it early or be misread (a space, a
-/// quote, a backslash, a line break, the sibling separator), else quoted and escaped.
-fn write_value(out: &mut String, value: &str) {
-    let bare = !value.is_empty()
+/// Whether `write_value` writes `value` bare: nothing in it could end it early or be misread
+/// (a space, a quote, a backslash, a line break, the sibling separator).
+fn is_bare_value(value: &str) -> bool {
+    !value.is_empty()
         && !value
             .bytes()
-            .any(|b| matches!(b, b' ' | b'"' | b'\\' | b'\n' | b'\r' | b'|'));
-    if bare {
+            .any(|b| matches!(b, b' ' | b'"' | b'\\' | b'\n' | b'\r' | b'|'))
+}
+
+/// An attribute value, bare when it can be (`is_bare_value`), else quoted and escaped.
+fn write_value(out: &mut String, value: &str) {
+    if is_bare_value(value) {
         out.push_str(value);
     } else {
         out.push('"');
@@ -544,9 +553,17 @@ fn write_cell(
         }
         ColumnName::None | ColumnName::Fixed => false,
     };
+    // Under `value=*` a quoted value right after the uid would read as the cell's name (a
+    // textbox "Pro plan" holding "required" and a required one holding "Pro plan" both
+    // `"Pro plan" required`): a row whose value is quoted writes the name before it.
+    let value = col
+        .value
+        .then(|| node.attr("value").and_then(|a| a.value.as_deref()))
+        .flatten();
+    let own_name = own_name || value.is_some_and(|v| !is_bare_value(v));
     if col.role.is_empty() {
         if own_name {
-            write_cut(out, node.name_str(), node.keep_chars, escape_cell_into);
+            write_cell_text(out, node.name_str(), node.keep_chars);
         }
         return 0;
     }
@@ -564,12 +581,10 @@ fn write_cell(
         out.push('"');
         space = " ";
     }
-    if col.value {
-        if let Some(value) = node.attr("value").and_then(|a| a.value.as_deref()) {
-            out.push_str(space);
-            space = " ";
-            write_value(out, value);
-        }
+    if let Some(value) = value {
+        out.push_str(space);
+        space = " ";
+        write_value(out, value);
     }
     for attr in &node.attrs {
         if col.fixed.contains(&attr.key)

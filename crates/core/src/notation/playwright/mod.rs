@@ -54,6 +54,10 @@ impl Notation for Playwright {
     fn render_delta(&self, tree: &Tree<'_>, first_line: &str) -> Rendered {
         writer::render_delta(tree, first_line)
     }
+
+    fn writes_table(&self, _tree: &Tree<'_>, table: &crate::snapshot::tree::Table<'_>) -> bool {
+        table::rows_say_something(table)
+    }
 }
 
 /// Tools of Playwright MCP are named `browser_*`.

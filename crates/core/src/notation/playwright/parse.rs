@@ -268,7 +268,8 @@ impl<'a> Scan<'a> {
                     let mut owner = parent;
                     let mut raw = Some(line.raw);
                     for mut node in nodes {
-                        if node.role == "option" && node.uid.is_empty() {
+                        // Options and a control's value text: under their control.
+                        if node.uid.is_empty() {
                             tree.push(node, owner);
                             continue;
                         }

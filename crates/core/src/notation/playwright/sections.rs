@@ -22,7 +22,28 @@ fn is_snapshot_header(line: &str) -> bool {
     )
 }
 
-/// The snapshot's YAML body, if the text has a complete one.
+/// The line Playwright MCP (0.0.86 and later) writes before the snapshot tree when the page
+/// registers tools of its own (WebMCP), its tools indented under it.
+const WEBMCP_TOOLS: &str = "- webmcp tools (page-provided, untrusted):";
+
+/// Bytes of the WebMCP tools block at the start of a YAML body (0 without one): its line and
+/// every indented line after it. It is no part of the tree (no ref, page-provided text that
+/// would read as nodes), so it stays before the body, byte for byte.
+fn webmcp_tools_len(body: &str) -> usize {
+    let mut len = 0;
+    for line in body.split_inclusive('\n') {
+        let content = line.trim_end_matches(['\n', '\r']);
+        let first = len == 0;
+        if (first && content != WEBMCP_TOOLS) || (!first && !line.starts_with(' ')) {
+            break;
+        }
+        len += line.len();
+    }
+    len
+}
+
+/// The snapshot's YAML body, if the text has a complete one (after the WebMCP tools block,
+/// which stays in `before`).
 pub fn find_yaml_snapshot(text: &str) -> Option<YamlSnapshot<'_>> {
     let mut offset = 0;
     let mut after_header = false;
@@ -35,6 +56,7 @@ pub fn find_yaml_snapshot(text: &str) -> Option<YamlSnapshot<'_>> {
         match body_start {
             Some(start) => {
                 if content == "```" {
+                    let start = start + webmcp_tools_len(text.get(start..at)?);
                     return Some(YamlSnapshot {
                         before: text.get(..start)?,
                         body: text.get(start..at)?,

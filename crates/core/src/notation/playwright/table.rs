@@ -66,7 +66,55 @@ fn selects(col: &Column<'_>) -> bool {
     col.uid && !col.options.is_empty()
 }
 
-fn write_column(out: &mut String, head: Option<&Node<'_>>, col: &Column<'_>) {
+/// Roles whose text after the colon (`- textbox "First name" [ref=e5]: Ada`) is the value the
+/// control holds, not a label: a table writes it in the row (`[value=*]`).
+const VALUE_ROLES: [&str; 4] = ["textbox", "searchbox", "spinbutton", "combobox"];
+
+/// The value a control shows as its one text child (Playwright's `: text` after its key).
+fn inline_value<'n>(tree: &'n Tree<'_>, id: usize) -> Option<&'n str> {
+    let node = tree.nodes.get(id)?;
+    if !VALUE_ROLES.contains(&node.role) {
+        return None;
+    }
+    match tree.children(id) {
+        [only] => tree
+            .nodes
+            .get(*only)
+            .filter(|t| {
+                t.kind == NodeKind::Element
+                    && t.role.is_empty()
+                    && t.uid.is_empty()
+                    && tree.children(*only).is_empty()
+            })
+            .and_then(|t| t.name.as_deref()),
+        _ => None,
+    }
+}
+
+/// Whether column `c` of `table` writes each row's value (`[value=*]`): a column of controls
+/// whose cells show a value as text, in some record at least (the others write `""`).
+fn writes_values(tree: &Tree<'_>, table: &Table<'_>, c: usize) -> bool {
+    table
+        .columns
+        .get(c)
+        .is_some_and(|col| col.uid && !selects(col))
+        && (0..table.records()).any(|r| {
+            table
+                .record(r)
+                .get(c)
+                .is_some_and(|&i| inline_value(tree, i).is_some())
+        })
+}
+
+/// Whether `s` goes bare as `write_word` writes it.
+fn is_bare_word(s: &str) -> bool {
+    !s.is_empty()
+        && !s
+            .bytes()
+            .any(|b| matches!(b, b' ' | b'"' | b'\\' | b'|' | b'[' | b'\n' | b'\r'))
+}
+
+fn write_column(out: &mut String, head: Option<&Node<'_>>, col: &Column<'_>, values: bool) {
     out.push_str(if col.role.is_empty() {
         "text"
     } else {
@@ -111,15 +159,14 @@ fn write_column(out: &mut String, head: Option<&Node<'_>>, col: &Column<'_>) {
     if selects(col) {
         write_attr(out, "selected", Some("*"));
     }
+    if values {
+        write_attr(out, "value", Some("*"));
+    }
 }
 
 /// A bare word in a row: nothing a reader could take for a quote, a state or the next cell.
 fn write_word(out: &mut String, s: &str) {
-    let bare = !s.is_empty()
-        && !s
-            .bytes()
-            .any(|b| matches!(b, b' ' | b'"' | b'\\' | b'|' | b'[' | b'\n' | b'\r'));
-    if bare {
+    if is_bare_word(s) {
         out.push_str(s);
     } else {
         out.push('"');
@@ -136,6 +183,7 @@ fn write_cell(
     node: &Node<'_>,
     col: &Column<'_>,
     key: &str,
+    values: bool,
 ) -> usize {
     let name = node.name_str();
     let own_name = match &col.name {
@@ -149,6 +197,17 @@ fn write_cell(
         }
         ColumnName::None | ColumnName::Fixed => false,
     };
+    // What the row writes after the ref and name: the selected option, or the value.
+    let value = if selects(col) {
+        selected_option(tree, id)
+    } else if values {
+        Some(inline_value(tree, id).unwrap_or(""))
+    } else {
+        None
+    };
+    // A quoted value right after the ref would read as the cell's name (a textbox "Pro plan"
+    // holding "required" against a required one holding "Pro plan"): the name goes first.
+    let own_name = own_name || value.is_some_and(|v| !is_bare_word(v));
     let states: Vec<(&str, Option<&str>)> = node
         .attrs
         .iter()
@@ -178,11 +237,9 @@ fn write_cell(
         escape_into(out, &cut(name, node.keep_chars));
         out.push('"');
     }
-    if selects(col) {
-        if let Some(option) = selected_option(tree, id) {
-            out.push(' ');
-            write_word(out, option);
-        }
+    if let Some(value) = value {
+        out.push(' ');
+        write_word(out, value);
     }
     for (k, v) in states {
         write_attr(out, k, v);
@@ -226,14 +283,17 @@ pub fn write_table(
     line.push_str(" records, a line each: ");
     let mut sep = "";
     let mut unwritten = 0;
-    for (col, &id) in table.columns.iter().zip(table.record(0)) {
+    let values: Vec<bool> = (0..table.columns.len())
+        .map(|c| writes_values(tree, table, c))
+        .collect();
+    for ((col, &id), &v) in table.columns.iter().zip(table.record(0)).zip(&values) {
         if !col.shown {
             unwritten += 1;
             continue;
         }
         line.push_str(sep);
         sep = " | ";
-        write_column(&mut line, tree.nodes.get(id), col);
+        write_column(&mut line, tree.nodes.get(id), col, v);
     }
     if unwritten > 0 {
         line.push_str("; ");
@@ -259,7 +319,7 @@ pub fn write_table(
             .unwrap_or_default();
         let mut line = String::new();
         let mut sep = "";
-        for (col, &id) in table.columns.iter().zip(record) {
+        for ((col, &id), &v) in table.columns.iter().zip(record).zip(&values) {
             let Some(node) = tree.nodes.get(id) else {
                 continue;
             };
@@ -268,7 +328,7 @@ pub fn write_table(
             }
             line.push_str(sep);
             sep = "|";
-            shown += write_cell(&mut line, tree, id, node, col, &key);
+            shown += write_cell(&mut line, tree, id, node, col, &key, v);
         }
         write_item(out, depth, &line);
     }
@@ -295,6 +355,8 @@ struct ReadColumn<'a> {
     with_ref: bool,
     options: Vec<Cow<'a, str>>,
     selected: bool,
+    /// `[value=*]`: each row writes the control's value (its text child) after the name.
+    valued: bool,
 }
 
 /// A table header read back (the writer's `write_table`): rows that follow, and the columns.
@@ -389,12 +451,19 @@ pub fn read_header(text: &str) -> Option<Header<'_>> {
                 with_ref,
                 options,
                 selected,
+                valued: false,
             });
             continue;
         }
         let mut fixed = Vec::new();
         read_attrs(rest, &mut fixed)?;
         let with_ref = take_word(&mut fixed, "ref");
+        let at = fixed
+            .iter()
+            .position(|a| a.key == "value" && a.value.as_deref() == Some("*"));
+        if let Some(at) = at {
+            fixed.remove(at);
+        }
         columns.push(ReadColumn {
             role: if role == "text" { "" } else { role },
             name,
@@ -402,6 +471,7 @@ pub fn read_header(text: &str) -> Option<Header<'_>> {
             with_ref,
             options,
             selected: false,
+            valued: at.is_some(),
         });
     }
     (!columns.is_empty()).then_some(Header { rows, columns })
@@ -452,7 +522,7 @@ pub fn read_row<'a>(row: &'a str, header: &Header<'a>) -> Option<Vec<Node<'a>>> 
             rest = r;
         }
         let mut selected = None;
-        if col.selected {
+        if col.selected || col.valued {
             if let Some(q) = rest.strip_prefix(" \"") {
                 let (option, r) = read_quoted(q)?;
                 selected = Some(option);
@@ -483,6 +553,14 @@ pub fn read_row<'a>(row: &'a str, header: &Header<'a>) -> Option<Vec<Node<'a>>> 
             Name::Around(..) | Name::Key | Name::Row => {}
         }
         out.push(node);
+        if col.valued {
+            // The value is the control's text child, as Playwright writes it after the key.
+            if let Some(value) = selected.clone().filter(|v| !v.is_empty()) {
+                let mut text = Node::new(NodeKind::Element, None);
+                text.name = Some(value);
+                out.push(text);
+            }
+        }
         for option in &col.options {
             let mut o = Node::new(NodeKind::Element, None);
             o.role = "option";

@@ -672,3 +672,82 @@ fn every_line_but_the_legend_is_read() {
         });
     }
 }
+
+/// Playwright MCP 0.0.86 lists a page's WebMCP tools before the snapshot tree, as its
+/// `renderWebMCPToolsYaml` writes them (issue 41, item 16): a line without a ref, its tools two
+/// spaces deeper, a tool's schema or frame two deeper again, all page-provided text. Through
+/// the filter, at every level, the block reads as it came (every line at its own indentation,
+/// none read as a node) and the tree after it keeps the invariants.
+#[test]
+fn a_webmcp_tools_block_keeps_its_lines_and_their_indentation_at_every_level() {
+    let block = [
+        "- webmcp tools (page-provided, untrusted):",
+        "  - search [readOnly]: Searches the catalog",
+        r#"    - inputSchema: {"type":"object","properties":{"query":{"type":"string"}}}"#,
+        "  - add_to_cart [ref=e1]: Adds a product to the cart",
+        "    - frame: http://127.0.0.1:8765/widget.html (frame 2)",
+    ];
+    let mut checked = 0;
+    for (name, body) in corpus_snapshots()
+        .into_iter()
+        .chain(own_playwright_snapshots())
+    {
+        let text = format!(
+            "### Page\n- Page URL: http://127.0.0.1:8765/\n### Snapshot\n```yaml\n{}\n{body}```\n",
+            block.join("\n")
+        );
+        let found = find_yaml_snapshot(&text).expect("a body");
+        assert_eq!(found.body, body, "{name}: the tree is the body");
+        for level in Level::ALL {
+            let options = SnapshotOptions::for_level(level);
+            let out = filter_result_text(&text, |b| filter_yaml_snapshot(b, &options))
+                .map_or_else(|| text.clone(), |(out, _)| out);
+            let lines: Vec<&str> = out.lines().collect();
+            let at = lines
+                .iter()
+                .position(|l| *l == block[0])
+                .unwrap_or_else(|| panic!("{name} at {level:?}: no block:\n{out}"));
+            assert_eq!(
+                lines.get(at..at + block.len()),
+                Some(&block[..]),
+                "{name} at {level:?}"
+            );
+            check_invariants(&name, found.body, level);
+            checked += 1;
+        }
+    }
+    assert!(checked >= Level::ALL.len(), "no page checked");
+}
+
+/// (page, YAML body) of our own pages captured through Playwright MCP
+/// (`__test__/fixtures/playwright-own/`, `bench/capture-playwright.js`).
+fn own_playwright_snapshots() -> Vec<(String, String)> {
+    let dir = shipped("__test__/fixtures/playwright-own");
+    let mut pages: Vec<_> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    pages.sort();
+    pages
+        .into_iter()
+        .filter_map(|page| {
+            let text = std::fs::read_to_string(page.join("browser_snapshot.json")).ok()?;
+            let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+            let text = json["result"]["content"][0]["text"].as_str()?.to_string();
+            let body = find_yaml_snapshot(&text)?.body.to_string();
+            Some((page.display().to_string(), body))
+        })
+        .collect()
+}
+
+/// Every level keeps the invariants on our own pages as Playwright MCP 0.0.86 writes them
+/// (`[aria-hidden]`, names on column headers, regions and dialogs).
+#[test]
+fn every_level_keeps_the_invariants_on_our_own_pages() {
+    let pages = own_playwright_snapshots();
+    assert!(pages.len() >= 6, "the own pages are shipped");
+    for (name, body) in pages {
+        for level in Level::ALL {
+            check_invariants(&name, &body, level);
+        }
+    }
+}

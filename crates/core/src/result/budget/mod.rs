@@ -43,8 +43,8 @@ use crate::tokens::{self, estimate_tokens, MAX_TOKENS_PER_BYTE};
 
 use super::structured;
 use super::{
-    filter_result_map, text_blocks, tools, FilterFigures, FilteredValue, ParsedTrees, ResultLimits,
-    ResultOptions, SnapshotCapture,
+    block_text_mut, filter_result_map, token_texts, tools, FilterFigures, FilteredValue,
+    ParsedTrees, ResultLimits, ResultOptions, SnapshotCapture,
 };
 use cut::{chars_within, cut_marker, cut_to_budget, utf16_len, Bound};
 
@@ -124,7 +124,7 @@ impl Bound {
     pub fn holds_chars(&self, result: &Map<String, Value>) -> bool {
         self.chars == usize::MAX
             || units_within(
-                text_blocks(result).map(str::len).sum::<usize>(),
+                token_texts(result).map(str::len).sum::<usize>(),
                 self.chars,
                 || text_chars(result),
             )
@@ -207,17 +207,96 @@ pub struct BudgetNote {
 
 /// The estimate of each of a result's text blocks, in order.
 pub fn block_tokens(result: &Map<String, Value>) -> Vec<usize> {
-    text_blocks(result).map(estimate_tokens).collect()
+    token_texts(result).map(estimate_tokens).collect()
 }
 
 /// Estimated tokens of a result's text blocks.
 pub fn text_tokens(result: &Map<String, Value>) -> usize {
-    text_blocks(result).map(estimate_tokens).sum()
+    token_texts(result).map(estimate_tokens).sum()
 }
 
 /// Characters (UTF-16 code units) of a result's text blocks.
 pub fn text_chars(result: &Map<String, Value>) -> usize {
-    text_blocks(result).map(utf16_len).sum()
+    token_texts(result).map(utf16_len).sum()
+}
+
+/// A result the filter could not read (nesting past serde_json's limit outside
+/// `structuredContent`, a number past a double, …) cut to `bound` as the budget's last step
+/// cuts one: its texts (text blocks' and embedded resources', joined by newlines as the cut
+/// joins them; where even those are not readable, the result's JSON) in one text block, cut
+/// with the marker `marker(rest, offset)` after it; every other member as upstream wrote it,
+/// but `structuredContent` unless it is kept (`keep_structured`: an `outputSchema`). `None`
+/// when the texts fit and there is no `structuredContent` to drop (forwarded as it came).
+/// Returns the result's JSON and the text before the cut (for `read_result`).
+pub fn cut_unreadable(
+    result_json: &str,
+    bound: Bound,
+    keep_structured: bool,
+    marker: &dyn Fn(&str, usize) -> String,
+) -> Option<(String, String)> {
+    let members = serde_json::from_str::<structured::RawMembers<'_>>(result_json)
+        .map(|m| m.0)
+        .unwrap_or_default();
+    let texts = members
+        .iter()
+        .find(|(key, _)| key == "content")
+        .and_then(|(_, raw)| raw_texts(raw.get()));
+    let dropped = !keep_structured && members.iter().any(|(key, _)| key == "structuredContent");
+    let full = texts.unwrap_or_else(|| result_json.to_string());
+    let text = match cut_to_budget(&full, bound, &|offset| {
+        marker(full.get(offset..).unwrap_or_default(), offset)
+    }) {
+        Some(text) => text,
+        None if dropped => full.clone(),
+        None => return None,
+    };
+    let mut out = String::with_capacity(text.len() + 64);
+    out.push_str(r#"{"content":[{"type":"text","text":"#);
+    out.push_str(&serde_json::to_string(&text).ok()?);
+    out.push_str("}]");
+    for (key, raw) in &members {
+        if key == "content" || (key == "structuredContent" && !keep_structured) {
+            continue;
+        }
+        out.push(',');
+        out.push_str(&serde_json::to_string(key).ok()?);
+        out.push(':');
+        out.push_str(raw.get());
+    }
+    out.push('}');
+    Some((out, full))
+}
+
+/// The texts a client turns into tokens of a `content` array's JSON, joined by newlines, each
+/// block read apart (`None` where one is not readable).
+fn raw_texts(content: &str) -> Option<String> {
+    let blocks = serde_json::from_str::<Vec<&serde_json::value::RawValue>>(content).ok()?;
+    let mut texts = Vec::new();
+    for block in blocks {
+        let members = serde_json::from_str::<structured::RawMembers<'_>>(block.get())
+            .ok()?
+            .0;
+        let member = |of: &[(String, &'_ serde_json::value::RawValue)], name: &str| {
+            of.iter()
+                .rev()
+                .find(|(key, _)| key == name)
+                .and_then(|(_, raw)| serde_json::from_str::<String>(raw.get()).ok())
+        };
+        let text = match member(&members, "type").as_deref() {
+            Some("text") => member(&members, "text"),
+            Some("resource") => {
+                let (_, resource) = members.iter().rev().find(|(key, _)| key == "resource")?;
+                let inner = serde_json::from_str::<structured::RawMembers<'_>>(resource.get())
+                    .ok()?
+                    .0;
+                member(&inner, "text")
+            }
+            _ => continue,
+        };
+        // A block without text (a resource's `blob`) costs no text tokens.
+        texts.extend(text);
+    }
+    Some(texts.join("\n"))
 }
 
 /// The step between `moderate` and `aggressive` (`lean_limits`).
@@ -557,7 +636,7 @@ fn give_up_at(bound: Bound) -> Option<OutputCap> {
 /// blocks are estimated at `raw_tokens`).
 fn unchanged(result: Map<String, Value>, raw_tokens: &[usize]) -> FilteredValue {
     let mut figures = FilterFigures::default();
-    figures.text_bytes_in = text_blocks(&result).map(str::len).sum();
+    figures.text_bytes_in = token_texts(&result).map(str::len).sum();
     figures.text_tokens_in = raw_tokens.iter().sum();
     figures.text_bytes_out = figures.text_bytes_in;
     figures.text_tokens_out = figures.text_tokens_in;
@@ -582,7 +661,7 @@ fn cut(
     let bound = content_bound(options);
     let whole = whole_bound(options.max_tokens, options.max_chars);
     let repeated = structured::repeated_key_if_kept(&base.result, options);
-    let texts: Vec<String> = text_blocks(&base.result).map(str::to_string).collect();
+    let texts: Vec<String> = token_texts(&base.result).map(str::to_string).collect();
     let joined = texts.join("\n");
     let read_on = |offset: usize| {
         options.read_id.as_ref().map(|id| {
@@ -600,10 +679,7 @@ fn cut(
     let mut index = 0usize;
     if let Some(content) = base.result.get_mut("content").and_then(Value::as_array_mut) {
         for (block_index, block) in content.iter_mut().enumerate() {
-            if block.get("type").and_then(Value::as_str) != Some("text") {
-                continue;
-            }
-            let Some(Value::String(text)) = block.get_mut("text") else {
+            let Some(text) = block_text_mut(block) else {
                 continue;
             };
             let Some(original) = texts.get(index) else {
@@ -650,7 +726,7 @@ fn cut(
     );
     base.figures.structured_bytes_removed += removed.bytes;
     base.figures.structured_tokens_removed += removed.tokens;
-    base.figures.text_bytes_out = text_blocks(&base.result).map(str::len).sum();
+    base.figures.text_bytes_out = token_texts(&base.result).map(str::len).sum();
     base.figures.text_tokens_out = text_tokens(&base.result);
     base.changed_block = match (filtered, first_changed) {
         (true, Some(changed)) => base.changed_block.min(changed),
