@@ -1958,6 +1958,7 @@ fn hostile_records_and_table_edits_read_back_as_the_page_says() {
                 &body,
                 &options,
                 DeltaInput {
+                    earlier: None,
                     sent: holds.as_ref(),
                     number: step + 1,
                 },
@@ -2058,6 +2059,7 @@ fn session_problems(steps: &[String], yaml: bool) -> (Vec<String>, Vec<String>) 
             body,
             &options,
             DeltaInput {
+                earlier: None,
                 sent: holds.as_ref(),
                 number: k as u64 + 1,
             },
