@@ -216,7 +216,13 @@ const RECORD: u8 = 3;
 
 impl TableView {
     /// The tables of `tree` (after the passes) that a notation writes as tables (`writes`).
-    pub fn of(tree: &Tree<'_>, writes: impl Fn(&Table<'_>) -> bool) -> TableView {
+    /// `identity`: the key each node is held by, where the page renumbered it (the header
+    /// names its first and last rows as the agent knows them).
+    pub fn of(
+        tree: &Tree<'_>,
+        writes: impl Fn(&Table<'_>) -> bool,
+        identity: &[Option<&str>],
+    ) -> TableView {
         let mut view = TableView::default();
         let mut scratch = Vec::new();
         for (&first, table) in &tree.tables {
@@ -280,8 +286,11 @@ impl TableView {
                 table
                     .siblings(r)
                     .iter()
-                    .filter_map(|&i| tree.nodes.get(i))
-                    .map(|n| n.uid)
+                    .filter_map(|&i| {
+                        let n = tree.nodes.get(i)?;
+                        let known = identity.get(i).copied().flatten();
+                        Some(known.filter(|_| !n.uid.is_empty()).unwrap_or(n.uid))
+                    })
                     .find(|u| !u.is_empty())
                     .unwrap_or("")
             };
@@ -1555,16 +1564,20 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
     let uids_in = tree.index_uids();
     apply_passes(tree, options);
     let full = notation.render(tree, true);
-    let view = TableView::of(tree, |t| notation.writes_table(tree, t));
+    let writes = |t: &Table<'_>| notation.writes_table(tree, t);
     // Where uids renumber, nodes are keyed by what the agent holds of them (`identity`), and
     // the delta goes against the held snapshot that holds more of the page.
     let shape = notation.uids_renumber().then(|| Shape::of(tree));
     let (against, fp) = match (&shape, input.sent) {
         (Some(shape), Some(sent)) => {
             let (against, keys) = identity_keys(tree, shape, sent, input.earlier);
+            let view = TableView::of(tree, writes, &keys);
             (Some(against), Fingerprint::of_with(tree, view, &keys))
         }
-        _ => (input.sent, Fingerprint::of_with(tree, view, &[])),
+        _ => (
+            input.sent,
+            Fingerprint::of_with(tree, TableView::of(tree, writes, &[]), &[]),
+        ),
     };
     let input = DeltaInput {
         sent: against,
