@@ -41,6 +41,14 @@ export declare class FilterSession {
    */
   routeResponse(line: Uint8Array, route: (idJson: string) => ResponseRoute | null | undefined): RoutedResponse | null
   /**
+   * A client's request line (no newline) with the uids its page renumbered since the agent
+   * was shown them replaced by the same elements' current uids, for the client its
+   * `params._meta` names (`metaJson`); `null`: forward it as it came. Only the string values
+   * of uid-carrying arguments change (docs/transparency.md); an error answering it names
+   * the agent's uids again (`routeResponse`).
+   */
+  rewriteRequest(idJson: string, line: string, metaJson?: string | undefined | null): string | null
+  /**
    * The upstream restarted, or came back under a new session (the bin noticed): every uid
    * the agent held is gone. Nothing held is a base for a delta any more (every client's pages
    * are forgotten), and the next `tools/call` result carries `notice` (one line) as its first

@@ -244,7 +244,13 @@ class Proxy {
         return
       }
       this.remember(m)
-      this.pending.set(m.key, this.describeRequest(m))
+      const entry = this.describeRequest(m)
+      this.pending.set(m.key, entry)
+      const rewritten = this.rewriteUids(m, entry)
+      if (rewritten !== null) {
+        this.toUpstream(this.withMappedPage(m, rewritten) ?? rewritten)
+        return
+      }
     } else if (this.restarting) {
       // An answer to a request of the upstream that died is no answer to the new one's.
       if (m.isResponse) log(`dropped the client's answer to a request of the upstream that died (id ${m.idJson})`)
@@ -279,16 +285,31 @@ class Proxy {
    * gave the page it reopened there (the line's text with only that number replaced); null:
    * forward the line as it came.
    */
-  withMappedPage(m) {
+  withMappedPage(m, text = m.text) {
     if (this.pages.idMap.size === 0 || m.method !== 'tools/call') return null
     const page = m.msg.params?.arguments?.pageId
     const mapped = typeof page === 'number' ? this.pages.mapped(page) : undefined
     if (mapped === undefined) return null
-    const params = memberText(m.text, 'params')
+    const params = memberText(text, 'params')
     const args = params === undefined ? undefined : memberText(params, 'arguments')
     const newArgs = args === undefined ? null : replaceMember(args, 'pageId', String(mapped))
     const newParams = newArgs === null || params === undefined ? null : replaceMember(params, 'arguments', newArgs)
-    return newParams === null ? null : replaceMember(m.text, 'params', newParams)
+    return newParams === null ? null : replaceMember(text, 'params', newParams)
+  }
+
+  /**
+   * A tool call naming a uid its page has renumbered since the agent was shown it goes with the
+   * same element's current uid (the native session decides, docs/transparency.md); null: as it
+   * came. A failure leaves the request as it came.
+   */
+  rewriteUids(m, entry) {
+    if (entry.tool === undefined || !entry.argumentsJson?.includes('uid')) return null
+    try {
+      return this.session.rewriteRequest(m.idJson, m.text, entry.metaJson ?? undefined) ?? null
+    } catch (err) {
+      log(`uid rewrite failed, request forwarded as it came: ${err instanceof Error ? err.message : String(err)}`)
+      return null
+    }
   }
 
   /**

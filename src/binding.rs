@@ -708,6 +708,24 @@ impl FilterSession {
         }))
     }
 
+    /// A client's request line (no newline) with the uids its page renumbered since the agent
+    /// was shown them replaced by the same elements' current uids, for the client its
+    /// `params._meta` names (`metaJson`); `null`: forward it as it came. Only the string values
+    /// of uid-carrying arguments change (docs/transparency.md); an error answering it names
+    /// the agent's uids again (`routeResponse`).
+    #[napi(catch_unwind, ts_return_type = "string | null")]
+    pub fn rewrite_request(
+        &mut self,
+        id_json: String,
+        #[napi(ts_arg_type = "string")] line: TextArg,
+        meta_json: Option<String>,
+    ) -> Result<Option<TextOut>> {
+        Ok(self
+            .router
+            .rewrite_request(&id_json, &line.0, meta_json.as_deref())
+            .map(TextOut))
+    }
+
     /// The upstream restarted, or came back under a new session (the bin noticed): every uid
     /// the agent held is gone. Nothing held is a base for a delta any more (every client's pages
     /// are forgotten), and the next `tools/call` result carries `notice` (one line) as its first

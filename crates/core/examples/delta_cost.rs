@@ -49,6 +49,7 @@ fn main() {
         let (mut plain_sum, mut delta_sum) = (0.0, 0.0);
         for body in &bodies {
             let first = DeltaInput {
+                earlier: None,
                 sent: None,
                 number: 1,
             };
@@ -56,6 +57,7 @@ fn main() {
                 continue;
             };
             let again = DeltaInput {
+                earlier: None,
                 sent: Some(&held),
                 number: 2,
             };

@@ -49,6 +49,7 @@ fn main() {
                 body,
                 &options,
                 DeltaInput {
+                    earlier: None,
                     sent: sent.as_ref(),
                     number,
                 },

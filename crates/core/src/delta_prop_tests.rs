@@ -322,6 +322,7 @@ fn deltas_of_random_edits_on_generated_pages_rebuild_the_full_snapshot() {
                 &text,
                 &options,
                 DeltaInput {
+                    earlier: None,
                     sent: None,
                     number: 1,
                 },
@@ -342,6 +343,7 @@ fn deltas_of_random_edits_on_generated_pages_rebuild_the_full_snapshot() {
                     &text,
                     &options,
                     DeltaInput {
+                        earlier: None,
                         sent: Some(&holds),
                         number: 2 + round,
                     },
@@ -760,6 +762,7 @@ fn deltas_of_edited_grids_rebuild_the_full_snapshot() {
             &text,
             &options,
             DeltaInput {
+                earlier: None,
                 sent: None,
                 number: 1,
             },
@@ -779,6 +782,7 @@ fn deltas_of_edited_grids_rebuild_the_full_snapshot() {
                 &text,
                 &options,
                 DeltaInput {
+                    earlier: None,
                     sent: Some(&holds),
                     number: 2 + round,
                 },

@@ -637,6 +637,7 @@ fn deltas_of_random_edits_rebuild_the_full_snapshot() {
                 &prev_text,
                 &options,
                 DeltaInput {
+                    earlier: None,
                     sent: None,
                     number: 1,
                 },
@@ -652,6 +653,7 @@ fn deltas_of_random_edits_rebuild_the_full_snapshot() {
                     &next_text,
                     &options,
                     DeltaInput {
+                        earlier: None,
                         sent: Some(&holds),
                         number: 2 + round,
                     },

@@ -220,6 +220,16 @@ impl Era {
     /// Makes the session hold the state of the client that `meta_json` (a request's `_meta`)
     /// names, parking the one it held. Requests without `clientInfo` (every 2025 request) are
     /// all one client.
+    /// The one reset of identity for an upstream that restarted or whose browser reconnected
+    /// (its uids start again and may name other elements): every client's, the current one's
+    /// and the parked ones'.
+    pub fn upstream_restarted(&mut self, session: &mut Session) {
+        session.forget_identity();
+        for (_, held) in self.parked.iter_mut() {
+            held.forget_identity();
+        }
+    }
+
     pub fn use_client(&mut self, session: &mut Session, meta_json: Option<&str>) {
         let key = client_key(meta_json);
         if key == self.holder {

@@ -45,7 +45,7 @@ pub struct Held {
     last_sent: Option<Sent>,
     /// The page of the last snapshot kept and what the agent held of it before: put back when
     /// that answer is not delivered.
-    before_last: Option<(String, Option<SentPage>)>,
+    before_last: Option<(String, Option<SentPage>, Option<SentPage>)>,
     /// Pages whose latest snapshot was larger than the whole bound, with its size in bytes.
     too_large: HashMap<String, usize>,
     /// The page snapshotted last, kept or not.
@@ -57,6 +57,12 @@ struct Page {
     raw: String,
     /// What the agent holds of the page, with deltas on.
     sent: Option<SentPage>,
+    /// What it was sent of the page before that, where uids renumber (`SentPage::has_shape`):
+    /// a page a modal dialog's snapshot covered is matched against it (`snapshot::identity`).
+    earlier: Option<SentPage>,
+    /// Older uids the agent was shown for a node, with the key it knows the node by (see
+    /// `current_uid`); only those of keys still held.
+    aliases: HashMap<String, String>,
 }
 
 impl Held {
@@ -98,10 +104,39 @@ impl Held {
 
     /// What a delta of the next snapshot of `page` is written against.
     pub fn delta_input(&self, page: &str) -> DeltaInput<'_> {
+        let held = self.pages.get(Some(page));
         DeltaInput {
-            sent: self.pages.get(Some(page)).and_then(|p| p.sent.as_ref()),
+            sent: held.and_then(|p| p.sent.as_ref()),
+            earlier: held.and_then(|p| p.earlier.as_ref()),
             number: self.next_number(page),
         }
+    }
+
+    /// The upstream's current uid of the node of `page` the agent was shown as `uid`, when the
+    /// page renumbered it since and the node is in its latest snapshot, matched for certain
+    /// (`snapshot::identity`); `None`: `uid` goes upstream as it is.
+    pub fn current_uid(&self, page: &str, uid: &str) -> Option<&str> {
+        let held = self.pages.get(Some(page))?;
+        held.sent.as_ref()?.current_uid(uid, &held.aliases)
+    }
+
+    /// The page snapshotted last, if any.
+    pub fn latest_page(&self) -> Option<String> {
+        self.latest.clone()
+    }
+
+    /// Forgets every identity: what was sent of each page (its next snapshot is sent whole),
+    /// the pages before them and the older uids. For an upstream that restarted or whose
+    /// browser reconnected: its uids may name other elements now.
+    pub fn forget_identity(&mut self) {
+        for entry in self.pages.entries.iter_mut() {
+            entry.value.sent = None;
+            entry.value.earlier = None;
+            entry.value.aliases = HashMap::new();
+            entry.bytes = entry.value.weight();
+        }
+        self.pages.bytes = self.pages.entries.iter().map(|e| e.bytes).sum();
+        self.before_last = None;
     }
 
     /// A new answer is being filtered: nothing of the last one is pending any more.
@@ -138,11 +173,34 @@ impl Held {
         holds: Option<SentPage>,
     ) -> Result<(), CacheMiss> {
         let before = self.take_sent(page);
-        self.before_last = Some((page.to_string(), before));
+        let (earlier_before, mut aliases) = self
+            .pages
+            .update(page, |p| (p.earlier.take(), std::mem::take(&mut p.aliases)))
+            .unwrap_or_default();
+        self.before_last = Some((page.to_string(), before.clone(), earlier_before));
         self.latest = Some(page.to_string());
-        let mut entry = Page { raw, sent: holds };
+        // The page as held before is kept only where identity reads it.
+        let earlier = before.filter(|b| b.has_shape() && holds.is_some());
+        if let Some(holds) = holds.as_ref() {
+            aliases.retain(|_, key| {
+                holds.has_key(key) || earlier.as_ref().is_some_and(|e| e.has_key(key))
+            });
+            for (uid, key) in holds.renumbered() {
+                aliases.insert(uid.to_string(), key.to_string());
+            }
+        } else {
+            aliases.clear();
+        }
+        let mut entry = Page {
+            raw,
+            sent: holds,
+            earlier,
+            aliases,
+        };
         if entry.weight() > self.pages.cap {
             entry.sent = None;
+            entry.earlier = None;
+            entry.aliases.clear();
         }
         match self.pages.put(page, entry) {
             Ok(()) => {
@@ -161,15 +219,21 @@ impl Held {
     /// kept and it fits; else the page's next snapshot is sent whole. The raw snapshot stays
     /// (it is the page as it is now, for the proxy's tools).
     pub fn answer_not_delivered(&mut self) {
-        let Some((page, before)) = self.before_last.take() else {
+        let Some((page, before, earlier)) = self.before_last.take() else {
             return;
         };
         let _ = self.take_sent(&page);
+        self.pages.update(&page, |p| p.earlier = None);
         let Some(before) = before else { return };
+        let earlier =
+            earlier.filter(|e| before.approx_bytes() + e.approx_bytes() <= self.pages.room());
         if before.approx_bytes() > self.pages.room() {
             return;
         }
-        self.pages.update(&page, |p| p.sent = Some(before));
+        self.pages.update(&page, |p| {
+            p.sent = Some(before);
+            p.earlier = earlier;
+        });
     }
 
     /// An answer before the last never reached the agent (a cancellation crossed it on the
@@ -258,7 +322,14 @@ trait Weigh {
 
 impl Weigh for Page {
     fn weight(&self) -> usize {
-        self.raw.len() + self.sent.as_ref().map_or(0, SentPage::approx_bytes)
+        self.raw.len()
+            + self.sent.as_ref().map_or(0, SentPage::approx_bytes)
+            + self.earlier.as_ref().map_or(0, SentPage::approx_bytes)
+            + self
+                .aliases
+                .iter()
+                .map(|(a, k)| a.len() + k.len() + 48)
+                .sum::<usize>()
     }
 }
 

@@ -22,6 +22,7 @@ pub mod stats;
 #[cfg(test)]
 mod test_support;
 pub mod tokens;
+pub mod uid_requests;
 pub mod upstream_reset;
 pub mod utf16;
 
@@ -31,3 +32,5 @@ mod delta_prop_tests;
 mod delta_tests;
 #[cfg(test)]
 mod fuzz_regressions;
+#[cfg(test)]
+mod identity_tests;

@@ -101,7 +101,40 @@ impl Router {
     /// forward it. `Ok(None)` unless the line is a UTF-8 JSON-RPC 2.0 response with a string or
     /// number id (the caller reads notifications, requests, batches and bad lines itself). A
     /// filter that fails leaves `line` absent and says why in `error`.
+    /// An error answering a request whose uids `rewrite_request` changed names them as the
+    /// agent did (the one other change to a response, `crate::uid_requests`).
     pub fn route_response<E>(
+        &mut self,
+        line: &[u8],
+        route: impl FnOnce(String) -> Result<Option<Route>, E>,
+    ) -> Result<Option<Routed>, E> {
+        let Some(mut routed) = self.route_response_line(line, route)? else {
+            return Ok(None);
+        };
+        let out = match routed.line.as_deref() {
+            Some(out) => Some(out),
+            None => std::str::from_utf8(line).ok(),
+        };
+        if let Some(back) = out.and_then(|l| self.session.write_back(&routed.id_json, l)) {
+            routed.line = Some(back);
+        }
+        Ok(Some(routed))
+    }
+
+    /// A client's request line with the uids its page renumbered since the agent was shown
+    /// them replaced by the same elements' current uids, for the client `meta_json` names;
+    /// `None`: forward it as it came (`crate::uid_requests`).
+    pub fn rewrite_request(
+        &mut self,
+        id_json: &str,
+        line: &str,
+        meta_json: Option<&str>,
+    ) -> Option<String> {
+        self.era.use_client(&mut self.session, meta_json);
+        self.session.rewrite_request(id_json, line)
+    }
+
+    fn route_response_line<E>(
         &mut self,
         line: &[u8],
         route: impl FnOnce(String) -> Result<Option<Route>, E>,
@@ -261,6 +294,8 @@ impl Router {
     /// next `tools/call` result carries `notice` as its first text block.
     pub fn upstream_restarted(&mut self, notice: String) {
         self.era.forget_pages(&mut self.session);
+        // Nor is a uid rewritten for a request of before.
+        self.session.forget_identity();
         self.session.set_notice(notice);
         // No answer of before is a base to put back either.
         self.last_answer = None;

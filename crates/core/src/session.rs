@@ -1,7 +1,7 @@
 //! State the proxy keeps across one MCP session: the options, which tools declared an
 //! `outputSchema`, and running totals for the stats (`crate::stats`).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 
 use serde_json::value::RawValue;
@@ -123,10 +123,17 @@ pub struct Session {
     /// marker an agent still holds never reads another text (its client's state may have
     /// been forgotten and begun afresh).
     cut_result_ids: u64,
+    /// Requests whose uids went upstream renumbered (`uid_requests`), by id (JSON text),
+    /// oldest first: each uid sent with the one the agent named, for the error answering it.
+    rewritten: VecDeque<(String, Vec<(String, String)>)>,
     /// The line the next `tools/call` result carries after the upstream restarted or
     /// reconnected (`crate::upstream_reset`).
     notice: Option<String>,
 }
+
+/// Rewritten requests remembered until answered, at most (a request never answered is
+/// forgotten, oldest first).
+const MAX_REWRITTEN: usize = 256;
 
 impl Session {
     pub fn new(options: SessionOptions) -> Session {
@@ -144,6 +151,7 @@ impl Session {
             raw_snapshot_tag: session_tag(),
             last_figures: None,
             cut_result_ids: 0,
+            rewritten: VecDeque::new(),
             notice: None,
             options,
         }
@@ -153,6 +161,43 @@ impl Session {
     /// `mem::swap`), so the options, totals, tools and cut ids stay the session's.
     pub(crate) fn held_mut(&mut self) -> &mut Held {
         &mut self.held
+    }
+
+    /// What the current client holds.
+    pub fn held(&self) -> &Held {
+        &self.held
+    }
+
+    /// A client's request line with the uids its page renumbered since the agent was shown
+    /// them replaced by their current ones (`uid_requests`); `None`: forward it as it came.
+    /// `id_json` (the request id's exact text) is remembered with them until its answer is
+    /// routed (`write_back`).
+    pub fn rewrite_request(&mut self, id_json: &str, line: &str) -> Option<String> {
+        let rewritten = crate::uid_requests::rewrite_request(line, &self.held)?;
+        self.rewritten.retain(|(id, _)| id != id_json);
+        self.rewritten
+            .push_back((id_json.to_string(), rewritten.uids));
+        while self.rewritten.len() > MAX_REWRITTEN {
+            self.rewritten.pop_front();
+        }
+        Some(rewritten.line)
+    }
+
+    /// The answer to request `id_json` (`line`, as it is about to go to the client) with the
+    /// uids its request had rewritten written back as the agent's, when it is an error that
+    /// names them; `None`: send it as it is.
+    pub fn write_back(&mut self, id_json: &str, line: &str) -> Option<String> {
+        let at = self.rewritten.iter().position(|(id, _)| id == id_json)?;
+        let (_, uids) = self.rewritten.remove(at)?;
+        crate::uid_requests::write_back(line, &uids)
+    }
+
+    /// The upstream restarted, or its browser reconnected: its uids may now name other
+    /// elements, so no uid is matched to what was sent before and every page's next snapshot
+    /// is whole (this client's; `crate::era::Era::upstream_restarted` does every client's).
+    pub fn forget_identity(&mut self) {
+        self.held.forget_identity();
+        self.rewritten.clear();
     }
 
     pub fn options(&self) -> &SessionOptions {
@@ -582,6 +627,21 @@ impl Session {
             level: self.options.level,
             limits: self.options.snapshot.clone(),
         };
+        // A uid of an unchanged line or a marker the agent holds, renumbered since: the
+        // node's current one (as a request to the upstream would go, `uid_requests`).
+        let mut arguments = arguments;
+        if let Value::Object(args) = &mut arguments {
+            let page = proxy_tools::page_key(args).or_else(|| self.held.latest_page());
+            for key in ["uid", "until"] {
+                let current = match (args.get(key), page.as_deref()) {
+                    (Some(Value::String(uid)), Some(page)) => self.held.current_uid(page, uid),
+                    _ => None,
+                };
+                if let Some(current) = current.map(str::to_string) {
+                    args.insert(key.to_string(), Value::String(current));
+                }
+            }
+        }
         let answer = proxy_tools::call(tool_name, &arguments, &self.held, &whole_page);
         let whole = tool_name == proxy_tools::EXPAND_SNAPSHOT
             && arguments.get("uid").is_none_or(Value::is_null)

@@ -1214,6 +1214,7 @@ fn a_playwright_delta_reads_back_against_the_new_snapshot() {
         &body,
         &options,
         DeltaInput {
+            earlier: None,
             sent: None,
             number: 1,
         },
@@ -1225,6 +1226,7 @@ fn a_playwright_delta_reads_back_against_the_new_snapshot() {
         &edited,
         &options,
         DeltaInput {
+            earlier: None,
             sent: Some(&holds),
             number: 2,
         },
@@ -1956,6 +1958,7 @@ fn hostile_records_and_table_edits_read_back_as_the_page_says() {
                 &body,
                 &options,
                 DeltaInput {
+                    earlier: None,
                     sent: holds.as_ref(),
                     number: step + 1,
                 },
@@ -2056,6 +2059,7 @@ fn session_problems(steps: &[String], yaml: bool) -> (Vec<String>, Vec<String>) 
             body,
             &options,
             DeltaInput {
+                earlier: None,
                 sent: holds.as_ref(),
                 number: k as u64 + 1,
             },

@@ -653,6 +653,7 @@ fn clear_marks_gives_back_the_parsed_tree() {
         tree.index_uids();
         let parsed = format!("{tree:?}");
         let first = DeltaInput {
+            earlier: None,
             sent: None,
             number: 1,
         };
@@ -660,6 +661,7 @@ fn clear_marks_gives_back_the_parsed_tree() {
             filter_tree_with_deltas(notation, body, &mut tree, &at(Level::Aggressive), first);
         tree.clear_marks();
         let second = DeltaInput {
+            earlier: None,
             sent: held.holds.as_ref(),
             number: 2,
         };

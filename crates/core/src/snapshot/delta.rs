@@ -28,6 +28,7 @@ use std::hash::{BuildHasher, DefaultHasher, Hash, Hasher, RandomState};
 
 use once_cell::sync::Lazy;
 
+use super::identity::{self, Shape};
 use super::marker::{hidden_run_end, write_run, ExpandTarget};
 use super::render::{self, flatten};
 use super::tree::{ColumnName, DeltaMarks, NodeKind, Table, TableDelta, Tree};
@@ -69,6 +70,8 @@ pub struct SentPage {
     /// The token budget's step it was sent at, with its options (`crate::result::budget`):
     /// the page's next snapshot is compared at that step while it is held.
     pub budget_step: Option<(&'static str, SnapshotOptions)>,
+    /// The raw tree's lines and lists, for identity (`None` where uids never renumber).
+    shape: Option<Shape>,
 }
 
 #[derive(Debug, Clone)]
@@ -101,6 +104,46 @@ impl SentPage {
             .map(|n| 2 * n.key.len() + n.uid.len() + 112)
             .sum::<usize>()
             + self.units.len() * 48
+            + self.shape.as_ref().map_or(0, Shape::approx_bytes)
+    }
+
+    /// The upstream uid the node the agent knows as `uid` has now: `Some` only when that
+    /// node is in this snapshot under another uid (`uid` being one it was shown under:
+    /// its key, or an older uid `aliases` names with its key). `None`: send `uid` as it is.
+    pub fn current_uid<'s>(
+        &'s self,
+        uid: &str,
+        aliases: &'s HashMap<String, String>,
+    ) -> Option<&'s str> {
+        if self.nodes.iter().any(|n| n.uid == uid) {
+            return None;
+        }
+        let key = if self.index.contains_key(uid) {
+            uid
+        } else {
+            aliases.get(uid)?.as_str()
+        };
+        let node = self.nodes.get(*self.index.get(key)? as usize)?;
+        (!node.uid.is_empty() && node.uid != uid).then_some(node.uid.as_str())
+    }
+
+    /// Each node's uid as it is now, with the key the agent first knew it by, where they
+    /// differ.
+    pub fn renumbered(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.nodes
+            .iter()
+            .filter(|n| !n.uid.is_empty() && n.uid != n.key)
+            .map(|n| (n.uid.as_str(), n.key.as_str()))
+    }
+
+    /// Kept with the raw tree's lines, for identity.
+    pub fn has_shape(&self) -> bool {
+        self.shape.is_some()
+    }
+
+    /// True when the agent knows a node by `key`.
+    pub fn has_key(&self, key: &str) -> bool {
+        self.index.contains_key(key)
     }
 
     pub fn node_count(&self) -> usize {
@@ -173,7 +216,13 @@ const RECORD: u8 = 3;
 
 impl TableView {
     /// The tables of `tree` (after the passes) that a notation writes as tables (`writes`).
-    pub fn of(tree: &Tree<'_>, writes: impl Fn(&Table<'_>) -> bool) -> TableView {
+    /// `identity`: the key each node is held by, where the page renumbered it (the header
+    /// names its first and last rows as the agent knows them).
+    pub fn of(
+        tree: &Tree<'_>,
+        writes: impl Fn(&Table<'_>) -> bool,
+        identity: &[Option<&str>],
+    ) -> TableView {
         let mut view = TableView::default();
         let mut scratch = Vec::new();
         for (&first, table) in &tree.tables {
@@ -237,8 +286,11 @@ impl TableView {
                 table
                     .siblings(r)
                     .iter()
-                    .filter_map(|&i| tree.nodes.get(i))
-                    .map(|n| n.uid)
+                    .filter_map(|&i| {
+                        let n = tree.nodes.get(i)?;
+                        let known = identity.get(i).copied().flatten();
+                        Some(known.filter(|_| !n.uid.is_empty()).unwrap_or(n.uid))
+                    })
                     .find(|u| !u.is_empty())
                     .unwrap_or("")
             };
@@ -315,7 +367,8 @@ fn word_hash(word: &str) -> u64 {
     hash_of(("word", word))
 }
 
-fn own_hash(tree: &Tree<'_>, id: usize, scope: Option<&str>) -> Own {
+/// `key` stands for the uid: a node known by an older uid hashes as it was sent.
+fn own_hash(tree: &Tree<'_>, id: usize, key: &str, scope: Option<&str>) -> Own {
     let Some(node) = tree.nodes.get(id) else {
         return Own::default();
     };
@@ -329,7 +382,7 @@ fn own_hash(tree: &Tree<'_>, id: usize, scope: Option<&str>) -> Own {
         NodeKind::Marker => node.name_str().hash(&mut h),
         NodeKind::Element => {
             for h in [&mut h, &mut bare] {
-                node.uid.hash(h);
+                key.hash(h);
                 node.role.hash(h);
                 node.name.as_deref().hash(h);
                 node.keep_chars.hash(h);
@@ -368,20 +421,38 @@ impl Fingerprint {
     /// Fingerprints a tree after the passes, in O(nodes): nodes are in document order, so in
     /// reverse order every node's descendants are done before it.
     pub fn of(tree: &Tree<'_>) -> Fingerprint {
-        Fingerprint::of_with(tree, TableView::default())
+        Fingerprint::of_with(tree, TableView::default(), &[])
     }
 
     /// `of`, with the tables the full snapshot writes (`view`): how a node is written (a line,
-    /// a cell shown or not) is part of its hash, and the agent holds each table's header.
-    pub fn of_with(tree: &Tree<'_>, view: TableView) -> Fingerprint {
+    /// a cell shown or not) is part of its hash, and the agent holds each table's header. Each
+    /// node with a uid is keyed by `identity[id]` when that is `Some` (the key of the held node
+    /// it is: `identity`), else by its uid; keys stay unique (a key taken already falls back
+    /// to the uid).
+    pub fn of_with(tree: &Tree<'_>, view: TableView, identity: &[Option<&str>]) -> Fingerprint {
         let n = tree.nodes.len();
         let mut keys: Vec<String> = Vec::with_capacity(n);
         let mut seen: HashMap<&str, usize> = HashMap::with_capacity(n);
+        let mut taken: HashSet<&str> = HashSet::new();
+        // What each node's own line hashes for its uid: the held key it is known by, or its uid.
+        let mut known_as: Vec<&str> = Vec::with_capacity(n);
         for (id, node) in tree.nodes.iter().enumerate() {
-            let key = if node.kind == NodeKind::Element && !node.uid.is_empty() {
+            // A key with `#` names a repeated uid: no one's identity.
+            let held = identity
+                .get(id)
+                .copied()
+                .flatten()
+                .filter(|k| !node.uid.is_empty() && !k.contains('#'));
+            known_as.push(node.uid);
+            let key = if let Some(k) = held.filter(|k| taken.insert(k)) {
+                if let Some(last) = known_as.last_mut() {
+                    *last = k;
+                }
+                k.to_string()
+            } else if node.kind == NodeKind::Element && !node.uid.is_empty() {
                 let count = seen.entry(node.uid).or_default();
                 *count += 1;
-                if *count == 1 {
+                if *count == 1 && taken.insert(node.uid) {
                     node.uid.to_string()
                 } else {
                     // The upstream repeats a uid at times: each occurrence its own key.
@@ -403,7 +474,9 @@ impl Fingerprint {
             .and_then(|n| n.attr("url"))
             .and_then(|a| a.value.as_deref())
             .map(|u| u.split('#').next().unwrap_or(u));
-        let owns: Vec<Own> = (0..n).map(|id| own_hash(tree, id, scope)).collect();
+        let owns: Vec<Own> = (0..n)
+            .map(|id| own_hash(tree, id, known_as.get(id).copied().unwrap_or(""), scope))
+            .collect();
         let own: Vec<u64> = owns.iter().map(|o| o.all).collect();
         let mut deep = vec![0u64; n];
         let mut sizes = vec![1usize; n];
@@ -428,7 +501,7 @@ impl Fingerprint {
             }
             dropped.clear();
             let items = flatten(tree, children, &mut dropped);
-            let frame = Frame::of(tree, items, &own, &deep, &shown, node.uid);
+            let frame = Frame::of(tree, items, &own, &deep, &shown, node.uid, &known_as);
             let mut h = new_hasher();
             own[id].hash(&mut h);
             // How the full snapshot writes it (a line, a table's cell): `leaf_hash` for a leaf.
@@ -448,7 +521,7 @@ impl Fingerprint {
                 frames.insert(Some(id), frame);
             }
         }
-        let roots = Frame::of(tree, tree.roots.clone(), &own, &deep, &shown, "");
+        let roots = Frame::of(tree, tree.roots.clone(), &own, &deep, &shown, "", &known_as);
         for &item in &roots.items {
             frame_parent[item] = None;
         }
@@ -614,6 +687,7 @@ impl Fingerprint {
             whole: self.whole,
             tables,
             budget_step: None,
+            shape: None,
         }
     }
 
@@ -655,6 +729,7 @@ struct Visibility {
 }
 
 impl Frame {
+    /// `known_as`: what each node's uid hashes as (see `Fingerprint::of_with`).
     fn of(
         tree: &Tree<'_>,
         items: Vec<usize>,
@@ -662,10 +737,17 @@ impl Frame {
         deep: &[u64],
         shown: &[u64],
         owner_uid: &str,
+        known_as: &[&str],
     ) -> Frame {
         let mut units = Vec::new();
         let mut pos = 0;
         let mut marker = String::new();
+        // The node whose uid `owner_uid` is (markers may expand it instead of their run).
+        let owner: Option<usize> = items
+            .first()
+            .and_then(|&i| tree.nodes.get(i))
+            .and_then(|n| n.parent)
+            .filter(|&p| tree.nodes.get(p).is_some_and(|n| n.uid == owner_uid));
         while let Some(&id) = items.get(pos) {
             let Some(node) = tree.nodes.get(id) else {
                 pos += 1;
@@ -682,7 +764,22 @@ impl Frame {
                 // And its marker as written: its summary reads the records around it.
                 marker.clear();
                 write_run(&mut marker, tree, run, owner_uid);
-                marker.hash(&mut h);
+                // With the uids it names as the agent knows their nodes: a marker the agent
+                // holds still shows that run (the proxy's tools take those uids too).
+                let renamed: Vec<(&str, &str)> = run
+                    .iter()
+                    .chain(owner.iter())
+                    .filter_map(|&i| {
+                        let uid = tree.nodes.get(i)?.uid;
+                        let known = *known_as.get(i)?;
+                        (uid != known && !uid.is_empty()).then_some((uid, known))
+                    })
+                    .collect();
+                if renamed.is_empty() {
+                    marker.hash(&mut h);
+                } else {
+                    words_replaced(&marker, &renamed).hash(&mut h);
+                }
                 units.push(Unit {
                     start: pos,
                     len: end - pos,
@@ -740,6 +837,31 @@ impl DeltaCounts {
             && self.revealed == 0
             && self.behind == 0
     }
+}
+
+/// `text` with each of `pairs`' first words, where it stands as a word of its own, replaced
+/// by the second.
+fn words_replaced(text: &str, pairs: &[(&str, &str)]) -> String {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    'scan: while let Some(c) = rest.chars().next() {
+        if !out.chars().next_back().is_some_and(is_word) {
+            for &(from, to) in pairs {
+                let ends = rest
+                    .get(from.len()..)
+                    .is_some_and(|r| !r.chars().next().is_some_and(is_word));
+                if rest.starts_with(from) && ends {
+                    out.push_str(to);
+                    rest = rest.get(from.len()..).unwrap_or("");
+                    continue 'scan;
+                }
+            }
+        }
+        out.push(c);
+        rest = rest.get(c.len_utf8()..).unwrap_or("");
+    }
+    out
 }
 
 /// Marks `tree` for a delta against `sent`: the first item of each unchanged run carries the
@@ -1333,11 +1455,53 @@ fn longest_increasing_len(keys: &[u64]) -> usize {
     tails.len()
 }
 
+/// Identity keys of `tree`'s nodes against `sent`, or against `earlier` when that holds more
+/// of the page (a modal dialog's snapshot covered the page the agent held before it), with
+/// the snapshot they are the keys of.
+fn identity_keys<'s>(
+    tree: &Tree<'_>,
+    shape: &Shape,
+    sent: &'s SentPage,
+    earlier: Option<&'s SentPage>,
+) -> (&'s SentPage, Vec<Option<&'s str>>) {
+    let against = |held: &'s SentPage| -> (Vec<Option<&'s str>>, usize) {
+        let Some(held_shape) = held.shape.as_ref() else {
+            return (Vec::new(), 0);
+        };
+        let uids: Vec<&str> = held.nodes.iter().map(|n| n.uid.as_str()).collect();
+        let side = identity::HeldSide {
+            shape: held_shape,
+            uids: &uids,
+        };
+        let (matched, count) = identity::match_nodes(tree, shape, &side);
+        let keys = matched
+            .into_iter()
+            .map(|m| {
+                m.and_then(|h| held.nodes.get(h as usize))
+                    .map(|n| n.key.as_str())
+            })
+            .collect();
+        (keys, count)
+    };
+    let (keys, count) = against(sent);
+    let with_uid = tree.nodes.iter().filter(|n| !n.uid.is_empty()).count();
+    if let Some(earlier) = earlier.filter(|_| 2 * count < with_uid) {
+        let (earlier_keys, earlier_count) = against(earlier);
+        if earlier_count > count {
+            return (earlier, earlier_keys);
+        }
+    }
+    (sent, keys)
+}
+
 /// What the agent holds of a page and which snapshot of it comes now.
 #[derive(Debug, Clone, Copy)]
 pub struct DeltaInput<'p> {
     /// What was sent last of this page, `None` when nothing is held (first, or evicted).
     pub sent: Option<&'p SentPage>,
+    /// What was sent of it before that, kept where uids renumber: a page the last snapshot
+    /// covered (a modal dialog's) is matched against it.
+    pub earlier: Option<&'p SentPage>,
     /// The number of the snapshot being filtered (1 for the page's first).
     pub number: u64,
 }
@@ -1400,8 +1564,25 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
     let uids_in = tree.index_uids();
     apply_passes(tree, options);
     let full = notation.render(tree, true);
-    let view = TableView::of(tree, |t| notation.writes_table(tree, t));
-    let fp = Fingerprint::of_with(tree, view);
+    let writes = |t: &Table<'_>| notation.writes_table(tree, t);
+    // Where uids renumber, nodes are keyed by what the agent holds of them (`identity`), and
+    // the delta goes against the held snapshot that holds more of the page.
+    let shape = notation.uids_renumber().then(|| Shape::of(tree));
+    let (against, fp) = match (&shape, input.sent) {
+        (Some(shape), Some(sent)) => {
+            let (against, keys) = identity_keys(tree, shape, sent, input.earlier);
+            let view = TableView::of(tree, writes, &keys);
+            (Some(against), Fingerprint::of_with(tree, view, &keys))
+        }
+        _ => (
+            input.sent,
+            Fingerprint::of_with(tree, TableView::of(tree, writes, &[]), &[]),
+        ),
+    };
+    let input = DeltaInput {
+        sent: against,
+        ..input
+    };
     // Filtering never grows a snapshot: where it would, a whole page goes as it came.
     let as_came = full.text.len() >= text.len();
     let full_of = |reason: FullReason, deltas_in_row: u32| {
@@ -1454,7 +1635,8 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
             }
         }
     };
-    let holds = fp.sent_page(tree, input.number, deltas_in_row);
+    let mut holds = fp.sent_page(tree, input.number, deltas_in_row);
+    holds.shape = shape;
     if as_came && matches!(sent_as, Some(Sent::Full(_))) {
         // The agent then holds every node of the filtered tree and more: the page's next
         // snapshot is a delta against it all the same.

@@ -28,6 +28,7 @@
 
 mod collapse;
 pub mod delta;
+pub mod identity;
 pub mod marker;
 mod nested;
 pub mod params;
@@ -86,6 +87,13 @@ pub trait Notation {
     /// rows the agent holds (`DeltaMarks::tables`); else a table the agent does not hold as
     /// it is goes whole.
     fn writes_table_deltas(&self) -> bool {
+        false
+    }
+
+    /// True when the upstream gives a node a new uid though it is the same (a snapshot that
+    /// did not hold it came between): deltas then match nodes by identity (`identity`), and
+    /// requests go upstream with the current uid of the one the agent names.
+    fn uids_renumber(&self) -> bool {
         false
     }
 }

@@ -58,6 +58,11 @@ impl Notation for Cdp {
         writer::render_delta(tree, first_line)
     }
 
+    /// chrome-devtools-mcp keeps a node's uid only from its page's previous snapshot.
+    fn uids_renumber(&self) -> bool {
+        true
+    }
+
     fn light_units_at_least(&self, tree: &Tree<'_>, enough: usize) -> usize {
         writer::light_units_at_least(tree, enough)
     }
