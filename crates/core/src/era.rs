@@ -332,22 +332,6 @@ mod tests {
     const MODERN: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
     const DISCOVER: &str = r#"{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"up","version":"1"}}}"#;
 
-    fn grid(change: Option<&str>) -> String {
-        let capture: Value = serde_json::from_str(include_str!(
-            "../../../__test__/fixtures/snapshots/grid.json"
-        ))
-        .expect("fixture");
-        let mut result = capture["result"].clone();
-        if let (Some(change), Some(text)) = (change, result.pointer_mut("/content/0/text")) {
-            let changed = text
-                .as_str()
-                .unwrap_or_default()
-                .replace("link \"Orders\"", change);
-            *text = Value::String(changed);
-        }
-        result.to_string()
-    }
-
     fn meta_of(client: &str) -> String {
         format!(
             r#"{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"{client}","version":"1"}}}}"#
@@ -363,7 +347,11 @@ mod tests {
     ) -> String {
         era.use_client(session, Some(meta));
         let out = session
-            .filter_tool_result("take_snapshot", &grid(change), Some(r#"{"pageId":1}"#))
+            .filter_tool_result(
+                "take_snapshot",
+                &crate::test_support::grid_result(change),
+                Some(r#"{"pageId":1}"#),
+            )
             .expect("filters")
             .expect("changed");
         let out: Value = serde_json::from_str(&out).expect("json");

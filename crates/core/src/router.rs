@@ -380,23 +380,6 @@ mod tests {
         );
     }
 
-    /// The grid fixture's `take_snapshot` result, with `Orders` renamed when `change` says.
-    fn grid(change: Option<&str>) -> String {
-        let capture: Value = serde_json::from_str(include_str!(
-            "../../../__test__/fixtures/snapshots/grid.json"
-        ))
-        .expect("fixture");
-        let mut result = capture["result"].clone();
-        if let (Some(change), Some(text)) = (change, result.pointer_mut("/content/0/text")) {
-            let changed = text
-                .as_str()
-                .unwrap_or_default()
-                .replace("link \"Orders\"", change);
-            *text = Value::String(changed);
-        }
-        result.to_string()
-    }
-
     /// The text the client receives for a `take_snapshot` answer of page 1 routed under `id`.
     fn snapshot_text(
         router: &mut Router,
@@ -417,7 +400,12 @@ mod tests {
         let arguments = format!(r#"{{"pageId":{page}}}"#);
         let mut request = call("take_snapshot", &arguments);
         request.cancelled = cancelled;
-        let routed = route(router, &response(id, &grid(change)), Some(request)).expect("routed");
+        let routed = route(
+            router,
+            &response(id, &crate::test_support::grid_result(change)),
+            Some(request),
+        )
+        .expect("routed");
         let line = routed.line.expect("filtered");
         let out: Value = serde_json::from_str(&line).expect("json");
         out["result"]["content"][0]["text"]
@@ -484,7 +472,7 @@ mod tests {
                 assert_eq!(shown[0], upstream_reset::RECONNECT_NOTICE);
                 assert!(shown[1].starts_with(upstream_reset::RECONNECT_NOTE));
             }
-            let line = response("4", &grid(None));
+            let line = response("4", &crate::test_support::grid_result(None));
             let routed = route(
                 &mut router,
                 &line,

@@ -150,3 +150,21 @@ pub(crate) fn lean_step_options() -> crate::snapshot::SnapshotOptions {
         },
     }
 }
+
+/// The grid fixture's `take_snapshot` result (`__test__/fixtures/snapshots/grid.json`), with its
+/// `link "Orders"` replaced by `change` when given: the era and router tests route it.
+pub(crate) fn grid_result(change: Option<&str>) -> String {
+    let capture: serde_json::Value = serde_json::from_str(include_str!(
+        "../../../__test__/fixtures/snapshots/grid.json"
+    ))
+    .expect("fixture");
+    let mut result = capture["result"].clone();
+    if let (Some(change), Some(text)) = (change, result.pointer_mut("/content/0/text")) {
+        let changed = text
+            .as_str()
+            .unwrap_or_default()
+            .replace("link \"Orders\"", change);
+        *text = serde_json::Value::String(changed);
+    }
+    result.to_string()
+}
