@@ -136,6 +136,11 @@ impl SentPage {
             .map(|n| (n.uid.as_str(), n.key.as_str()))
     }
 
+    /// A modal dialog's snapshot, covering the page (`identity::Shape::is_covered`).
+    pub fn is_covered(&self) -> bool {
+        self.shape.as_ref().is_some_and(Shape::is_covered)
+    }
+
     /// Kept with the raw tree's lines, for identity.
     pub fn has_shape(&self) -> bool {
         self.shape.is_some()
@@ -155,6 +160,9 @@ impl SentPage {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FullReason {
     First,
+    /// Nothing held of the page any more: the upstream restarted or reconnected since its last
+    /// snapshot, and uids of before may name other elements now.
+    UpstreamReset,
     Navigated,
     NotSmaller,
     InRow,
@@ -164,6 +172,9 @@ impl FullReason {
     pub fn text(self) -> &'static str {
         match self {
             FullReason::First => "first snapshot of this page",
+            FullReason::UpstreamReset => {
+                "the upstream restarted or reconnected since this page's last snapshot"
+            }
             FullReason::Navigated => "the page navigated or reloaded",
             FullReason::NotSmaller => "a delta would not be much smaller",
             FullReason::InRow => "after 8 deltas in a row",
@@ -1504,6 +1515,9 @@ pub struct DeltaInput<'p> {
     pub earlier: Option<&'p SentPage>,
     /// The number of the snapshot being filtered (1 for the page's first).
     pub number: u64,
+    /// Nothing is held because the upstream restarted or reconnected since the page's last
+    /// snapshot (the full snapshot's header says so, rather than "first").
+    pub upstream_reset: bool,
 }
 
 /// How a snapshot was sent with deltas on.
@@ -1595,8 +1609,13 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
     let mut delta_bytes = None;
     let (text_out, deltas_in_row) = match input.sent {
         None => {
-            sent_as = Some(Sent::Full(FullReason::First));
-            full_of(FullReason::First, 0)
+            let reason = if input.upstream_reset {
+                FullReason::UpstreamReset
+            } else {
+                FullReason::First
+            };
+            sent_as = Some(Sent::Full(reason));
+            full_of(reason, 0)
         }
         Some(prev) if fp.is_new_document(tree, prev) => {
             sent_as = Some(Sent::Full(FullReason::Navigated));
