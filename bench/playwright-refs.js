@@ -12,10 +12,8 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js')
-const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js')
-const { ROOT, CHROMIUM, SITE_DIR, serveDirectory } = require('./live-browser.js')
+const { CHROMIUM, SITE_DIR, serveDirectory, playwrightMcpTransport } = require('./live-browser.js')
 
-const PLAYWRIGHT_MCP = process.env.PLAYWRIGHT_MCP_CLI || path.join(ROOT, 'node_modules', '@playwright', 'mcp', 'cli.js')
 const REF = /\[ref=([^\]]+)\]/
 
 function text(result) {
@@ -50,13 +48,8 @@ function compare(before, after) {
 async function main() {
   const site = await serveDirectory(SITE_DIR)
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'msf-pw-refs-'))
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [PLAYWRIGHT_MCP, '--headless', '--browser', 'chromium', '--executable-path', CHROMIUM, '--isolated', '--output-dir', workDir],
-    env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
-    cwd: workDir,
-    stderr: 'ignore',
-  })
+  const transport = playwrightMcpTransport(workDir)
+
   const client = new Client({ name: 'playwright-refs', version: '1.0.0' })
   const call = async (name, args) => text(await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 }))
   try {
