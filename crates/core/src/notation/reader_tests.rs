@@ -750,7 +750,7 @@ fn yaml_row(line: &str, columns: &[YamlColumn], out: &mut Vec<Read>) -> Option<(
 /// lines whose ref the legend implies (the one after the previous ref), and table rows (quoted
 /// items after a `… table of` header). After a table no ref is implied: the rows end the
 /// chain, so a structural line there without its ref is an error.
-fn read_yaml(text: &str) -> Result<Vec<Read>, String> {
+pub(super) fn read_yaml(text: &str) -> Result<Vec<Read>, String> {
     let mut out = Vec::new();
     let mut lines = text.lines();
     // `Some(None)`: after a table, where no ref may be implied.

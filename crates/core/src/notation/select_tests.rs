@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::reader_tests::{delta_problems, read_light, reader_problems};
+use super::reader_tests::{delta_problems, read_light, read_yaml, reader_problems};
 use super::{expand_range, filter_snapshot};
 use crate::level::Level;
 use crate::snapshot::marker::read_marker;
@@ -37,15 +37,38 @@ fn cdp_page(names: &[String], selected: usize) -> String {
     s
 }
 
-/// The same page in Playwright's YAML (its options carry no ref: it picks them by name).
+/// The same page in Playwright's YAML (a native select's options carry no ref: it picks them
+/// by name).
 fn yaml_page(names: &[String], selected: usize) -> String {
-    let mut s = String::from("- generic [ref=e1]:\n  - main [ref=e2]:\n    - heading \"New product\" [level=1] [ref=e3]\n    - generic [ref=e4]: Country of origin\n    - combobox \"Country of origin\" [ref=e5]:\n");
+    yaml_list(names, selected, "combobox", false)
+}
+
+/// `yaml_page` with a list of `role` (an ARIA listbox's options carry refs, e10 on, when `refs`).
+fn yaml_list(names: &[String], selected: usize, role: &str, refs: bool) -> String {
+    let mut s = format!("- generic [ref=e1]:\n  - main [ref=e2]:\n    - heading \"New product\" [level=1] [ref=e3]\n    - generic [ref=e4]: Country of origin\n    - {role} \"Country of origin\" [ref=e5]:\n");
     for (k, name) in names.iter().enumerate() {
         let mark = if k == selected { " [selected]" } else { "" };
         let quoted = serde_json::to_string(name).unwrap_or_default();
-        s.push_str(&format!("      - option {quoted}{mark}\n"));
+        let r = if refs {
+            format!(" [ref=e{}]", k + 10)
+        } else {
+            String::new()
+        };
+        // Playwright quotes an item whose key holds `: ` (YAML would read a mapping there).
+        let key = format!("option {quoted}{mark}{r}");
+        if key.contains(": ") {
+            s.push_str(&format!("      - '{}'\n", key.replace('\'', "''")));
+        } else {
+            s.push_str(&format!("      - {key}\n"));
+        }
     }
     s.push_str("    - button \"Save draft\" [ref=e6] [cursor=pointer]\n");
+    // The rest of the form, as `cdp_page`'s.
+    for k in 0..40 {
+        s.push_str(&format!(
+            "    - textbox \"Field {k}\" [ref=f{k}]: Value of field {k}\n"
+        ));
+    }
     s
 }
 
@@ -201,6 +224,20 @@ fn option_names_that_read_as_structure_stay_page_text() {
             "{level}: {out}"
         );
         assert_eq!(options_hidden(&out), 0, "{level}: {out}");
+
+        // Playwright, an ARIA listbox whose options carry refs: each read back as the page's.
+        let yaml = yaml_list(&names, 8, "listbox", true);
+        let problems = reader_problems(&yaml, &at(level));
+        assert!(problems.is_empty(), "{level}: {problems:?}");
+        let out = filter_snapshot(&yaml, &at(level)).text;
+        let read = read_yaml(&out).expect("readable");
+        let options: Vec<&str> = read
+            .iter()
+            .filter(|r| r.role == "option")
+            .map(|r| r.uid.as_str())
+            .collect();
+        let want: Vec<String> = (10..10 + names.len()).map(|k| format!("e{k}")).collect();
+        assert_eq!(options, want, "{level}: {out}");
     }
 }
 
