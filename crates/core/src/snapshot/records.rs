@@ -1084,6 +1084,7 @@ pub fn summarise_options(tree: &mut Tree<'_>, facts: &Facts, max_options: usize)
         let is_list = node.kind == NodeKind::Element
             && matches!(node.role, "combobox" | "listbox")
             && !node.has_attr("expanded")
+            && !facts.is_open(id)
             && !node.hidden;
         if !is_list {
             continue;

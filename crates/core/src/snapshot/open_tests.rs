@@ -1,0 +1,210 @@
+//! What the agent opened stays in view (`open`), on small snapshots in both notations.
+
+use crate::level::Level;
+use crate::notation::filter_snapshot;
+use crate::snapshot::SnapshotOptions;
+
+/// Whether `uid` is written as a node of `out` (its own line, a sibling after `|`, a child
+/// after ` > `), not only named by a marker's range.
+fn shown(out: &str, uid: &str) -> bool {
+    out.lines().any(|line| {
+        let t = line.trim_start().trim_start_matches("- ");
+        !t.starts_with('…')
+            && (t.split('|').chain(t.split(" > ")).any(|seg| {
+                let seg = seg.trim_start();
+                seg.starts_with(&format!("{uid} ")) || seg == uid
+            }) || t.contains(&format!("[ref={uid}]")))
+    })
+}
+
+fn filtered(text: &str, level: Level) -> String {
+    filter_snapshot(text, &SnapshotOptions::for_level(level)).text
+}
+
+/// A banner whose account menu the agent just opened, a main, a footer whose disclosure it
+/// opened, a complementary with a focused textbox, and a non-modal dialog after them.
+const CDP_PAGE: &str = r##"uid=1_0 RootWebArea "Projects — Orbit" url="http://127.0.0.1/app/w.html"
+  uid=1_1 banner
+    uid=1_2 "Orbit 4.2 is here: pipelines can now wait for approvals · "
+    uid=1_3 link "What's new" url="http://127.0.0.1/app/w.html#new"
+    uid=1_4 link "Join the webinar" url="http://127.0.0.1/app/w.html#webinar"
+    uid=1_5 "Workspace"
+    uid=1_6 combobox "Workspace" expandable expanded haspopup="listbox" value="Acme"
+    uid=6_0 listbox "Workspaces" orientation="vertical"
+      uid=6_1 option "Acme" selectable selected
+      uid=6_2 option "Acme Mobile"
+      uid=6_3 option "Data Science"
+      uid=6_4 option "Growth Team"
+      uid=6_5 option "Infrastructure"
+      uid=6_6 option "Research Lab"
+    uid=1_7 link "Inbox (4)" url="http://127.0.0.1/app/w.html#inbox"
+    uid=1_8 button "Jane Doe" expandable expanded haspopup="menu"
+    uid=2_0 menu "Account" orientation="vertical"
+      uid=2_1 menuitem "Your profile"
+      uid=2_2 menuitem "Account settings"
+      uid=2_3 menuitem "Billing and plans"
+      uid=2_4 menuitem "Keyboard shortcuts"
+      uid=2_5 menuitem "Switch account"
+      uid=2_6 menuitem "Help center"
+      uid=2_7 menuitem "Sign out"
+  uid=1_9 main
+    uid=1_10 heading "Projects" level="1"
+    uid=1_11 "Every project of the workspace, its pipeline status and its owners."
+    uid=1_12 button "Open Apollo"
+    uid=1_13 button "Open Borealis"
+  uid=1_20 complementary "Notes"
+    uid=1_21 heading "Notes" level="2"
+    uid=1_22 "Notes are private to you and kept with the workspace. Markdown works."
+    uid=1_23 "Quick note"
+    uid=1_24 textbox "Quick note" focusable focused multiline
+    uid=1_25 button "Save note"
+  uid=1_30 contentinfo
+    uid=1_31 "© 2026 Orbit Labs, Inc. All rights reserved. Orbit is a registered trademark."
+    uid=1_32 button "Resources" expandable expanded
+    uid=11_0 link "API reference" url="http://127.0.0.1/app/w.html#api"
+    uid=11_1 link "API status" url="http://127.0.0.1/app/w.html#status"
+    uid=11_2 link "Changelog" url="http://127.0.0.1/app/w.html#changelog"
+    uid=11_3 link "Security" url="http://127.0.0.1/app/w.html#security"
+    uid=11_4 link "Privacy" url="http://127.0.0.1/app/w.html#privacy"
+    uid=1_33 "Made with care in Lisbon and Toronto. Questions? Write to the team any time."
+  uid=3_0 dialog "Keyboard shortcuts"
+    uid=3_1 heading "Keyboard shortcuts" level="2"
+    uid=3_2 "Shortcuts work anywhere in the workspace except inside text fields."
+    uid=3_3 checkbox "Enable single-key shortcuts" checked
+    uid=3_4 button "Print shortcuts"
+    uid=3_5 button "Close shortcuts"
+"##;
+
+const OPEN_CDP: &[&str] = &[
+    "1_6", "6_0", "6_1", "6_2", "6_3", "6_4", "6_5", "6_6", "1_8", "2_0", "2_1", "2_2", "2_3",
+    "2_4", "2_5", "2_6", "2_7", "1_24", "1_25", "1_32", "11_0", "11_1", "11_2", "11_3", "11_4",
+    "3_0", "3_3", "3_4", "3_5",
+];
+
+/// The account menu, the workspace listbox, the footer's open disclosure, the focused textbox
+/// and the dialog are written as nodes at every lossy level (before: `moderate` summarised the
+/// banner's menu items and the footer's links, `aggressive` hid all of it but `main`).
+#[test]
+fn what_the_agent_opened_is_written_at_every_level() {
+    for level in [Level::Moderate, Level::Aggressive] {
+        let out = filtered(CDP_PAGE, level);
+        for uid in OPEN_CDP {
+            assert!(shown(&out, uid), "{level:?}: {uid} not shown\n{out}");
+        }
+        // The rest of the banner still hides: open keeps what is open, not its landmark.
+        assert!(!shown(&out, "1_2"), "{level:?}\n{out}");
+    }
+}
+
+/// The same page with nothing open: the menu button and the disclosure (what the agent opens
+/// things with) stay in their summarised landmarks at `moderate`, and nothing else of them is
+/// kept for their sake (the banner's prose and links still hide).
+#[test]
+fn an_opener_stays_in_its_landmark_at_moderate() {
+    let closed: String = CDP_PAGE
+        .lines()
+        .filter(|l| {
+            let uid = l.trim_start().trim_start_matches("uid=");
+            !(uid.starts_with("2_") || uid.starts_with("6_") || uid.starts_with("11_"))
+                && !uid.starts_with("3_")
+        })
+        .map(|l| l.replace(" expanded", "").replace(" focused", ""))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
+    let out = filtered(&closed, Level::Moderate);
+    for uid in ["1_6", "1_8", "1_32"] {
+        assert!(shown(&out, uid), "{uid} not shown\n{out}");
+    }
+    assert!(!shown(&out, "1_2"), "{out}");
+    let aggressive = filtered(&closed, Level::Aggressive);
+    assert!(!shown(&aggressive, "1_8"), "{aggressive}");
+}
+
+/// A dialog after a `main` that fills the node cap on its own stays whole: before, the cap hid
+/// it (it comes last in document order).
+#[test]
+fn a_dialog_after_a_main_over_the_node_cap_stays() {
+    let mut page =
+        String::from("uid=1_0 RootWebArea \"Big\" url=\"http://127.0.0.1/\"\n  uid=1_1 main\n");
+    for k in 0..1_200 {
+        page.push_str(&format!(
+            "    uid=1_{} heading \"Section {k}\" level=\"2\"\n",
+            k + 2
+        ));
+    }
+    page.push_str(
+        "  uid=9_0 alertdialog \"Delete project?\" modal\n    uid=9_1 \"This cannot be undone.\"\n    uid=9_2 checkbox \"Also delete archived runs\"\n    uid=9_3 button \"Keep project\" focusable focused\n    uid=9_4 button \"Delete for everyone\"\n",
+    );
+    for level in [Level::Moderate, Level::Aggressive] {
+        let out = filtered(&page, level);
+        for uid in ["9_0", "9_2", "9_3", "9_4"] {
+            assert!(shown(&out, uid), "{level:?}: {uid} not shown");
+        }
+    }
+}
+
+/// Playwright MCP's notation: `[expanded]` and `[active]`.
+const PW_PAGE: &str = r##"- generic [ref=e1]:
+  - banner [ref=e2]:
+    - paragraph [ref=e3]: Orbit 4.2 is here, pipelines can now wait for approvals, read more
+    - link "What's new" [ref=e4] [cursor=pointer]:
+      - /url: "#new"
+    - link "Join the webinar" [ref=e5] [cursor=pointer]:
+      - /url: "#webinar"
+    - link "Promotion 0 of the season, with a long name" [ref=e100] [cursor=pointer]:
+      - /url: "#promo0"
+    - link "Promotion 1 of the season, with a long name" [ref=e101] [cursor=pointer]:
+      - /url: "#promo1"
+    - link "Promotion 2 of the season, with a long name" [ref=e102] [cursor=pointer]:
+      - /url: "#promo2"
+    - link "Promotion 3 of the season, with a long name" [ref=e103] [cursor=pointer]:
+      - /url: "#promo3"
+    - link "Promotion 4 of the season, with a long name" [ref=e104] [cursor=pointer]:
+      - /url: "#promo4"
+    - link "Promotion 5 of the season, with a long name" [ref=e105] [cursor=pointer]:
+      - /url: "#promo5"
+    - link "Promotion 6 of the season, with a long name" [ref=e106] [cursor=pointer]:
+      - /url: "#promo6"
+    - link "Promotion 7 of the season, with a long name" [ref=e107] [cursor=pointer]:
+      - /url: "#promo7"
+    - button "Jane Doe" [expanded] [ref=e6]
+    - menu "Account" [ref=e7]:
+      - menuitem "Your profile" [ref=e8]
+      - menuitem "Account settings" [ref=e9]
+      - menuitem "Billing and plans" [ref=e10]
+      - menuitem "Keyboard shortcuts" [ref=e11]
+      - menuitem "Switch account" [ref=e12]
+      - menuitem "Help center" [ref=e13]
+      - menuitem "Sign out" [ref=e14]
+  - main [ref=e20]:
+    - heading "Projects" [level=1] [ref=e21]
+    - paragraph [ref=e22]: Every project of the workspace, its pipeline status and its owners.
+    - button "Open Apollo" [ref=e23]
+    - button "Open Borealis" [ref=e24]
+  - complementary "Notes" [ref=e30]:
+    - heading "Notes" [level=2] [ref=e31]
+    - paragraph [ref=e32]: Notes are private to you and kept with the workspace. Markdown works.
+    - paragraph [ref=e35]: Last saved 12 minutes ago from the desktop app, with the changes of two other devices merged.
+    - paragraph [ref=e36]: Pinned notes, the release checklist, the on-call rota and the roadmap, come first.
+    - textbox "Quick note" [active] [ref=e33]
+    - button "Save note" [ref=e34]
+  - dialog "Keyboard shortcuts" [ref=e40]:
+    - heading "Keyboard shortcuts" [level=2] [ref=e41]
+    - checkbox "Enable single-key shortcuts" [checked] [ref=e42]
+    - button "Close shortcuts" [ref=e43]
+"##;
+
+#[test]
+fn what_the_agent_opened_is_written_at_every_level_in_playwright() {
+    let open = [
+        "e6", "e8", "e9", "e10", "e11", "e12", "e13", "e14", "e33", "e34", "e40", "e42", "e43",
+    ];
+    for level in [Level::Moderate, Level::Aggressive] {
+        let out = filtered(PW_PAGE, level);
+        for uid in open {
+            assert!(shown(&out, uid), "{level:?}: {uid} not shown\n{out}");
+        }
+        assert!(!shown(&out, "e5"), "{level:?}\n{out}");
+    }
+}
