@@ -105,8 +105,9 @@ fn an_opener_stays_in_its_landmark_at_moderate() {
         .lines()
         .filter(|l| {
             let uid = l.trim_start().trim_start_matches("uid=");
-            !(uid.starts_with("2_") || uid.starts_with("6_") || uid.starts_with("11_"))
-                && !uid.starts_with("3_")
+            !["2_", "3_", "6_", "11_"]
+                .iter()
+                .any(|opened| uid.starts_with(opened))
         })
         .map(|l| l.replace(" expanded", "").replace(" focused", ""))
         .collect::<Vec<_>>()
@@ -206,5 +207,39 @@ fn what_the_agent_opened_is_written_at_every_level_in_playwright() {
             assert!(shown(&out, uid), "{level:?}: {uid} not shown\n{out}");
         }
         assert!(!shown(&out, "e5"), "{level:?}\n{out}");
+    }
+}
+
+/// Under a token budget the page must give way step by step (down to `coarser`'s 60 nodes),
+/// and what the agent opened still stays: the banner's menu and the dialog after a long `main`.
+#[test]
+fn what_the_agent_opened_stays_under_the_token_budget() {
+    use crate::result::{filter_tool_result_value, text_blocks, ResultOptions};
+    let mut page = String::from("## Latest page snapshot\n");
+    let (head, rest) = CDP_PAGE.split_at(CDP_PAGE.find("  uid=1_9 main").unwrap_or(0));
+    page.push_str(head);
+    page.push_str("  uid=1_9 main\n");
+    for k in 0..600 {
+        page.push_str(&format!(
+            "    uid=5_{k} link \"Release note {k} of the pipelines service, with its long title\" url=\"http://127.0.0.1/n{k}\"\n"
+        ));
+    }
+    page.push_str(&rest[rest.find("  uid=1_20").unwrap_or(0)..]);
+    let result = serde_json::json!({"content": [{"type": "text", "text": page}]}).to_string();
+    for level in [Level::Moderate, Level::Aggressive] {
+        let mut options = ResultOptions::for_level(level);
+        options.max_tokens = 2_000;
+        let filtered = filter_tool_result_value("take_snapshot", &result, &options)
+            .expect("filters")
+            .expect("changed");
+        let step = filtered.budget.as_ref().map(|b| b.step);
+        assert!(step.is_some_and(|s| s != "cut"), "{level:?}: step {step:?}");
+        let out = text_blocks(&filtered.result).collect::<Vec<_>>().join("\n");
+        for uid in OPEN_CDP {
+            assert!(
+                shown(&out, uid),
+                "{level:?} at {step:?}: {uid} not shown\n{out}"
+            );
+        }
     }
 }
