@@ -196,8 +196,8 @@ fn what_the_agent_opened_is_written_at_every_level_in_playwright() {
     open_shown_and_rest_hidden(PW_PAGE, &open, "e5");
 }
 
-/// Under a token budget the page must give way step by step (down to `coarser`'s 60 nodes),
-/// and what the agent opened still stays: the banner's menu and the dialog after a long `main`.
+/// Under a token budget the page must give way step by step (its 600 links in `main`), and
+/// what the agent opened still stays: the banner's menu and the dialog after a long `main`.
 #[test]
 fn what_the_agent_opened_stays_under_the_token_budget() {
     use crate::result::{filter_tool_result_value, text_blocks, ResultOptions};
@@ -219,7 +219,13 @@ fn what_the_agent_opened_stays_under_the_token_budget() {
             .expect("filters")
             .expect("changed");
         let step = filtered.budget.as_ref().map(|b| b.step);
-        assert!(step.is_some_and(|s| s != "cut"), "{level:?}: step {step:?}");
+        // At `moderate` the budget must act (`aggressive`'s own view may fit already); no
+        // step may have had to cut.
+        assert!(
+            step.is_some() || level == Level::Aggressive,
+            "{level:?}: the budget did not act"
+        );
+        assert_ne!(step, Some("cut"), "{level:?}");
         let out = text_blocks(&filtered.result).collect::<Vec<_>>().join("\n");
         for uid in OPEN_CDP {
             assert!(
