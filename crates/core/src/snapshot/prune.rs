@@ -3,6 +3,8 @@
 //! `hidden` flags; the renderer turns hidden runs into markers. Roots, markers and interactive
 //! nodes are never dropped; roots and markers are never hidden.
 
+use std::collections::HashMap;
+
 use super::roles;
 use super::tree::{NodeKind, NodeSet, Tree};
 use super::walk::Containers;
@@ -147,6 +149,19 @@ pub fn is_decorative_at(tree: &Tree<'_>, facts: &Facts, id: usize) -> bool {
     node.parent.is_some()
         && node.kind == NodeKind::Element
         && (!facts.is_control(id) && roles::is_decorative_if_inert(node) || image_in_link())
+}
+
+/// Decoration a page over the token budget loses before its text cells and its way around
+/// (`SnapshotLimits::decoration`): an image or a separator that is no control, holds none and
+/// is no layout node dropped already.
+pub fn is_decoration(tree: &Tree<'_>, facts: &Facts, id: usize) -> bool {
+    tree.nodes.get(id).is_some_and(|node| {
+        node.parent.is_some()
+            && node.kind == NodeKind::Element
+            && matches!(node.role, "image" | "img" | "separator" | "graphics-symbol")
+            && !facts.is_control(id)
+            && tree.children(id).is_empty()
+    })
 }
 
 /// Navigation, banner, footer and sidebars outside `main`: their content hides behind one
@@ -313,6 +328,24 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
             unwritten.extend(tree.subtree(r).skip(1).filter(|d| !cells.contains(d)));
         }
     }
+    // A flat table's record is one line: its first cell counts for it, its other cells and
+    // what lies under any cell (a combobox's options, written in the row) count nothing, and
+    // hide with the first cell when the cap hides it (a row is written whole or not at all).
+    let mut row_of: HashMap<usize, usize> = HashMap::new();
+    for table in tree.tables.values().filter(|t| t.record_nodes.is_empty()) {
+        for r in 0..table.records() {
+            let record = table.record(r);
+            let Some(&head) = record.first() else {
+                continue;
+            };
+            for &cell in record {
+                for d in tree.subtree(cell).filter(|&d| d != head) {
+                    unwritten.insert(d);
+                    row_of.insert(d, head);
+                }
+            }
+        }
+    }
     let side = |id: usize| facts.in_nav(id) && !facts.in_main(id);
     // The lines the rest of the page writes, uncapped: the navigations get what they leave.
     let mut eff = vec![false; n];
@@ -349,9 +382,22 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
             .parent
             .and_then(|p| eff.get(p).copied())
             .unwrap_or(false);
+        let row_hidden = || {
+            row_of
+                .get(&id)
+                .is_some_and(|&head| eff.get(head).copied().unwrap_or(false))
+        };
+        let has_parent = node.parent.is_some();
         let mut hidden = parent_hidden || node.hidden;
+        let row_hides = !hidden && row_hidden();
+        hidden |= row_hides;
         let counts =
             !hidden && !node.dropped && node.kind != NodeKind::Marker && !unwritten.contains(&id);
+        if row_hides {
+            if let Some(node) = tree.nodes.get_mut(id) {
+                node.hidden = true;
+            }
+        }
         if counts {
             let over = if side(id) {
                 side_shown += 1;
@@ -360,7 +406,7 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
                 shown += 1;
                 shown > max_nodes
             };
-            if over && node.parent.is_some() {
+            if over && has_parent {
                 hidden = true;
                 if let Some(node) = tree.nodes.get_mut(id) {
                     node.hidden = true;

@@ -1098,7 +1098,7 @@ fn condensed_records_keep_every_rows_controls_with_its_name() {
     let mut options = SnapshotOptions::for_level(Level::Moderate);
     options.limits.max_condensed_records = usize::MAX;
     // Condensing instead of tables (the alternative measured before tables).
-    options.limits.max_table_text = 0;
+    options.limits.tables = false;
     let out = filter_snapshot(&raw, &options).text;
     let shown = uids_written(&out);
     for (k, row) in rows.iter().enumerate() {
