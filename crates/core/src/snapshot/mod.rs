@@ -230,11 +230,16 @@ fn run_passes<'a>(
         limits.max_nav_controls,
         !aggressive,
     );
-    prune::cap_depth(tree, limits.max_depth);
-    prune::cap_nodes(tree, facts, limits.max_nodes);
     // Without prose (`aggressive`, or the budget's steps from `no prose` on), the few leaves
     // between two hidden runs are the links and words of the prose around them: one marker.
+    // Joined before the node cap too, which then counts what is shown (a sidebar gets what
+    // the page's content leaves of the cap), and again after it, around what the cap hid.
     let no_prose = aggressive || limits.max_text_per_container == 0;
+    if no_prose {
+        prune::join_hidden_runs(tree, AGGRESSIVE_MAX_GAP);
+    }
+    prune::cap_depth(tree, limits.max_depth);
+    prune::cap_nodes(tree, facts, limits.max_nodes);
     prune::settle_hidden_runs(tree, no_prose.then_some(AGGRESSIVE_MAX_GAP));
 }
 

@@ -437,6 +437,15 @@ pub fn settle_hidden_runs(tree: &mut Tree<'_>, coalesce_gap: Option<usize>) {
     }
 }
 
+/// `coalesce_hidden_runs` in every container, alone (`settle_hidden_runs` shows short runs
+/// too, which only the last pass may).
+pub fn join_hidden_runs(tree: &mut Tree<'_>, max_gap: usize) {
+    let mut containers = Containers::new().skip_hidden();
+    while let Some((_, items)) = containers.next(tree) {
+        coalesce_hidden_runs(tree, items, max_gap);
+    }
+}
+
 /// A run of hidden childless siblings (of `items`, a container's) that would print shorter
 /// than its marker is shown instead (a cut text or a run of hidden records always stays
 /// hidden).
