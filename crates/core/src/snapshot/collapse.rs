@@ -155,7 +155,7 @@ fn is_choice(role: &str) -> bool {
 /// Characters a run of choices may write and still stay whole where runs collapse (at
 /// `aggressive`): about one line of an editor's width, less than the 40 checkboxes of a tag
 /// list with short names write (1,198 bytes on `__test__/site/app/project.html`).
-const ONE_LINE_CHARS: usize = 1_200;
+pub(super) const ONE_LINE_CHARS: usize = 1_200;
 
 /// Runs of consecutive siblings with the same role past `keep` hide behind one marker, past
 /// `keep_nav` in a navigation outside `main`. With `keep_main_controls`, controls inside `main`

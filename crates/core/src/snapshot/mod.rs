@@ -236,11 +236,11 @@ fn run_passes<'a>(
     // the page's content leaves of the cap), and again after it, around what the cap hid.
     let no_prose = aggressive || limits.max_text_per_container == 0;
     if no_prose {
-        prune::join_hidden_runs(tree, AGGRESSIVE_MAX_GAP);
+        prune::join_hidden_runs(tree, facts, AGGRESSIVE_MAX_GAP);
     }
     prune::cap_depth(tree, limits.max_depth);
     prune::cap_nodes(tree, facts, limits.max_nodes);
-    prune::settle_hidden_runs(tree, no_prose.then_some(AGGRESSIVE_MAX_GAP));
+    prune::settle_hidden_runs(tree, facts, no_prose.then_some(AGGRESSIVE_MAX_GAP));
 }
 
 /// The passes before the text budget: they read of `options` what `BeforeBudget` holds only.

@@ -164,11 +164,50 @@ pub fn is_decoration(tree: &Tree<'_>, facts: &Facts, id: usize) -> bool {
     })
 }
 
+/// The navigations outside `main` short enough to be one line (`collapse::ONE_LINE_CHARS`
+/// for their controls written `uid role "name"`): a pager, a breadcrumb, a book's previous
+/// and next. At `aggressive` they stay with `main`, controls in place: they are the way from
+/// this page to the next.
+pub fn short_navs(tree: &Tree<'_>, facts: &Facts) -> NodeSet {
+    let mut out = NodeSet::new();
+    for &id in &facts.landmarks {
+        let is_nav = tree.nodes.get(id).is_some_and(|n| n.role == "navigation");
+        if !is_nav || facts.in_main(id) || facts.contains_main(id) {
+            continue;
+        }
+        let mut chars = 0usize;
+        let mut controls = 0usize;
+        for d in tree.subtree(id) {
+            if facts.is_control(d) {
+                controls += 1;
+                chars = chars.saturating_add(tree.nodes.get(d).map_or(0, |n| {
+                    n.uid.len() + n.role.len() + n.name.as_deref().map_or(0, str::len) + 5
+                }));
+            }
+            if chars > super::collapse::ONE_LINE_CHARS {
+                break;
+            }
+        }
+        if controls > 0 && chars <= super::collapse::ONE_LINE_CHARS {
+            for d in tree.subtree(id) {
+                out.insert(d);
+            }
+        }
+    }
+    out
+}
+
 /// Navigation, banner, footer and sidebars outside `main`: their content hides behind one
 /// marker each, except (unless `strict`) the form controls, and the controls of a navigation
 /// (its links, menu items, buttons: what an agent follows to get anywhere), which stay where
 /// they are. Their prose, images and decoration still hide.
 pub fn summarise_landmarks(tree: &mut Tree<'_>, facts: &Facts, strict: bool) {
+    // A short navigation keeps its controls even where the rest are strict (`short_navs`).
+    let short = if strict {
+        short_navs(tree, facts)
+    } else {
+        NodeSet::new()
+    };
     // Per node of a landmark summarised: whether its subtree holds a control to keep (filled
     // bottom-up, landmark by landmark: the page's other nodes are never asked).
     let mut has_kept: Vec<bool> = Vec::new();
@@ -185,7 +224,7 @@ pub fn summarise_landmarks(tree: &mut Tree<'_>, facts: &Facts, strict: bool) {
             continue;
         }
         summarised.push(id);
-        if !strict {
+        if !strict || short.contains(&id) {
             if has_kept.is_empty() {
                 has_kept = vec![false; tree.nodes.len()];
             }
@@ -251,11 +290,12 @@ pub fn focus_main(tree: &mut Tree<'_>, facts: &Facts) {
         }
     };
     let Some(main) = main else { return };
+    let short = short_navs(tree, facts);
     let chain: Vec<usize> = std::iter::once(main).chain(tree.ancestors(main)).collect();
     for pair in chain.windows(2) {
         let (keep, ancestor) = (pair[0], pair[1]);
         for &s in tree.child_lists.of(ancestor) {
-            if s == keep {
+            if s == keep || short.contains(&s) {
                 continue;
             }
             if let Some(node) = tree.nodes.get_mut(s) {
@@ -346,7 +386,9 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
             }
         }
     }
-    let side = |id: usize| facts.in_nav(id) && !facts.in_main(id);
+    // A short navigation (`short_navs`) counts in its place, as the page's own content.
+    let short = short_navs(tree, facts);
+    let side = |id: usize| facts.in_nav(id) && !facts.in_main(id) && !short.contains(&id);
     // The lines the rest of the page writes, uncapped: the navigations get what they leave.
     let mut eff = vec![false; n];
     let mut rest = 0usize;
@@ -427,11 +469,11 @@ const MARKER_CHARS: usize = 80;
 /// a hidden run shorter than its marker shown (`show_short_hidden_runs`). One walk gives what
 /// two did: each changes the hidden flag of childless items of the container it is at only,
 /// which no other container's items nor the set of containers depend on.
-pub fn settle_hidden_runs(tree: &mut Tree<'_>, coalesce_gap: Option<usize>) {
+pub fn settle_hidden_runs(tree: &mut Tree<'_>, facts: &Facts, coalesce_gap: Option<usize>) {
     let mut containers = Containers::new().skip_hidden();
     while let Some((_, items)) = containers.next(tree) {
         if let Some(max_gap) = coalesce_gap {
-            coalesce_hidden_runs(tree, items, max_gap);
+            coalesce_hidden_runs(tree, facts, items, max_gap);
         }
         show_short_hidden_runs(tree, items);
     }
@@ -439,10 +481,10 @@ pub fn settle_hidden_runs(tree: &mut Tree<'_>, coalesce_gap: Option<usize>) {
 
 /// `coalesce_hidden_runs` in every container, alone (`settle_hidden_runs` shows short runs
 /// too, which only the last pass may).
-pub fn join_hidden_runs(tree: &mut Tree<'_>, max_gap: usize) {
+pub fn join_hidden_runs(tree: &mut Tree<'_>, facts: &Facts, max_gap: usize) {
     let mut containers = Containers::new().skip_hidden();
     while let Some((_, items)) = containers.next(tree) {
-        coalesce_hidden_runs(tree, items, max_gap);
+        coalesce_hidden_runs(tree, facts, items, max_gap);
     }
 }
 
@@ -500,7 +542,7 @@ fn show_short_hidden_runs(tree: &mut Tree<'_>, items: &[usize]) {
 /// Hides the few childless siblings (not headings; of `items`, a container's) left between
 /// two hidden runs, so that the runs and the gap share one marker: at aggressive, a marker
 /// costs more than the gap is worth.
-fn coalesce_hidden_runs(tree: &mut Tree<'_>, items: &[usize], max_gap: usize) {
+fn coalesce_hidden_runs(tree: &mut Tree<'_>, facts: &Facts, items: &[usize], max_gap: usize) {
     let hidden = |tree: &Tree<'_>, k: usize| {
         items
             .get(k)
@@ -524,9 +566,11 @@ fn coalesce_hidden_runs(tree: &mut Tree<'_>, items: &[usize], max_gap: usize) {
         }
         let gap = items.get(gap_start..k).unwrap_or(&[]);
         let closes = k < items.len() && hidden(tree, k) && !gap.is_empty();
-        // (Not a record shown: its row stays whole.)
+        // (Not a record shown: its row stays whole; nor a navigation's control: the way
+        // around, not words of prose.)
         let plain = gap.iter().all(|&c| {
             !tree.record_members.contains(&c)
+                && !(facts.in_nav(c) && facts.is_control(c))
                 && tree.nodes.get(c).is_some_and(|n| {
                     n.kind == NodeKind::Element
                         && tree.children(c).is_empty()
