@@ -239,7 +239,7 @@ fn run_passes<'a>(
         prune::join_hidden_runs(tree, facts, AGGRESSIVE_MAX_GAP);
     }
     prune::cap_depth(tree, limits.max_depth);
-    prune::cap_nodes(tree, facts, limits.max_nodes);
+    prune::cap_nodes(tree, facts, limits.max_nodes, aggressive);
     prune::settle_hidden_runs(tree, facts, no_prose.then_some(AGGRESSIVE_MAX_GAP));
 }
 

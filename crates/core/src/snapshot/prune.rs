@@ -357,7 +357,7 @@ pub fn cap_depth(tree: &mut Tree<'_>, max_depth: usize) {
 /// After `max_nodes` rendered lines (document order), the rest hides behind markers. The lines
 /// of a navigation outside `main` (a sidebar of 250 links before the content) get what the
 /// rest of the page leaves of the cap, so they never push the page's own content out.
-pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
+pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize, keep_short_navs: bool) {
     let n = tree.nodes.len();
     // The nodes between a nested table's records and their cells (`cell`, `group`) get no
     // line: the table writes its rows' cells only.
@@ -386,9 +386,14 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
             }
         }
     }
-    // A short navigation (`short_navs`) counts in its place, as the page's own content.
-    let short = short_navs(tree, facts);
-    let side = |id: usize| facts.in_nav(id) && !facts.in_main(id) && !short.contains(&id);
+    // At `aggressive`, a short navigation kept beside `main` (`short_navs`) is outside the
+    // cap: at most one line, it never pushes `main` out, nor goes for want of room.
+    let short = if keep_short_navs {
+        short_navs(tree, facts)
+    } else {
+        NodeSet::new()
+    };
+    let side = |id: usize| facts.in_nav(id) && !facts.in_main(id);
     // The lines the rest of the page writes, uncapped: the navigations get what they leave.
     let mut eff = vec![false; n];
     let mut rest = 0usize;
@@ -402,6 +407,7 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
             && node.kind != NodeKind::Marker
             && !unwritten.contains(&id)
             && !side(id)
+            && !short.contains(&id)
         {
             rest += 1;
             // The navigations get nothing whatever the rest.
@@ -433,8 +439,11 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
         let mut hidden = parent_hidden || node.hidden;
         let row_hides = !hidden && row_hidden();
         hidden |= row_hides;
-        let counts =
-            !hidden && !node.dropped && node.kind != NodeKind::Marker && !unwritten.contains(&id);
+        let counts = !hidden
+            && !node.dropped
+            && node.kind != NodeKind::Marker
+            && !unwritten.contains(&id)
+            && !short.contains(&id);
         if row_hides {
             if let Some(node) = tree.nodes.get_mut(id) {
                 node.hidden = true;

@@ -418,7 +418,10 @@ fn expand_gives_back_a_collapsed_nav_and_table_region_exactly() {
     // first two hide behind one records marker, whose uid..until expands to exactly those
     // siblings with their subtrees (not the whole of main).
     assert!(moderate.contains("… table of 40 records"), "{moderate}");
-    let aggressive = filter_snapshot(&body, &SnapshotOptions::for_level(Level::Aggressive)).text;
+    // (Aggressive without tables, as the native API's `maxTableText: 0` asks.)
+    let mut no_tables = SnapshotOptions::for_level(Level::Aggressive);
+    no_tables.limits.tables = false;
+    let aggressive = filter_snapshot(&body, &no_tables).text;
     let parsed = parse(&aggressive);
     let marker = parsed
         .nodes
@@ -1030,18 +1033,15 @@ fn a_users_table_shows_rows_as_wholes() {
             assert!(line.contains(cell.as_str()), "row {k}: {line}");
         }
     }
+    // At aggressive the table keeps every row's controls and its name, no text cell (issue 43).
     let out = filter_snapshot(&raw, &SnapshotOptions::for_level(Level::Aggressive)).text;
     let shown = uids_written(&out);
     for (k, row) in rows.iter().enumerate() {
-        for cell in [&row.checkbox, &row.name, &row.date, &row.edit, &row.delete] {
-            assert_eq!(
-                shown.contains(cell),
-                k < 2,
-                "aggressive row {k} {cell}:\n{out}"
-            );
+        for cell in [&row.checkbox, &row.name, &row.edit, &row.delete] {
+            assert!(shown.contains(cell), "aggressive row {k} {cell}:\n{out}");
         }
     }
-    assert!(out.contains("more records hidden"), "{out}");
+    assert!(out.contains("… table of 48 records"), "{out}");
 }
 
 /// Two people of one name, role and status (`Alan Hamilton|Member|Invited`) would read alike
@@ -1137,7 +1137,8 @@ fn product_cards_are_records_from_their_first_link() {
         .find(|(name, _)| name.starts_with("app-megamenu"))
         .expect("the megamenu sample");
     let tree = parse(&raw);
-    for level in [Level::Moderate, Level::Aggressive] {
+    // (At aggressive a table writes no text cells, a card's price among them.)
+    for level in [Level::Moderate] {
         let out = filter_snapshot(&raw, &SnapshotOptions::for_level(level)).text;
         let shown = uids_written(&out);
         let mut cards = 0;
@@ -1178,7 +1179,8 @@ fn product_cards_are_records_from_their_first_link() {
 #[test]
 fn a_row_after_a_toolbar_starts_at_its_checkbox() {
     let raw = session_snapshot("__test__/fixtures/sessions/app-own.jsonl", 7);
-    for level in [Level::Moderate, Level::Aggressive] {
+    // (At aggressive a table writes no text cells: the record's name and its controls.)
+    for level in [Level::Moderate] {
         let out = filter_snapshot(&raw, &SnapshotOptions::for_level(level)).text;
         let shown = uids_written(&out);
         let tree = parse(&raw);
