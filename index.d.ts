@@ -218,7 +218,8 @@ export interface FilterOptions {
    * one line per record with every control's uid) showing at most this many characters of
    * text cells per record, shortest columns first; `0`: no tables (records past
    * `maxRecords` hide).
-   * @default 20 at moderate, 0 at aggressive
+   * @default 20 at moderate; at aggressive tables without text cells (the record's name and
+   * its controls' uids)
    */
   maxTableText?: number
   /**

@@ -28,7 +28,7 @@ const BUDGETS = [
   [25000, 10000],
 ]
 const CLAUDE_CODE_CHARS = 50000
-const STEPS = ['moderate', 'lean', 'aggressive', 'coarser', 'coarsest', 'cut']
+const STEPS = ['moderate', 'short prose', 'no prose', 'no decoration', 'no cells', 'lean', 'aggressive', 'coarser', 'coarsest', 'cut']
 
 function calls(dir, out = []) {
   if (!fs.existsSync(dir)) return out
@@ -87,7 +87,7 @@ for (const [budget, maxChars] of BUDGETS) {
       if (chars > CLAUDE_CODE_CHARS) overClaude++
       mostChars = Math.max(mostChars, chars)
       if (estimate > largest.estimate) largest = { estimate, text }
-      const m = /\| token budget [^:]+: (\w+)\]/.exec(text)
+      const m = /\| token budget [^:]+: (\w+(?: \w+)?)\]/.exec(text)
       if (m) {
         acted++
         ended[m[1]]++

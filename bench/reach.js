@@ -3,7 +3,7 @@
 
 const { findCorpus, BESIDE } = require('./corpus.js')
 
-// The reach part of `npm run bench` (also `node bench/reach.js [DIR ...]`): replays every
+// The reach part of `npm run bench` (also `node bench/reach.js [--misses=LEVEL] [DIR ...]`): replays every
 // recorded session (../shared/corpus/sessions, __test__/fixtures/sessions, /work/captured when
 // present, or the directories given) through the real bin (bench/replay.js) at light, moderate
 // + deltas (the default) and aggressive + deltas, and asks of every step that acts on a uid
@@ -28,6 +28,7 @@ const LEVELS = [
   { name: 'aggressive', args: ['--filter-level=aggressive', '--snapshot-deltas=on'] },
 ]
 const ID = /^(?:\d+_\d+|[a-z]*\d+e\d+|e\d+)$/ // chrome-devtools-mcp uids, Playwright refs
+const missesAt = (process.argv.find((a) => a.startsWith('--misses=')) ?? '--misses=moderate').slice('--misses='.length)
 const UID_KEYS = new Set(['uid', 'from_uid', 'to_uid', 'ref', 'startRef', 'endRef'])
 
 /** The uids a call's arguments name as elements to act on. */
@@ -268,7 +269,7 @@ async function runReach({ dirs, write = (s) => process.stdout.write(s) }) {
         for (const r of await reachOf(steps, level.args)) {
           counts[k].all++
           if (r.inReach) counts[k].in++
-          else if (level.name === 'moderate') misses.push({ file: path.basename(file), ...r })
+          else if (level.name === missesAt) misses.push({ file: path.basename(file), ...r })
         }
       }
     }
@@ -281,7 +282,7 @@ async function runReach({ dirs, write = (s) => process.stdout.write(s) }) {
   write(`${line(head)}\n${line(head.map(() => '---'))}\n`)
   for (const r of rows) write(`${line(r)}\n`)
   write(`${line(['**all**', ...totals.map((c) => `**${c.in}/${c.all}**`)])}\n`)
-  write(`\nMisses at moderate + deltas (${misses.length}):\n`)
+  write(`\nMisses at ${missesAt}${missesAt === 'light' ? '' : ' + deltas'} (${misses.length}):\n`)
   for (const m of misses) {
     write(`- ${m.file} step ${m.step.step} ${m.step.tool} ${m.uid}${m.step.targetName ? ` "${m.step.targetName}"` : ''}: ${m.reason}\n`)
   }
@@ -297,7 +298,8 @@ function reachDirs(corpusDir) {
 }
 
 if (require.main === module) {
-  const given = process.argv.slice(2)
+  // `--misses=LEVEL` lists the misses of that level instead of moderate's.
+  const given = process.argv.slice(2).filter((a) => !a.startsWith('--misses='))
   const corpus = findCorpus() ?? BESIDE
   const dirs = given.length > 0 ? given.map((d) => ({ set: d, dir: d })) : reachDirs(corpus)
   runReach({ dirs }).catch((err) => {

@@ -166,7 +166,8 @@ pub struct FilterOptions {
     /// one line per record with every control's uid) showing at most this many characters of
     /// text cells per record, shortest columns first; `0`: no tables (records past
     /// `maxRecords` hide).
-    /// @default 20 at moderate, 0 at aggressive
+    /// @default 20 at moderate; at aggressive tables without text cells (the record's name and
+    /// its controls' uids)
     pub max_table_text: Option<u32>,
     /// The tool declared an `outputSchema`: `structuredContent` stays valid against it.
     /// @default false

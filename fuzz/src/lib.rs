@@ -76,6 +76,7 @@ pub fn snapshot_options(input: &mut Input<'_>, level: Level) -> SnapshotOptions 
                 1 => 1 + usize::from(input.byte() % 40),
                 _ => usize::MAX,
             },
+            tables: input.byte() % 3 != 0,
             // A navigation's runs kept whole (moderate) or collapsed (the budget's lean step).
             max_nav_controls: match input.byte() % 2 {
                 0 => usize::MAX,

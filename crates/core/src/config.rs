@@ -59,6 +59,10 @@ impl FilterConfig {
             self.max_condensed_records,
         );
         set(&mut limits.max_table_text, self.max_table_text);
+        // The native API's `maxTableText: 0` has always meant no tables at all.
+        if self.max_table_text == Some(0) {
+            limits.tables = false;
+        }
         set(&mut limits.max_text_length, self.max_text_length);
         set(
             &mut limits.max_text_per_container,

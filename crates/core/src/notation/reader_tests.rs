@@ -2265,3 +2265,71 @@ fn a_row_leaving_its_table_is_sent_as_the_agent_will_hold_it() {
         );
     }
 }
+
+/// The snapshot body of step `step` of a shipped recorded session.
+fn own_session_body(file: &str, step: u64) -> String {
+    let text = std::fs::read_to_string(crate::test_support::shipped(file)).expect("a session");
+    let record = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| v["step"].as_u64() == Some(step))
+        .expect("the step");
+    let mut texts = Vec::new();
+    super::tests::collect_texts(&record, &mut texts);
+    texts
+        .iter()
+        .flat_map(|t| super::tests::bodies_of(t))
+        .next()
+        .expect("a snapshot in the step")
+}
+
+/// Issue 43 item 4: at `aggressive`, records in `main` are a table of the record's name and
+/// its controls' uids (no text cells), not two records and a marker for the rest; a tab list
+/// and a label list of 40 checkboxes, each short enough for one line, stay in place rather
+/// than collapse after three. The reader reads it back: every uid it finds carries the
+/// snapshot's role, name, value and states. (`app-tables`: a project's issues with tabs and a
+/// label filter; an inventory table with tabs.)
+#[test]
+fn at_aggressive_records_tabs_and_checkbox_runs_stay_in_place_and_read_back() {
+    let options = SnapshotOptions::for_level(Level::Aggressive);
+    for (step, records) in [(2, 14), (10, 18)] {
+        let body = own_session_body("__test__/fixtures/sessions/app-tables.jsonl", step);
+        let out = filter_snapshot(&body, &options).text;
+        let problems = problems_against(&body, read_light(&out).expect("reads"), false);
+        assert!(problems.is_empty(), "step {step}: {problems:?}\n{out}");
+        let read: std::collections::HashSet<String> = read_light(&out)
+            .expect("reads")
+            .into_iter()
+            .map(|r| r.uid)
+            .collect();
+        let mut implied = Vec::new();
+        let raw = notation_of(&body).parse(&body, &mut implied);
+        let mut wanted = 0;
+        for n in &raw.nodes {
+            let choice = matches!(n.role, "tab" | "checkbox");
+            let row_control = n.role == "button"
+                && ["Assign #", "Close #", "Restock ", "Edit "]
+                    .iter()
+                    .any(|p| n.name_str().starts_with(p));
+            if choice || row_control {
+                wanted += 1;
+                assert!(
+                    read.contains(n.uid),
+                    "step {step}: {} {:?} not in place at aggressive:\n{out}",
+                    n.role,
+                    n.name_str()
+                );
+            }
+        }
+        assert!(wanted >= 2 * records, "step {step}: {wanted} controls");
+        assert!(
+            out.contains(&format!("… table of {records} records")),
+            "step {step}: no table of {records} records:\n{out}"
+        );
+        // The record's name and its controls: no text cell is written (the header counts them).
+        assert!(
+            !out.contains("comments") && !out.contains("Glasgow"),
+            "step {step}: text cells written at aggressive:\n{out}"
+        );
+    }
+}

@@ -263,7 +263,7 @@ fn condensed_moderate() -> SnapshotOptions {
     let mut options = SnapshotOptions::for_level(Level::Moderate);
     options.limits.max_condensed_records = usize::MAX;
     // Condensing instead of tables (the alternative measured before tables).
-    options.limits.max_table_text = 0;
+    options.limits.tables = false;
     options
 }
 

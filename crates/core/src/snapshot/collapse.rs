@@ -149,6 +149,20 @@ fn budget_items(
     }
 }
 
+/// A run of these roles is a set of choices read together (a tab list, a tag list's
+/// checkboxes): collapsed after a few, the agent must expand it to pick any other.
+fn is_choice(role: &str) -> bool {
+    matches!(
+        role,
+        "tab" | "checkbox" | "radio" | "switch" | "menuitemcheckbox" | "menuitemradio"
+    )
+}
+
+/// Characters a run of choices may write and still stay whole where runs collapse (at
+/// `aggressive`): about one line of an editor's width, less than the 40 checkboxes of a tag
+/// list with short names write (1,198 bytes on `__test__/site/app/project.html`).
+pub(super) const ONE_LINE_CHARS: usize = 1_200;
+
 /// Runs of consecutive siblings with the same role past `keep` hide behind one marker, past
 /// `keep_nav` in a navigation outside `main`. With `keep_main_controls`, controls inside `main`
 /// are never collapsed (they stay in place), nor is what a navigation inside `main` shows (its
@@ -165,9 +179,20 @@ fn collapse_items(
     scratch: &mut Scratch,
 ) {
     let mut run_role: Option<&str> = None;
+    // The run's members past `keep` (or `keep_nav`), and what the whole run would write.
     let mut run_len = 0usize;
+    let mut run_chars = 0usize;
+    let mut run_over: Vec<usize> = Vec::new();
     let to_hide = &mut scratch.to_hide;
     to_hide.clear();
+    // A run ends: its members past the count hide, unless it is a run of choices short
+    // enough to be one line (a tab list, a tag list's checkboxes), which stays in place.
+    let mut end_run = |role: Option<&str>, chars: usize, over: &mut Vec<usize>| {
+        if !(role.is_some_and(is_choice) && chars <= ONE_LINE_CHARS) {
+            to_hide.append(over);
+        }
+        over.clear();
+    };
     for &c in items {
         let Some(node) = tree.nodes.get(c) else {
             continue;
@@ -184,20 +209,29 @@ fn collapse_items(
                 && !side_nav
                 && (facts.in_nav(c) || facts.in_main(c) && facts.is_control(c)));
         if !eligible {
+            end_run(run_role, run_chars, &mut run_over);
             run_role = None;
             run_len = 0;
+            run_chars = 0;
             continue;
         }
         if run_role == Some(node.role) {
             run_len += 1;
         } else {
+            end_run(run_role, run_chars, &mut run_over);
             run_role = Some(node.role);
             run_len = 1;
+            run_chars = 0;
         }
+        // What the light writer writes of it on a shared line: uid, role, quoted name, `|`.
+        run_chars = run_chars.saturating_add(
+            node.uid.len() + node.role.len() + node.name.as_deref().map_or(0, str::len) + 5,
+        );
         if run_len > if side_nav { keep_nav } else { keep } {
-            to_hide.push(c);
+            run_over.push(c);
         }
     }
+    end_run(run_role, run_chars, &mut run_over);
     for &c in to_hide.iter() {
         if let Some(node) = tree.nodes.get_mut(c) {
             node.hidden = true;

@@ -128,7 +128,8 @@ pub struct FilteredSnapshot {
     pub markers: usize,
 }
 
-/// Visible siblings between two hidden runs that aggressive hides to write one marker, not two.
+/// Visible siblings between two hidden runs that aggressive (and a step without prose) hides to
+/// write one marker, not two.
 const AGGRESSIVE_MAX_GAP: usize = 3;
 
 /// Applies the lossy passes of `options` to a parsed tree (nothing at `off`/`light`), whose
@@ -172,6 +173,8 @@ struct BeforeBudget {
     max_records: usize,
     max_condensed_records: usize,
     max_table_text: usize,
+    tables: bool,
+    decoration: bool,
     max_options: usize,
 }
 
@@ -184,6 +187,8 @@ impl BeforeBudget {
             max_records: limits.max_records,
             max_condensed_records: limits.max_condensed_records,
             max_table_text: limits.max_table_text,
+            tables: limits.tables,
+            decoration: limits.decoration,
             max_options: limits.max_options,
         }
     }
@@ -226,9 +231,17 @@ fn run_passes<'a>(
         limits.max_nav_controls,
         !aggressive,
     );
+    // Without prose (`aggressive`, or the budget's steps from `no prose` on), the few leaves
+    // between two hidden runs are the links and words of the prose around them: one marker.
+    // Joined before the node cap too, which then counts what is shown (a sidebar gets what
+    // the page's content leaves of the cap), and again after it, around what the cap hid.
+    let no_prose = aggressive || limits.max_text_per_container == 0;
+    if no_prose {
+        prune::join_hidden_runs(tree, facts, AGGRESSIVE_MAX_GAP);
+    }
     prune::cap_depth(tree, facts, limits.max_depth);
-    prune::cap_nodes(tree, facts, limits.max_nodes);
-    prune::settle_hidden_runs(tree, facts, aggressive.then_some(AGGRESSIVE_MAX_GAP));
+    prune::cap_nodes(tree, facts, limits.max_nodes, aggressive);
+    prune::settle_hidden_runs(tree, facts, no_prose.then_some(AGGRESSIVE_MAX_GAP));
 }
 
 /// The passes before the text budget: they read of `options` what `BeforeBudget` holds only.
@@ -240,11 +253,15 @@ fn mark_before_budget(tree: &mut tree::Tree<'_>, options: &SnapshotOptions, fact
     // before the passes that hide, which do not read the cut.
     for id in 0..tree.nodes.len() {
         let decorative = prune::is_decorative_at(tree, facts, id);
+        // Decoration the budget's later steps hide (images, separators), in a marker.
+        let decoration = !limits.decoration && prune::is_decoration(tree, facts, id);
         let Some(node) = tree.nodes.get_mut(id) else {
             continue;
         };
         if decorative {
             node.dropped = true;
+        } else if decoration {
+            node.hidden = true;
         }
         node.drop_url = roles::url_is_droppable(node);
         if collapse::name_is_long(node, limits.max_text_length) {
@@ -255,13 +272,14 @@ fn mark_before_budget(tree: &mut tree::Tree<'_>, options: &SnapshotOptions, fact
         prune::focus_main(tree, facts);
     }
     prune::summarise_landmarks(tree, facts, aggressive);
-    nested::collapse_nested(tree, facts, limits.max_records, limits.max_table_text);
+    let table_text = limits.tables.then_some(limits.max_table_text);
+    nested::collapse_nested(tree, facts, limits.max_records, table_text);
     records::collapse_records(
         tree,
         facts,
         limits.max_records,
         limits.max_condensed_records,
-        limits.max_table_text,
+        table_text,
     );
     records::summarise_options(tree, facts, limits.max_options);
 }

@@ -105,11 +105,11 @@ fn record_node<'a>(tree: &Tree<'a>, id: usize) -> Option<&'a str> {
 /// Under every container inside `main`, runs of more than `keep` sibling records of one role
 /// (or of at least `MIN_RECORDS` holding a control other than a link) whose cells share one
 /// shape (roles, and a combobox's options) become tables, at least `MIN_RECORDS` records each; records that break the shape stay nodes. `max_text` is the
-/// tables' text budget per record (0: no tables).
-pub fn collapse_nested(tree: &mut Tree<'_>, facts: &Facts, keep: usize, max_text: usize) {
-    if max_text == 0 || !tree.nested_records {
+/// tables' text budget per record (0: no text cells; `None`: no tables).
+pub fn collapse_nested(tree: &mut Tree<'_>, facts: &Facts, keep: usize, max_text: Option<usize>) {
+    let Some(max_text) = max_text.filter(|_| tree.nested_records) else {
         return;
-    }
+    };
     let mut found: Vec<Table<'_>> = Vec::new();
     // Every container: records often sit in a layout node dropped (a `generic` holding the
     // cards), whose parent has fewer raw children than records.

@@ -35,9 +35,15 @@ pub struct SnapshotLimits {
     pub max_options: usize,
     /// Runs of records inside `main` are written as a table (every record's controls in place,
     /// one line each) showing at most this many characters of text cells per record, the
-    /// shortest columns first (a status or a price before an email or a blurb); 0: no tables,
-    /// records past `max_records` hide.
+    /// shortest columns first (a status or a price before an email or a blurb); 0: no text
+    /// cells (the record's name and its controls' uids).
     pub max_table_text: usize,
+    /// Whether runs of records inside `main` are tables (`max_table_text`); false: records
+    /// past `max_records` hide behind one marker.
+    pub tables: bool,
+    /// Whether decoration (images and separators that are no control) shows; false at the
+    /// token budget's steps from `no decoration` on, where it hides behind markers.
+    pub decoration: bool,
 }
 
 impl SnapshotLimits {
@@ -54,6 +60,8 @@ impl SnapshotLimits {
                 max_condensed_records: usize::MAX,
                 max_options: usize::MAX,
                 max_table_text: usize::MAX,
+                tables: true,
+                decoration: true,
             },
             Level::Moderate => SnapshotLimits {
                 max_nodes: 1000,
@@ -66,6 +74,8 @@ impl SnapshotLimits {
                 max_condensed_records: 0,
                 max_options: 50,
                 max_table_text: 20,
+                tables: true,
+                decoration: true,
             },
             Level::Aggressive => SnapshotLimits {
                 max_nodes: 120,
@@ -77,7 +87,11 @@ impl SnapshotLimits {
                 max_records: 2,
                 max_condensed_records: 0,
                 max_options: 10,
+                // Tables of the record's name and its controls: an agent acts on any row
+                // in place (issue 43: records hidden past the second were most misses).
                 max_table_text: 0,
+                tables: true,
+                decoration: true,
             },
         }
     }
@@ -100,18 +114,52 @@ pub const DEFAULT_MAX_CHARS: usize = 50_000;
 /// Characters left free under the character bound for the session's lines after the filters.
 pub const RESERVE_CHARS: usize = 500;
 
-/// The token budget's step between `moderate` and `aggressive` (`lean`): a page over the
-/// budget at `moderate` first gives way on what an agent acting on it needs least, keeping
-/// `main`'s controls in place: each run of a navigation outside `main` collapsed after the
-/// first `max_similar_siblings` (a marker names the rest), half the prose per container, and
-/// the node cap scaled to the budget (`crate::result::budget`).
-pub fn lean_limits() -> SnapshotLimits {
+/// The token budget's steps between `moderate` and `aggressive`, in the order a page over the
+/// budget gives way (issue 43: the way around stays), each keeping what the one before hid
+/// hidden: prose first, cut to half per container (`short prose`: the start of each block of
+/// text stays) then hidden by run (`no prose`: a control's label and a section's title stay,
+/// as they never spend the budget); then decoration (`no decoration`: images and separators);
+/// then the text cells of tables (`no cells`: the record's name and its controls stay); last
+/// the links of a navigation outside `main`, each run collapsed after the first
+/// `max_similar_siblings` (a marker names the rest), with the node cap scaled to the budget
+/// (`lean`, `crate::result::budget`). A table of contents, a pager, a sidebar and the controls
+/// of `main` are what no step before `lean` hides.
+pub fn way_around_steps() -> [(&'static str, SnapshotLimits); 5] {
     let moderate = SnapshotLimits::for_level(Level::Moderate);
-    SnapshotLimits {
-        max_nav_controls: moderate.max_similar_siblings,
+    let short_prose = SnapshotLimits {
         max_text_per_container: moderate.max_text_per_container / 2,
-        ..moderate
-    }
+        ..moderate.clone()
+    };
+    let no_prose = SnapshotLimits {
+        max_text_per_container: 0,
+        ..short_prose.clone()
+    };
+    let no_decoration = SnapshotLimits {
+        decoration: false,
+        ..no_prose.clone()
+    };
+    let no_cells = SnapshotLimits {
+        max_table_text: 0,
+        ..no_decoration.clone()
+    };
+    let lean = SnapshotLimits {
+        max_nav_controls: moderate.max_similar_siblings,
+        ..no_cells.clone()
+    };
+    [
+        ("short prose", short_prose),
+        ("no prose", no_prose),
+        ("no decoration", no_decoration),
+        ("no cells", no_cells),
+        ("lean", lean),
+    ]
+}
+
+/// The last of the budget's steps before `aggressive` (`lean`, `way_around_steps`): every
+/// step before it taken, and a navigation's long runs collapsed.
+pub fn lean_limits() -> SnapshotLimits {
+    let [.., (_, lean)] = way_around_steps();
+    lean
 }
 
 /// The limits of the token budget's steps past the lossy levels (`crate::result::budget`):
@@ -143,6 +191,8 @@ pub fn coarse_steps() -> [(&'static str, CoarseLimits); 2] {
             max_condensed_records: 0,
             max_options: 1,
             max_table_text: 0,
+            tables: false,
+            decoration: false,
         },
         max_array_items: items,
         max_string_chars: chars,

@@ -4,6 +4,8 @@
 //! nodes are never dropped; roots and markers are never hidden.
 
 use super::open;
+use std::collections::HashMap;
+
 use super::roles;
 use super::tree::{NodeKind, NodeSet, Tree};
 use super::walk::Containers;
@@ -176,11 +178,63 @@ pub fn is_decorative_at(tree: &Tree<'_>, facts: &Facts, id: usize) -> bool {
         && (!facts.is_control(id) && roles::is_decorative_if_inert(node) || image_in_link())
 }
 
+/// Decoration a page over the token budget loses before its text cells and its way around
+/// (`SnapshotLimits::decoration`): an image or a separator that is no control, holds none and
+/// is no layout node dropped already.
+pub fn is_decoration(tree: &Tree<'_>, facts: &Facts, id: usize) -> bool {
+    tree.nodes.get(id).is_some_and(|node| {
+        node.parent.is_some()
+            && node.kind == NodeKind::Element
+            && matches!(node.role, "image" | "img" | "separator" | "graphics-symbol")
+            && !facts.is_control(id)
+            && tree.children(id).is_empty()
+    })
+}
+
+/// The navigations outside `main` short enough to be one line (`collapse::ONE_LINE_CHARS`
+/// for their controls written `uid role "name"`): a pager, a breadcrumb, a book's previous
+/// and next. At `aggressive` they stay with `main`, controls in place: they are the way from
+/// this page to the next.
+pub fn short_navs(tree: &Tree<'_>, facts: &Facts) -> NodeSet {
+    let mut out = NodeSet::new();
+    for &id in &facts.landmarks {
+        let is_nav = tree.nodes.get(id).is_some_and(|n| n.role == "navigation");
+        if !is_nav || facts.in_main(id) || facts.contains_main(id) {
+            continue;
+        }
+        let mut chars = 0usize;
+        let mut controls = 0usize;
+        for d in tree.subtree(id) {
+            if facts.is_control(d) {
+                controls += 1;
+                chars = chars.saturating_add(tree.nodes.get(d).map_or(0, |n| {
+                    n.uid.len() + n.role.len() + n.name.as_deref().map_or(0, str::len) + 5
+                }));
+            }
+            if chars > super::collapse::ONE_LINE_CHARS {
+                break;
+            }
+        }
+        if controls > 0 && chars <= super::collapse::ONE_LINE_CHARS {
+            for d in tree.subtree(id) {
+                out.insert(d);
+            }
+        }
+    }
+    out
+}
+
 /// Navigation, banner, footer and sidebars outside `main`: their content hides behind one
 /// marker each, except (unless `strict`) the form controls, and the controls of a navigation
 /// (its links, menu items, buttons: what an agent follows to get anywhere), which stay where
 /// they are. Their prose, images and decoration still hide.
 pub fn summarise_landmarks(tree: &mut Tree<'_>, facts: &Facts, strict: bool) {
+    // A short navigation keeps its controls even where the rest are strict (`short_navs`).
+    let short = if strict {
+        short_navs(tree, facts)
+    } else {
+        NodeSet::new()
+    };
     // Per node of a landmark summarised: whether its subtree holds a control to keep (filled
     // bottom-up, landmark by landmark: the page's other nodes are never asked).
     let mut has_kept: Vec<bool> = Vec::new();
@@ -197,7 +251,9 @@ pub fn summarise_landmarks(tree: &mut Tree<'_>, facts: &Facts, strict: bool) {
             continue;
         }
         summarised.push(id);
-        if !strict || facts.anything_open() {
+        // Strict keeps no controls but a short navigation's; what is open stays either way.
+        let keeps_controls = !strict || short.contains(&id);
+        if keeps_controls || facts.anything_open() {
             if has_kept.is_empty() {
                 has_kept = vec![false; tree.nodes.len()];
             }
@@ -208,7 +264,7 @@ pub fn summarise_landmarks(tree: &mut Tree<'_>, facts: &Facts, strict: bool) {
                     continue;
                 };
                 let nav_control = facts.in_nav(d) && facts.is_control(d);
-                let kept_control = !strict
+                let kept_control = keeps_controls
                     && (roles::is_kept_in_landmark(node)
                         || nav_control
                         || facts.is_control(d) && open::is_opener(node));
@@ -266,6 +322,7 @@ pub fn focus_main(tree: &mut Tree<'_>, facts: &Facts) {
         }
     };
     let Some(main) = main else { return };
+    let short = short_navs(tree, facts);
     let chain: Vec<usize> = std::iter::once(main).chain(tree.ancestors(main)).collect();
     for pair in chain.windows(2) {
         let (keep, ancestor) = (pair[0], pair[1]);
@@ -274,7 +331,7 @@ pub fn focus_main(tree: &mut Tree<'_>, facts: &Facts) {
             .of(ancestor)
             .iter()
             .copied()
-            .filter(|&s| s != keep)
+            .filter(|&s| s != keep && !short.contains(&s))
             .collect();
         hide_beside_open(tree, facts, &beside);
     }
@@ -357,7 +414,7 @@ pub fn cap_depth(tree: &mut Tree<'_>, facts: &Facts, max_depth: usize) {
 /// After `max_nodes` rendered lines (document order), the rest hides behind markers. The lines
 /// of a navigation outside `main` (a sidebar of 250 links before the content) get what the
 /// rest of the page leaves of the cap, so they never push the page's own content out.
-pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
+pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize, keep_short_navs: bool) {
     let n = tree.nodes.len();
     // The nodes between a nested table's records and their cells (`cell`, `group`) get no
     // line: the table writes its rows' cells only.
@@ -368,6 +425,31 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
             unwritten.extend(tree.subtree(r).skip(1).filter(|d| !cells.contains(d)));
         }
     }
+    // A flat table's record is one line: its first cell counts for it, its other cells and
+    // what lies under any cell (a combobox's options, written in the row) count nothing, and
+    // hide with the first cell when the cap hides it (a row is written whole or not at all).
+    let mut row_of: HashMap<usize, usize> = HashMap::new();
+    for table in tree.tables.values().filter(|t| t.record_nodes.is_empty()) {
+        for r in 0..table.records() {
+            let record = table.record(r);
+            let Some(&head) = record.first() else {
+                continue;
+            };
+            for &cell in record {
+                for d in tree.subtree(cell).filter(|&d| d != head) {
+                    unwritten.insert(d);
+                    row_of.insert(d, head);
+                }
+            }
+        }
+    }
+    // At `aggressive`, a short navigation kept beside `main` (`short_navs`) is outside the
+    // cap: at most one line, it never pushes `main` out, nor goes for want of room.
+    let short = if keep_short_navs {
+        short_navs(tree, facts)
+    } else {
+        NodeSet::new()
+    };
     let side = |id: usize| facts.in_nav(id) && !facts.in_main(id);
     // The lines the rest of the page writes, uncapped: the navigations get what they leave.
     let mut eff = vec![false; n];
@@ -382,6 +464,7 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
             && node.kind != NodeKind::Marker
             && !unwritten.contains(&id)
             && !side(id)
+            && !short.contains(&id)
         {
             rest += 1;
             // The navigations get nothing whatever the rest.
@@ -404,9 +487,25 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
             .parent
             .and_then(|p| eff.get(p).copied())
             .unwrap_or(false);
+        let row_hidden = || {
+            row_of
+                .get(&id)
+                .is_some_and(|&head| eff.get(head).copied().unwrap_or(false))
+        };
+        let has_parent = node.parent.is_some();
         let mut hidden = parent_hidden || node.hidden;
-        let counts =
-            !hidden && !node.dropped && node.kind != NodeKind::Marker && !unwritten.contains(&id);
+        let row_hides = !hidden && row_hidden();
+        hidden |= row_hides;
+        let counts = !hidden
+            && !node.dropped
+            && node.kind != NodeKind::Marker
+            && !unwritten.contains(&id)
+            && !short.contains(&id);
+        if row_hides {
+            if let Some(node) = tree.nodes.get_mut(id) {
+                node.hidden = true;
+            }
+        }
         if counts {
             let over = if side(id) {
                 side_shown += 1;
@@ -415,7 +514,7 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
                 shown += 1;
                 shown > max_nodes
             };
-            if over && node.parent.is_some() && !facts.stays_open(id) {
+            if over && has_parent && !facts.stays_open(id) {
                 hidden = true;
                 if let Some(node) = tree.nodes.get_mut(id) {
                     node.hidden = true;
@@ -443,6 +542,15 @@ pub fn settle_hidden_runs(tree: &mut Tree<'_>, facts: &Facts, coalesce_gap: Opti
             coalesce_hidden_runs(tree, facts, items, max_gap);
         }
         show_short_hidden_runs(tree, items);
+    }
+}
+
+/// `coalesce_hidden_runs` in every container, alone (`settle_hidden_runs` shows short runs
+/// too, which only the last pass may).
+pub fn join_hidden_runs(tree: &mut Tree<'_>, facts: &Facts, max_gap: usize) {
+    let mut containers = Containers::new().skip_hidden();
+    while let Some((_, items)) = containers.next(tree) {
+        coalesce_hidden_runs(tree, facts, items, max_gap);
     }
 }
 
@@ -524,11 +632,13 @@ fn coalesce_hidden_runs(tree: &mut Tree<'_>, facts: &Facts, items: &[usize], max
         }
         let gap = items.get(gap_start..k).unwrap_or(&[]);
         let closes = k < items.len() && hidden(tree, k) && !gap.is_empty();
-        // (Not a record shown: its row stays whole. Nor a list's selected option: in
+        // (Not a record shown: its row stays whole; nor what is open; nor a navigation's
+        // control: the way around, not words of prose; nor a list's selected option: in
         // Playwright's notation it is the control's only value.)
         let plain = gap.iter().all(|&c| {
             !tree.record_members.contains(&c)
                 && !facts.stays_open(c)
+                && !(facts.in_nav(c) && facts.is_control(c))
                 && tree.nodes.get(c).is_some_and(|n| {
                     n.kind == NodeKind::Element
                         && tree.children(c).is_empty()

@@ -128,14 +128,15 @@ fn chars_of(tree: &Tree<'_>, ids: &[usize]) -> usize {
 /// controls and labels only (an agent on a 40-row grid acts on any row without a round trip;
 /// it does not need every row's email and date): their other nodes go behind one marker for
 /// the run (`condensed_records`). The records after those hide whole behind one marker.
-/// Inside `main` at a level that writes tables (`max_table_text` > 0), records holding a
+/// Inside `main` at a level that writes tables (`max_table_text` given: the text cells' budget
+/// per record, 0 for none), records holding a
 /// control other than a link never hide: tables where they share one shape, else nodes.
 pub fn collapse_records<'a>(
     tree: &mut Tree<'a>,
     facts: &Facts,
     keep: usize,
     condense: usize,
-    max_table_text: usize,
+    max_table_text: Option<usize>,
 ) {
     let mut tables: Vec<(usize, Table<'a>)> = Vec::new();
     let mut runs: Vec<(usize, RecordRun<'a>, Vec<usize>)> = Vec::new();
@@ -162,7 +163,7 @@ pub fn collapse_records<'a>(
         let condense = if facts.in_main(parent) { condense } else { 0 };
         // Inside `main` at a level that writes tables: records stay in place, and rows are
         // found by exact repetition too (`exact_records_at`).
-        let tables_here = max_table_text > 0 && facts.in_main(parent);
+        let tables_here = max_table_text.is_some() && facts.in_main(parent);
         shapes.clear();
         shapes.extend(
             items
@@ -301,7 +302,7 @@ pub fn collapse_records<'a>(
                 .iter()
                 .any(|r| r.iter().any(|&c| holds_form_control(tree, c)));
             if in_place || tables_here && count > keep {
-                let found = tables_of(tree, &all, &all_shapes, max_table_text);
+                let found = tables_of(tree, &all, &all_shapes, max_table_text.unwrap_or(0));
                 if !found.is_empty() {
                     for r in &all {
                         members.extend(r.iter().copied());

@@ -523,12 +523,12 @@ fn rows_inside_main_are_a_table_with_every_control_ref_at_moderate() {
         vec!["checked=None".into()]
     )));
     // Five rows of controls are a table too (they hold more than links); two stay nodes;
-    // light and aggressive write no table.
+    // light writes no table; aggressive writes one without text cells (issue 43).
     let five = filter_yaml_snapshot(&small_grid(5), &SnapshotOptions::for_level(Level::Moderate));
     assert!(five.text.contains("table of 5 records"), "{}", five.text);
     let few = filter_yaml_snapshot(&small_grid(2), &SnapshotOptions::for_level(Level::Moderate));
     assert!(!few.text.contains("table of"), "{}", few.text);
-    for level in [Level::Light, Level::Aggressive] {
+    for level in [Level::Light] {
         let out = filter_yaml_snapshot(&body, &SnapshotOptions::for_level(level)).text;
         assert!(
             !out.contains("table of") && !out.contains("'… table'"),

@@ -36,7 +36,7 @@ use serde_json::{Map, Value};
 use crate::error::FilterResult;
 use crate::level::Level;
 use crate::snapshot::delta::Sent;
-use crate::snapshot::params::{coarse_steps, lean_limits, RESERVE_CHARS, RESERVE_TOKENS};
+use crate::snapshot::params::{coarse_steps, way_around_steps, RESERVE_CHARS, RESERVE_TOKENS};
 use crate::snapshot::render::OutputCap;
 use crate::snapshot::{SnapshotLimits, SnapshotOptions};
 use crate::tokens::{self, estimate_tokens, MAX_TOKENS_PER_BYTE};
@@ -299,7 +299,8 @@ fn raw_texts(content: &str) -> Option<String> {
     Some(texts.join("\n"))
 }
 
-/// The step between `moderate` and `aggressive` (`lean_limits`).
+/// The last of the steps between `moderate` and `aggressive` (`way_around_steps`), the one
+/// whose node cap scales.
 const LEAN: &str = "lean";
 
 /// The share of its nodes the lean step keeps of what the step before over the bound would
@@ -332,28 +333,33 @@ fn ladder(options: &ResultOptions) -> Vec<(&'static str, ResultOptions)> {
         limits,
         ..options.clone()
     };
-    // The lossy levels above the caller's, each with its own limits, and between them the lean
-    // step (moderate's passes, tighter), taken below `aggressive`: (name, level, limits, the
-    // caller's levels it is taken under).
-    let mut steps: Vec<(&'static str, ResultOptions)> = [
-        (
-            "moderate",
-            Level::Moderate,
-            SnapshotLimits::for_level(Level::Moderate),
-            Level::Moderate,
-        ),
-        (LEAN, Level::Moderate, lean_limits(), Level::Aggressive),
-        (
-            "aggressive",
-            Level::Aggressive,
-            SnapshotLimits::for_level(Level::Aggressive),
-            Level::Aggressive,
-        ),
-    ]
-    .into_iter()
-    .filter(|&(_, _, _, under)| options.level < under)
-    .map(|(name, level, snapshot, _)| (name, at(level, snapshot, ResultLimits::for_level(level))))
-    .collect();
+    // The lossy levels above the caller's, each with its own limits, and between them the
+    // steps that keep the way around (moderate's passes, tighter), taken below `aggressive`:
+    // (name, level, limits, the caller's levels it is taken under).
+    let moderate = [(
+        "moderate",
+        Level::Moderate,
+        SnapshotLimits::for_level(Level::Moderate),
+        Level::Moderate,
+    )];
+    let way_around = way_around_steps()
+        .into_iter()
+        .map(|(name, limits)| (name, Level::Moderate, limits, Level::Aggressive));
+    let aggressive = [(
+        "aggressive",
+        Level::Aggressive,
+        SnapshotLimits::for_level(Level::Aggressive),
+        Level::Aggressive,
+    )];
+    let mut steps: Vec<(&'static str, ResultOptions)> = moderate
+        .into_iter()
+        .chain(way_around)
+        .chain(aggressive)
+        .filter(|&(_, _, _, under)| options.level < under)
+        .map(|(name, level, snapshot, _)| {
+            (name, at(level, snapshot, ResultLimits::for_level(level)))
+        })
+        .collect();
     for (name, coarse) in coarse_steps() {
         let mut limits = ResultLimits::for_level(Level::Aggressive);
         limits.evaluate.max_array_items = coarse.max_array_items;
@@ -387,6 +393,8 @@ fn tighter(caller: &SnapshotLimits, step: &SnapshotLimits) -> SnapshotLimits {
         max_condensed_records: caller.max_condensed_records.min(step.max_condensed_records),
         max_options: caller.max_options.min(step.max_options),
         max_table_text: caller.max_table_text.min(step.max_table_text),
+        tables: caller.tables && step.tables,
+        decoration: caller.decoration && step.decoration,
     }
 }
 
@@ -844,6 +852,173 @@ mod tests {
                 "{uid} neither shown nor named by a marker:\n{lean}"
             );
         }
+    }
+
+    /// A manual-like page: a table of contents (a navigation outside `main`) of `links` links,
+    /// then `main` with `sections` sections, each a heading, four texts of prose and a
+    /// diagram, then a table of 12 records (a checkbox, the record's name as a link, three
+    /// text cells, a button). Returns the page and the uids of the contents' links and of
+    /// `main`'s controls.
+    fn manual_page(links: usize, sections: usize) -> (String, Vec<String>, Vec<String>) {
+        let mut text = String::from(
+            "## Latest page snapshot\nuid=1_0 RootWebArea \"Manual\" url=\"http://127.0.0.1/manual.html\"\n  uid=1_1 navigation \"Contents\"\n",
+        );
+        let mut next = 2..;
+        let mut uid = || format!("1_{}", next.next().unwrap_or_default());
+        let mut toc = Vec::new();
+        for k in 0..links {
+            let u = uid();
+            text.push_str(&format!(
+                "    uid={u} link \"Chapter {k}: how the part number {k} works\" url=\"http://127.0.0.1/manual.html#c{k}\"\n"
+            ));
+            toc.push(u);
+        }
+        text.push_str(&format!("  uid={} main\n", uid()));
+        for k in 0..sections {
+            text.push_str(&format!("    uid={} region \"Part {k}\"\n", uid()));
+            text.push_str(&format!(
+                "      uid={} heading \"Part {k}\" level=\"2\"\n",
+                uid()
+            ));
+            for p in 0..4 {
+                text.push_str(&format!(
+                    "      uid={} \"Prose {p} of part {k}: what the part does, when it fails, what it returns.\"\n",
+                    uid()
+                ));
+            }
+            text.push_str(&format!(
+                "      uid={} image \"Diagram of part {k}\"\n",
+                uid()
+            ));
+        }
+        let mut controls = Vec::new();
+        text.push_str(&format!(
+            "    uid={} heading \"Parts in stock\" level=\"2\"\n",
+            uid()
+        ));
+        for r in 0..12 {
+            let (check, name) = (uid(), uid());
+            text.push_str(&format!("    uid={check} checkbox \"Select part {r}\"\n"));
+            text.push_str(&format!(
+                "    uid={name} link \"Part {r}\" url=\"http://127.0.0.1/manual.html#p{r}\"\n"
+            ));
+            for cell in [
+                format!("Store {}", r % 3),
+                format!("Keeper {r}"),
+                format!("2026-01-{:02}", r + 1),
+            ] {
+                text.push_str(&format!("    uid={} \"{cell}\"\n", uid()));
+            }
+            let edit = uid();
+            text.push_str(&format!("    uid={edit} button \"Edit part {r}\"\n"));
+            controls.extend([check, name, edit]);
+        }
+        (text, toc, controls)
+    }
+
+    /// Issue 43 item 3: a page that must lose content to fit gives way on its prose first (cut,
+    /// then hidden by run), then its decoration, then its tables' text cells, and only last on
+    /// the links of its table of contents; `main`'s controls stay in place throughout. Under
+    /// bounds from the moderate view's size down, the steps come in that order, each hiding
+    /// what it names, every earlier step keeping every contents link and control in place,
+    /// and every uid hidden stays in a marker's range.
+    #[test]
+    fn under_the_budget_prose_goes_first_and_the_way_around_last() {
+        let (page, toc, controls) = manual_page(60, 24);
+        let result = serde_json::json!({"content": [{"type": "text", "text": page}]}).to_string();
+        let filter = |max_chars: usize| {
+            let mut options = ResultOptions::for_level(Level::Moderate);
+            options.max_tokens = crate::snapshot::params::DEFAULT_MAX_TOKENS;
+            options.max_chars = max_chars;
+            let filtered = filter_tool_result_value("take_snapshot", &result, &options)
+                .expect("filters")
+                .expect("changed");
+            let text = text_blocks(&filtered.result).collect::<Vec<_>>().join("\n");
+            (text, filtered.budget.map(|b| b.step))
+        };
+        let (moderate, step) = filter(0);
+        assert_eq!(step, None);
+        assert!(moderate.contains("Prose 0 of part 3") && moderate.contains("Keeper 4"));
+        let order: Vec<String> = page
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("uid="))
+            .filter_map(|l| l.split(' ').next())
+            .map(str::to_string)
+            .collect();
+        let at = |uid: &str| order.iter().position(|u| u == uid);
+        let mut seen: Vec<&'static str> = Vec::new();
+        let mut chars = moderate.chars().count() + super::RESERVE_CHARS;
+        while chars > 2_000 {
+            chars -= 40;
+            let (out, step) = filter(chars);
+            let Some(step) = step else { continue };
+            if step == "aggressive" || step == "coarser" || step == "coarsest" || step == "cut" {
+                break;
+            }
+            if seen.last() != Some(&step) {
+                assert!(!seen.contains(&step), "{step} after {seen:?}");
+                seen.push(step);
+            }
+            let (shown, mut ranges) = shown_and_ranges(&out);
+            // A marker's whole span (`uid A…B`): its call names the last sibling it hid, whose
+            // subtree runs on.
+            for line in out.lines() {
+                if let Some((_, span)) = line.split_once("uid ") {
+                    if let Some((a, b)) = span.split_once('…') {
+                        let b = b.split([')', ':', ' ']).next().unwrap_or_default();
+                        ranges.push((a.to_string(), b.to_string()));
+                    }
+                }
+            }
+            for c in &controls {
+                assert!(
+                    shown.contains(c),
+                    "{step}: control {c} not in place:\n{out}"
+                );
+            }
+            let toc_shown = toc.iter().filter(|u| shown.contains(u)).count();
+            if step == "lean" {
+                assert!(
+                    toc_shown < toc.len(),
+                    "{step}: nothing of the contents gave way"
+                );
+            } else {
+                assert_eq!(toc_shown, toc.len(), "{step}: a contents link hid:\n{out}");
+            }
+            let prose = out.matches("Prose ").count();
+            let past = |s: &str| seen.contains(&s);
+            if past("no prose") {
+                assert_eq!(prose, 0, "{step}: prose shown:\n{out}");
+            } else {
+                assert!(prose > 0, "{step}");
+            }
+            assert_eq!(
+                out.contains("image \"Diagram"),
+                !past("no decoration"),
+                "{step}:\n{out}"
+            );
+            assert_eq!(out.contains("Keeper"), !past("no cells"), "{step}:\n{out}");
+            for (k, uid) in order.iter().enumerate() {
+                let named = ranges.iter().any(|(first, last)| {
+                    at(first).is_some_and(|a| a <= k) && at(last).is_some_and(|b| k <= b)
+                });
+                assert!(
+                    shown.contains(uid) || named,
+                    "{step}: {uid} neither shown nor named by a marker:\n{out}"
+                );
+            }
+        }
+        assert_eq!(
+            seen,
+            [
+                "short prose",
+                "no prose",
+                "no decoration",
+                "no cells",
+                "lean"
+            ],
+            "the steps a page took on the way down"
+        );
     }
 
     /// The proxy's gate (`Session::may_filter_result`, which spares it reading a line) and the
