@@ -109,7 +109,7 @@ async function main(argv) {
       filtering: parsed.options['filter-level'] !== 'off' || session.describeLevel !== 'off',
       // A dead upstream command is restarted (bin/restart.js); a remote one reconnects itself.
       // (In serve mode each Proxy gets a view of the shared upstream, which it never restarts.)
-      restart: { max: parsed.options['upstream-restarts'], windowMs: parsed.options['upstream-restart-window'] * 1000, restorePages: parsed.options['restore-pages'] },
+      restart: { max: parsed.options['upstream-restarts'], windowMs: parsed.options['upstream-restart-window'] * 1000, timeoutMs: Math.max(1, parsed.options['upstream-restart-timeout']) * 1000, restorePages: parsed.options['restore-pages'] },
       // The tools whose results the filter rewrites whatever their size (every tool's when its
       // structuredContent has to go). Which response to filter the session decides itself
       // (Session::may_filter_result), in the one call each line makes.
