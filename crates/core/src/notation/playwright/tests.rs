@@ -576,6 +576,51 @@ fn rows_inside_main_are_a_table_with_every_control_ref_at_moderate() {
     }
 }
 
+/// Product cards whose link holds the product's picture: Playwright names an image `img`
+/// (chrome-devtools-mcp `image`). Inside a named link it repeats the link's name, as in the
+/// other notation: decoration, so the cards are a table of a link and a button each, and the
+/// pictures' refs stay reachable behind the table's expand call.
+#[test]
+fn an_img_inside_a_named_link_is_decoration_as_an_image_is() {
+    let mut body = String::from("- generic [ref=e1]:\n  - main [ref=e2]:\n    - heading \"Lamps\" [level=1] [ref=e3]\n    - list [ref=e4]:\n");
+    let mut n = 5;
+    for i in 0..6 {
+        body.push_str(&format!(
+            "      - listitem [ref=e{n}]:\n        - link \"Desk lamp {i}\" [ref=e{}] [cursor=pointer]:\n          - /url: /p/{i}\n          - img \"Desk lamp {i}\" [ref=e{}]\n        - button \"Add lamp {i} to cart\" [ref=e{}]\n",
+            n + 1,
+            n + 2,
+            n + 3
+        ));
+        n += 4;
+    }
+    let out = filter_yaml_snapshot(&body, &SnapshotOptions::for_level(Level::Moderate)).text;
+    assert!(out.contains("table of 6 records"), "{out}");
+    assert!(out.contains("e6"), "{out}");
+    assert!(!out.contains("img \"Desk lamp 0\""), "{out}");
+    let (shown, unreadable, _) = parse_owned(&out);
+    assert_eq!(unreadable, 0);
+    for r in ["e6", "e8", "e26", "e28"] {
+        assert!(shown.iter().any(|s| s == r), "{r} not read back: {out}");
+    }
+    check_invariants("img cards", &body, Level::Moderate);
+
+    // Outside a table too: the picture in a named link loses its line, as chrome-devtools-mcp's
+    // `image` does (counted with the layout nodes dropped, its ref reachable by expand).
+    let mut page = String::from("- generic [ref=e1]:\n  - main [ref=e2]:\n");
+    for i in 0..30 {
+        page.push_str(&format!(
+            "    - paragraph [ref=e{}]: Some prose about lamp number {i}, long enough to count\n",
+            i + 3
+        ));
+    }
+    page.push_str("    - link \"Desk lamp\" [ref=e40] [cursor=pointer]:\n      - /url: /p/0\n      - img \"Desk lamp\" [ref=e41]\n    - button \"Add\" [ref=e42]\n");
+    let out = filter_yaml_snapshot(&page, &SnapshotOptions::for_level(Level::Moderate)).text;
+    assert!(out.contains("link \"Desk lamp\" [ref=e40]"), "{out}");
+    assert!(!out.contains("- img"), "{out}");
+    assert!(out.contains("img 1"), "{out}");
+    check_invariants("img in a link", &page, Level::Moderate);
+}
+
 #[test]
 fn the_legend_explains_noref_only_when_the_writer_wrote_one() {
     // Page text saying ` [noref]` is no node without a ref.
