@@ -708,7 +708,7 @@ class Proxy {
   inTime(promise, method) {
     let timer
     const late = new Promise((resolve, reject) => {
-      timer = setTimeout(() => reject(new ReplayTimeout(method, this.restartTimeoutMs)), this.restartTimeoutMs)
+      timer = setTimeout(() => reject(new ReplayTimeout(method, this.restartTimeoutMs)), this.restartTimeoutMs) // INTERNAL_REQUEST_MS unless --upstream-restart-timeout
     })
     return Promise.race([promise, late]).finally(() => clearTimeout(timer))
   }
@@ -799,7 +799,7 @@ class Proxy {
         fn(value)
       }
       const timeout = () => done(reject)(new ReplayTimeout(method, this.restartTimeoutMs))
-      const timer = setTimeout(timeout, this.restartTimeoutMs)
+      const timer = setTimeout(timeout, this.restartTimeoutMs) // INTERNAL_REQUEST_MS unless --upstream-restart-timeout
       this.internal.set(key, { resolve: done(resolve), reject: done(reject) })
       const params = paramsJson === null || paramsJson === undefined ? '' : `,"params":${paramsJson}`
       this.upstream?.send(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)}${params}}`)
