@@ -97,7 +97,7 @@ if (missing) {
     test('a ref read from the filtered snapshot clicks: sorting by MRR', { timeout: 2 * 60_000 }, async () => {
       const m = /button "MRR"[^\n]*\[ref=(e\d+)\]/.exec(filtered)
       assert.ok(m, `no MRR button with a ref in:\n${filtered.slice(0, 3000)}`)
-      // Playwright MCP 0.0.83 takes the ref as `target`.
+      // Playwright MCP 0.0.86 (as 0.0.83) takes the ref as `target`.
       await call(proxied, 'browser_click', { element: 'MRR sort button', target: m[1] })
       const state = await call(proxied, 'browser_evaluate', {
         function: "() => JSON.stringify({ live: document.getElementById('live').textContent, sorted: document.querySelector('th[aria-sort]')?.textContent.trim() })",

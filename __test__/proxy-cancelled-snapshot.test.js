@@ -26,20 +26,43 @@ function board(status) {
   return { result: { content: [{ type: 'text', text }] } }
 }
 
-test('a cancelled snapshot answered anyway is not what the agent holds', async () => {
+/**
+ * The bin in front of the fixture upstream, which answers take_snapshot with the board page
+ * (`fixture: 'pending'` or `'failed'`, its payment status), tools listed: `call(id, args)` sends a
+ * take_snapshot and resolves its text (`idText`: the id as written on the wire, when not
+ * JSON.stringify's); `close()` ends it.
+ */
+async function startBoardProxy() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msf-cancel-'))
   fs.writeFileSync(path.join(dir, 'pending.json'), JSON.stringify(board('pending')))
   fs.writeFileSync(path.join(dir, 'failed.json'), JSON.stringify(board('FAILED – card declined')))
   const env = { ...process.env, FIXTURE_REPLAY_DIR: dir, FIXTURE_TOOLS_LIST: CHROME_LIST }
   const proxy = spawnRaw(proxyCommand([process.execPath, FIXTURE], ['--stats', 'off']), { env })
+  const close = async () => {
+    proxy.child.stdin.end()
+    await proxy.exited
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+  /** @param {unknown} id the id as the client reads it back @param {object} args @param {string} [idText] */
+  const call = async (id, args, idText) => {
+    const params = JSON.stringify({ name: 'take_snapshot', arguments: args })
+    proxy.send(`{"jsonrpc":"2.0","id":${idText ?? JSON.stringify(id)},"method":"tools/call","params":${params}}\n`)
+    return (await proxy.waitFor((m) => m.id === id)).result.content[0].text
+  }
   try {
     proxy.send(INIT)
-    const call = async (id, args) => {
-      proxy.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'take_snapshot', arguments: args } })
-      return (await proxy.waitFor((m) => m.id === id)).result.content[0].text
-    }
     proxy.send({ jsonrpc: '2.0', id: 'l', method: 'tools/list' })
     await proxy.waitFor((m) => m.id === 'l')
+  } catch (err) {
+    await close()
+    throw err
+  }
+  return { proxy, call, close }
+}
+
+test('a cancelled snapshot answered anyway is not what the agent holds', async () => {
+  const { proxy, call, close } = await startBoardProxy()
+  try {
     const first = await call(1, { pageId: 1, fixture: 'pending' })
     assert.match(first, /snapshot 1, full: first snapshot of this page/)
 
@@ -57,28 +80,15 @@ test('a cancelled snapshot answered anyway is not what the agent holds', async (
     const again = await call(4, { pageId: 1, fixture: 'failed' })
     assert.match(again, /snapshot 4: unchanged since snapshot 3/)
   } finally {
-    proxy.child.stdin.end()
-    await proxy.exited
-    fs.rmSync(dir, { recursive: true, force: true })
+    await close()
   }
 })
 
 // Issue 41 item 8: the cancellation crosses the answer on the wire. The proxy forwarded the
 // answer before the cancellation reached it; the client, which had stopped waiting, drops it.
 test('a cancellation that crosses the snapshot answer leaves no base the client never kept', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msf-cross-'))
-  fs.writeFileSync(path.join(dir, 'pending.json'), JSON.stringify(board('pending')))
-  fs.writeFileSync(path.join(dir, 'failed.json'), JSON.stringify(board('FAILED – card declined')))
-  const env = { ...process.env, FIXTURE_REPLAY_DIR: dir, FIXTURE_TOOLS_LIST: CHROME_LIST }
-  const proxy = spawnRaw(proxyCommand([process.execPath, FIXTURE], ['--stats', 'off']), { env })
+  const { proxy, call, close } = await startBoardProxy()
   try {
-    proxy.send(INIT)
-    const call = async (id, args) => {
-      proxy.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'take_snapshot', arguments: args } })
-      return (await proxy.waitFor((m) => m.id === id)).result.content[0].text
-    }
-    proxy.send({ jsonrpc: '2.0', id: 'l', method: 'tools/list' })
-    await proxy.waitFor((m) => m.id === 'l')
     assert.match(await call(1, { pageId: 1, fixture: 'pending' }), /snapshot 1, full/)
     const crossed = await call('two', { pageId: 1, fixture: 'failed' })
     assert.match(crossed, /snapshot 2: delta against snapshot 1/)
@@ -89,8 +99,31 @@ test('a cancellation that crosses the snapshot answer leaves no base the client 
     assert.match(next, /snapshot 3: delta against snapshot 1, 0 added, 1 changed/)
     assert.match(next, /Payment status: FAILED – card declined/)
   } finally {
-    proxy.child.stdin.end()
-    await proxy.exited
-    fs.rmSync(dir, { recursive: true, force: true })
+    await close()
+  }
+})
+
+// The same crossing when the upstream respells a numeric id: a JS server answers the client's
+// `2.0` as `2` (JSON.parse, then JSON.stringify), and the cancellation names `2.0`. The answer is
+// still the answer to that request (filtered, its request done), and the crossing still found.
+test('a numeric id the upstream respells (2.0 answered as 2) is still its request, crossing included', async () => {
+  const { proxy, call, close } = await startBoardProxy()
+  try {
+    assert.match(await call(1, { pageId: 1, fixture: 'pending' }), /snapshot 1, full/)
+    const crossed = await call(2, { pageId: 1, fixture: 'failed' }, '2.0')
+    assert.match(crossed, /snapshot 2: delta against snapshot 1/)
+    proxy.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2.0,"reason":"timed out"}}\n')
+
+    const next = await call(3, { pageId: 1, fixture: 'failed' })
+    assert.doesNotMatch(next, /unchanged since snapshot 2/)
+    assert.match(next, /snapshot 3: delta against snapshot 1, 0 added, 1 changed/)
+
+    // Answered, the request left nothing in flight: when the upstream dies, the calls in flight
+    // get an error (this one among them, had its answer not ended it), and id 2 gets none.
+    proxy.send({ jsonrpc: '2.0', id: 'x', method: 'fixture/exit', params: { code: 3 } })
+    assert.ok((await proxy.waitFor((m) => m.id === 'x')).error)
+    assert.equal(proxy.messages.filter((m) => m.id === 2).length, 1)
+  } finally {
+    await close()
   }
 })

@@ -63,8 +63,9 @@ test('the proxy has no request timer: its only timers belong to shutdown', () =>
   // it delays an answer of the proxy's, it never cuts an upstream call. A remote upstream,
   // bin/upstream-http.js, has a reconnection's backoff, its replayed initialize and the
   // session's DELETE at exit: none of which runs while a call is in flight. A restarted stdio
-  // upstream has the restart's backoff and a bound on the proxy's own requests to it, the
-  // replays and the pages reopened: no call of the client's is in flight then either. Serve mode's
+  // upstream has the restart's backoff and a bound on its answers to the replay (the proxy's own
+  // requests, the pages reopened, and the client's initialize when the old upstream died before
+  // answering it: --upstream-restart-timeout); no other call of the client's is in flight then. Serve mode's
   // idle sweep, bin/serve-http.js, passes over a session with a call in flight.)
   const allowed = /SHUTDOWN_STEP_MS|SHUTDOWN_POLL_MS|UNREACHABLE_GRACE_MS|EXIT_GRACE_MS|SNAPSHOT_WAIT_MS|RETRY_FIRST_MS|REINITIALIZE_MS|CLOSE_MS|BACKOFF_FIRST_MS|INTERNAL_REQUEST_MS|IDLE_SWEEP_MS/
   for (const file of fs.readdirSync(path.join(ROOT, 'bin'))) {

@@ -143,6 +143,39 @@ test('a crash loop stops after --upstream-restarts restarts: the requests get th
   }
 })
 
+// A restarted upstream that never answers the replayed initialize: each attempt fails after
+// --upstream-restart-timeout and counts against --upstream-restarts; the calls waiting on it get
+// an error saying why, and past the restarts the proxy answers with the error, as in a crash loop.
+test('a restarted upstream that never answers the replayed initialize fails the restart after the timeout', async () => {
+  const dir = scratch()
+  const starts = path.join(dir, 'starts')
+  const proxy = spawnRaw(proxyCommand([process.execPath, FIXTURE], ['--upstream-restarts=2', '--upstream-restart-window=60', '--upstream-restart-timeout=1']), {
+    env: { ...process.env, FIXTURE_STARTS: starts, FIXTURE_SILENT_INIT_AFTER: '1' },
+  })
+  try {
+    proxy.send(INIT)
+    await proxy.waitFor((m) => m.id === 0)
+    proxy.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    proxy.send({ jsonrpc: '2.0', id: 'die', method: 'fixture/exit', params: { code: 3 } })
+    await proxy.waitFor((m) => m.id === 'die')
+    // Sent while the first restart waits on its initialize: answered when that attempt fails.
+    proxy.send({ jsonrpc: '2.0', id: 'waiting', method: 'tools/list' })
+    const waiting = await proxy.waitFor((m) => m.id === 'waiting', 15000)
+    assert.equal(waiting.error.code, -32000)
+    assert.match(waiting.error.message, /was restarted but did not answer initialize within 1 s: cannot answer tools\/list/)
+    // The second attempt hangs too: the restarts are used up.
+    assert.ok(await waitUntil(() => /gave up after 2 restarts in 60 s/.test(proxy.stderr()), 15000), proxy.stderr())
+    proxy.send({ jsonrpc: '2.0', id: 'later', method: 'tools/list' })
+    const later = await proxy.waitFor((m) => m.id === 'later')
+    assert.match(later.error.message, /not running \(upstream MCP server failed 2 restarts in 60 s \(last: did not answer initialize within 1 s\)/)
+    assert.equal(fs.readFileSync(starts, 'utf8').trim().split('\n').length, 3)
+  } finally {
+    proxy.child.stdin.end()
+    await proxy.exited
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
+
 /** A chrome-devtools-mcp page of our own (the board of proxy-cancelled-snapshot.test.js, shorter). */
 function board(status) {
   const lines = ['uid=1_0 RootWebArea "Board" url="http://127.0.0.1/board"', '  uid=1_1 navigation']

@@ -40,6 +40,8 @@ function snapshotBodies(pagesDir) {
 // Roles an agent acts on (the legend's "link, button or control"): never an implied ref.
 const CONTROLS = new Set('link button checkbox radio combobox listbox option textbox searchbox slider spinbutton switch tab menuitem menuitemcheckbox menuitemradio treeitem scrollbar'.split(' '))
 const ACTIVE = /\[(cursor|checked|pressed|expanded|selected|active|disabled)[\]=]/
+// The controls a `- text:` right before labels (their name may not carry it).
+const FIELDS = new Set('checkbox radio combobox listbox textbox searchbox slider spinbutton switch'.split(' '))
 const ROLE_LINE = /^( *)- '?([A-Za-z][\w-]*)(?: "((?:[^"\\]|\\.)*)")?(.*)$/
 
 /** Refs a filtered (or raw) YAML shows: `[ref=…]`, refs implied by the legend's rule, and the
@@ -99,7 +101,9 @@ function controlsInMain(body) {
     if (mainIndent >= 0 && indent <= mainIndent) mainIndent = -1
     const ref = /\[ref=([^\]]+)\]/.exec(m[4])
     if (mainIndent >= 0 && ref && CONTROLS.has(m[2])) {
-      const label = m[2] !== 'link' && /[\p{L}\p{N}]/u.test(prevAt.get(indent) ?? '') ? prevAt.get(indent) : null
+      // Only a field's label: the text before a button or a link is page text, not its name
+      // (a Reply button after a message preview is named "Reply").
+      const label = FIELDS.has(m[2]) && /[\p{L}\p{N}]/u.test(prevAt.get(indent) ?? '') ? prevAt.get(indent) : null
       out.push({ ref: ref[1], label })
     }
     prevAt.set(indent, null)

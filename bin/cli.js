@@ -102,7 +102,7 @@ async function main(argv) {
       filtering: session.filtering,
       // A dead upstream command is restarted (bin/restart.js); a remote one reconnects itself.
       // (In serve mode each Proxy gets a view of the shared upstream, which it never restarts.)
-      restart: { max: parsed.options['upstream-restarts'], windowMs: parsed.options['upstream-restart-window'] * 1000, restorePages: parsed.options['restore-pages'] },
+      restart: { max: parsed.options['upstream-restarts'], windowMs: parsed.options['upstream-restart-window'] * 1000, timeoutMs: Math.max(1, parsed.options['upstream-restart-timeout']) * 1000, restorePages: parsed.options['restore-pages'] },
       // The calls whose answer may carry a page snapshot, which expand_snapshot and
       // search_snapshot wait for (crates/core/src/proxy_tools.rs decides).
       returnsSnapshot: (tool, argumentsJson) => native.returnsSnapshot(tool, argumentsJson),

@@ -144,6 +144,24 @@ function idKeyOfJson(json) {
   return json.charCodeAt(0) === 34 ? idKey(JSON.parse(json), json) : `n${json}`
 }
 
+/**
+ * A numeric id's exact value as text, or null for a string (or anything else): `1`, `1.0` and
+ * `10e-1` give one, 9007199254740993 and 9007199254740992 two. An upstream's JSON writer may
+ * respell the id it echoes (a JS server answers `1.0` as `1`); the answer is matched by value
+ * only when no id has its exact text (the Router's `number_value` reads a cancellation so).
+ */
+function numberValueKey(json) {
+  const m = /^\s*(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?\s*$/.exec(json)
+  if (!m) return null
+  const frac = m[3] ?? ''
+  const digits = `${m[2]}${frac}`.replace(/^0+/, '')
+  if (digits === '') return '0'
+  const significant = digits.replace(/0+$/, '')
+  // BigInt: an exponent past a double's range keeps its exact value.
+  const exponent = BigInt(m[4] ?? 0) + BigInt(digits.length - significant.length) - BigInt(frac.length)
+  return `${m[1]}${significant}e${exponent}`
+}
+
 /** The id's JSON text: a string's own serialization, a number's text as it came. */
 function idJsonIn(text, msg) {
   if (typeof msg.id === 'string') return JSON.stringify(msg.id)
@@ -275,4 +293,5 @@ module.exports = {
   idKey,
   idKeyOfJson,
   idJsonIn,
+  numberValueKey,
 }

@@ -155,6 +155,14 @@ const OPTIONS = [
     help: 'The window --upstream-restarts counts restarts in.',
   },
   {
+    name: 'upstream-restart-timeout',
+    env: 'MCP_SNAPSHOT_FILTER_UPSTREAM_RESTART_TIMEOUT',
+    kind: 'seconds',
+    metavar: 'SECONDS',
+    default: 60,
+    help: 'How long a restarted upstream may take to answer the replayed initialize (and each request of the replay and of reopening pages); past it the restart counts as failed, and the calls waiting on it get an error saying so. At least 1.',
+  },
+  {
     name: 'restore-pages',
     env: 'MCP_SNAPSHOT_FILTER_RESTORE_PAGES',
     kind: 'flag',

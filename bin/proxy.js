@@ -14,7 +14,7 @@
 // interface described in bin/upstream-stdio.js (send / online / pause / resume / close).
 
 const { LineBuffer } = require('./line-buffer.js')
-const { readLine, readMessage, idKeyOfJson, memberText, replaceMember } = require('./jsonrpc.js')
+const { readLine, readMessage, idKeyOfJson, numberValueKey, memberText, replaceMember } = require('./jsonrpc.js')
 const { StdioUpstream, SHUTDOWN_STEP_MS } = require('./upstream-stdio.js')
 const { RestartPolicy } = require('./restart.js')
 const { PageTracker } = require('./restore.js')
@@ -33,12 +33,21 @@ const UNREACHABLE_GRACE_MS = 1000
 const SNAPSHOT_WAIT_MS = 10000
 // Cancelled requests whose late answer is still awaited (to filter and cache it), at most.
 const MAX_CANCELLED = 1024
-// How long a restarted upstream may take to answer one of the proxy's own requests (the
-// replayed initialize, a page reopened): past it the restart counts as failed.
+// How long a restarted upstream may take to answer the replayed initialize (the client's own,
+// or the proxy's) and each of the proxy's own requests (a page reopened): past it the restart
+// counts as failed (--upstream-restart-timeout).
 const INTERNAL_REQUEST_MS = 60000
 // The ids of the proxy's own requests to the upstream (a client's id is never one: the proxy
 // answers only ids it keyed as the client's).
 const INTERNAL_ID_PREFIX = 'mcp-snapshot-filter/restart/'
+
+/** A restarted upstream did not answer a request of the replay (or of reopening pages) in time. */
+class ReplayTimeout extends Error {
+  constructor(method, ms) {
+    super(`did not answer ${method} within ${ms / 1000} s`)
+    this.name = 'ReplayTimeout'
+  }
+}
 
 /** A response the proxy writes itself; `idJson` is the request id's exact text. */
 function errorLine(idJson, code, message) {
@@ -78,10 +87,11 @@ class Proxy {
    *   (crates/core/src/era.rs); `readsSnapshots` says which of them wait for a snapshot in
    *   flight (the core's `readsSnapshots`; without it, all)
    * @param {number} [opts.snapshotWaitMs] how long a call of those waits for a snapshot in flight
-   * @param {{max: number, windowMs: number, restorePages?: boolean}} [opts.restart] restart a
-   *   stdio upstream that dies: at most `max` times within `windowMs` (bin/restart.js), reopening
-   *   the agent's pages unless `restorePages` is false; without it (or with max 0) the proxy
-   *   exits when its upstream does
+   * @param {{max: number, windowMs: number, timeoutMs?: number, restorePages?: boolean}} [opts.restart] restart a
+   *   stdio upstream that dies: at most `max` times within `windowMs` (bin/restart.js), each
+   *   failed when the new upstream takes over `timeoutMs` to answer the replay, reopening the
+   *   agent's pages unless `restorePages` is false; without it (or with max 0) the proxy exits
+   *   when its upstream does
    */
   constructor(opts) {
     this.command = opts.command
@@ -108,6 +118,8 @@ class Proxy {
     this.clientBlocked = false
     this.restartPolicy = opts.restart && opts.restart.max > 0 && !opts.upstream ? new RestartPolicy(opts.restart) : null
     this.restorePages = opts.restart?.restorePages ?? true
+    /** How long a restarted upstream's answers to the replay are waited for. */
+    this.restartTimeoutMs = opts.restart?.timeoutMs ?? INTERNAL_REQUEST_MS
     /** Whether the answers are read for what a restart needs (a remote upstream reconnects itself). */
     this.tracksPages = this.restartPolicy !== null || Boolean(opts.upstream)
     /**
@@ -422,7 +434,7 @@ class Proxy {
     let routed
     try {
       routed = this.session.routeResponse(line, (idJson) => {
-        key = idKeyOfJson(idJson)
+        key = this.pendingKey(idJson)
         entry = this.pending.get(key)
         if (!entry) return null
         return { method: entry.method, tool: entry.tool, argumentsJson: entry.argumentsJson ?? undefined, metaJson: entry.metaJson ?? undefined, rewrite: this.filtering, cancelled: entry.cancelled === true }
@@ -504,8 +516,29 @@ class Proxy {
     if (m.isResponse && m.hasId && !this.pending.has(m.key) && this.internalAnswer(m.key, Buffer.from(m.text))) return
     this.toClient(m.line ?? m.text)
     if (!m.isResponse || !m.hasId) return
-    const entry = this.pending.get(m.key)
-    if (entry) this.finish(m.key, entry)
+    const key = m.idJson === undefined ? m.key : this.pendingKey(m.idJson)
+    const entry = this.pending.get(key)
+    if (entry) this.finish(key, entry)
+  }
+
+  /**
+   * The pending key a response's id (its JSON text) answers: the id of that exact text, else
+   * the one pending numeric id of the same value (an upstream that parses and re-serializes ids
+   * answers `1.0` as `1`; unmatched, the request would wait forever and get a second answer when
+   * the upstream dies).
+   */
+  pendingKey(idJson) {
+    const key = idKeyOfJson(idJson)
+    if (this.pending.has(key)) return key
+    const value = numberValueKey(idJson)
+    if (value === null) return key
+    let found = null
+    for (const [other, entry] of this.pending) {
+      if (numberValueKey(entry.idJson) !== value) continue
+      if (found !== null) return key // two of that value: which one is meant cannot be told
+      found = other
+    }
+    return found ?? key
   }
 
   /** @param {boolean} [cut] the original, over the bound, went cut to it (else as it came) */
@@ -631,9 +664,15 @@ class Proxy {
         return
       } catch (err) {
         this.attemptDied = null
-        // It died during the replay (upstreamClosed left it to this loop), or never started.
+        // It died during the replay (upstreamClosed left it to this loop), never started, or
+        // did not answer it in time.
         why = up.exitCode !== undefined ? up.exitDescription() : err.message
         this.upstreamExited = true
+        if (err instanceof ReplayTimeout) {
+          // What it says from now on (a late answer to a call just failed) goes nowhere.
+          up.online = () => {}
+          this.failWaiting(`upstream MCP server was restarted but ${err.message}`)
+        }
         await up.close().catch(() => {})
       }
       if (this.closing) return
@@ -657,7 +696,7 @@ class Proxy {
     if (entry) {
       // The client's own initialize, never answered: it goes as it came, answered to the client.
       up.send(entry.line)
-      await this.whenAnswered(init.key)
+      await this.inTime(this.whenAnswered(init.key), 'initialize')
     } else {
       const answer = await this.request('initialize', init.params)
       if (answer.error) throw new Error(`the replayed initialize failed: ${answer.error.message}`)
@@ -666,6 +705,28 @@ class Proxy {
     // Each replay is best effort: an upstream that refuses one still serves.
     if (this.replay.logLevel) await this.request('logging/setLevel', this.replay.logLevel)
     for (const params of this.replay.subscriptions.values()) await this.request('resources/subscribe', params)
+  }
+
+  /** `promise`, or a ReplayTimeout when the restarted upstream takes over the timeout on `method`. */
+  inTime(promise, method) {
+    let timer
+    const late = new Promise((resolve, reject) => {
+      timer = setTimeout(() => reject(new ReplayTimeout(method, this.restartTimeoutMs)), this.restartTimeoutMs) // INTERNAL_REQUEST_MS unless --upstream-restart-timeout
+    })
+    return Promise.race([promise, late]).finally(() => clearTimeout(timer))
+  }
+
+  /**
+   * A restart attempt timed out: the client's requests waiting on it (its initialize sent again,
+   * the calls it made meanwhile) get an error saying so rather than wait for the next attempt;
+   * its notifications wait on.
+   */
+  failWaiting(message) {
+    this.failPending(`${message}: cannot answer`)
+    this.queued = this.queued.filter((m) => {
+      if (m.isRequest) this.replyError(m.idJson, UPSTREAM_GONE, `${message}: cannot answer ${m.method}`)
+      return !m.isRequest
+    })
   }
 
   /** Resolves once the client's request `key` is answered (or given up). */
@@ -740,8 +801,8 @@ class Proxy {
         this.internal.delete(key)
         fn(value)
       }
-      const timeout = () => done(reject)(new Error(`no answer to ${method} within ${INTERNAL_REQUEST_MS / 1000} s`))
-      const timer = setTimeout(timeout, INTERNAL_REQUEST_MS)
+      const timeout = () => done(reject)(new ReplayTimeout(method, this.restartTimeoutMs))
+      const timer = setTimeout(timeout, this.restartTimeoutMs) // INTERNAL_REQUEST_MS unless --upstream-restart-timeout
       this.internal.set(key, { resolve: done(resolve), reject: done(reject) })
       const params = paramsJson === null || paramsJson === undefined ? '' : `,"params":${paramsJson}`
       this.upstream?.send(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)}${params}}`)

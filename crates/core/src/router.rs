@@ -70,6 +70,9 @@ pub struct Router {
 #[derive(Debug)]
 struct Answered {
     id: String,
+    /// A numeric id's value (`number_value`): the cancellation names the id as the client wrote
+    /// it, the answer as the upstream did (a JS server answers `1.0` as `1`).
+    value: Option<String>,
     client: String,
     page: String,
 }
@@ -234,6 +237,7 @@ impl Router {
         self.answered.retain(|a| a.id != id);
         self.answered.push_back(Answered {
             id,
+            value: number_value(id_json),
             client: era::client_key(request.meta_json.as_deref()),
             page,
         });
@@ -250,14 +254,19 @@ impl Router {
     /// answer changes nothing.
     pub fn answer_cancelled(&mut self, id_json: &str) {
         let id = id_key(id_json);
-        let Some(at) = self.answered.iter().position(|a| a.id == id) else {
+        let at = self.answered.iter().position(|a| a.id == id).or_else(|| {
+            // Respelled by the upstream: the one answer of that number's value, if only one.
+            let value = number_value(id_json)?;
+            let mut same = (self.answered.iter().enumerate())
+                .filter(|(_, a)| a.value.as_deref() == Some(value.as_str()));
+            let (at, _) = same.next()?;
+            same.next().is_none().then_some(at)
+        });
+        let Some(answer) = at.and_then(|at| self.answered.remove(at)) else {
             return;
         };
-        let Some(answer) = self.answered.remove(at) else {
-            return;
-        };
-        let last =
-            self.last_answer.as_deref() == Some(id.as_str()) && answer.client == self.era.holder();
+        let last = self.last_answer.as_deref() == Some(answer.id.as_str())
+            && answer.client == self.era.holder();
         if last {
             self.session.answer_not_delivered();
             self.last_answer = None;
@@ -316,6 +325,37 @@ fn id_key(id_json: &str) -> String {
         Ok(Value::String(s)) => format!("s{s}"),
         _ => format!("n{id_json}"),
     }
+}
+
+/// A JSON number's exact value as text (`1`, `1.0`, `10e-1` and `0.1e1` give one; `-0` is `0`;
+/// 9007199254740993 and 9007199254740992 stay two), or `None` for anything else. Exact
+/// decimal digits, never a double: ids beyond 2^53 keep every digit.
+fn number_value(id_json: &str) -> Option<String> {
+    let text = id_json.trim();
+    let (negative, text) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(at) => (&text[..at], text[at + 1..].parse::<i64>().ok()?),
+        None => (text, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if int.is_empty() || !all_digits(int) || !all_digits(frac) {
+        return None;
+    }
+    let digits = format!("{int}{frac}");
+    let digits = digits.trim_start_matches('0');
+    if digits.is_empty() {
+        return Some("0".to_string());
+    }
+    let significant = digits.trim_end_matches('0');
+    let trailing = i64::try_from(digits.len() - significant.len()).ok()?;
+    let scale = i64::try_from(frac.len()).ok()?;
+    let exponent = exponent.checked_add(trailing)?.checked_sub(scale)?;
+    let sign = if negative { "-" } else { "" };
+    Some(format!("{sign}{significant}e{exponent}"))
 }
 
 #[cfg(test)]
@@ -503,6 +543,50 @@ mod tests {
         }
     }
 
+    /// The notice a restart leaves goes inside the token budget: the result it rides on, and
+    /// the notice with it, are within both limits (the result is cut to leave it room).
+    #[test]
+    fn the_restart_notice_is_inside_the_budget() {
+        let (max_tokens, max_chars) = (25_000, 6_000);
+        let config = SessionConfig {
+            filter: FilterConfig {
+                max_tokens: Some(max_tokens),
+                max_chars: Some(max_chars),
+                ..FilterConfig::default()
+            },
+            stats: Some("off".into()),
+            ..SessionConfig::default()
+        };
+        let mut router = Router::new(&config).expect("valid config");
+        let urls: Vec<String> = (0..12)
+            .map(|i| format!("http://127.0.0.1:8765/app/page-{i}.html"))
+            .collect();
+        let notice = format!(
+            "[mcp-snapshot-filter: the upstream MCP server died (exit code 3) and was restarted; pages reopened: {}; uids changed: take a new snapshot (it is sent whole)]",
+            urls.join(", ")
+        );
+        router.upstream_restarted(notice.clone());
+        // A text within the bound alone, over it with the notice.
+        let text: String = (0..300)
+            .map(|i| format!("line {i:03} of the page text\n"))
+            .collect();
+        let text = &text[..max_chars - 100];
+        let result = serde_json::json!({"content": [{"type": "text", "text": text}]}).to_string();
+        let line = response("1", &result);
+        let routed =
+            route(&mut router, &line, Some(call("evaluate_script", "{}"))).expect("routed");
+        let shown = texts(&routed, &line);
+        assert_eq!(shown[0], notice);
+        let chars: usize = shown.iter().map(|t| crate::tokens::utf16_len(t)).sum();
+        let tokens: usize = shown
+            .iter()
+            .map(|t| crate::tokens::estimate_tokens(t))
+            .sum();
+        assert!(chars <= max_chars, "{chars} characters");
+        assert!(tokens <= max_tokens, "{tokens} tokens");
+        assert!(shown[1].contains("read_result"), "{}", shown[1]);
+    }
+
     /// Issue 41 item 8: the client cancels, the answer crosses the cancellation on the wire
     /// (the proxy forwarded it before the cancellation came), the client drops it.
     #[test]
@@ -552,6 +636,37 @@ mod tests {
             other.contains("snapshot 2: unchanged since snapshot 1"),
             "{}",
             &other[..200]
+        );
+    }
+
+    /// A numeric id comes back as the upstream's JSON writer spells it: a JS server answers the
+    /// client's `1.0` as `1` and `1e2` as `100`. The cancellation names the id as the client
+    /// wrote it; the crossing is still found (by the number's value), and two integers beyond
+    /// 2^53 stay two ids.
+    #[test]
+    fn a_crossed_cancellation_finds_a_numeric_id_the_upstream_respelled() {
+        let changed = Some("link \"Orders (2 new)\"");
+        for (answered_as, cancelled_as) in [("1", "1.0"), ("100", "1e2"), ("-0", "0.0e5")] {
+            let mut router = router();
+            snapshot_text(&mut router, "7", None, false);
+            snapshot_text(&mut router, answered_as, changed, false);
+            router.answer_cancelled(cancelled_as);
+            let next = snapshot_text(&mut router, "8", changed, false);
+            assert!(
+                next.contains("snapshot 3: delta against snapshot 1"),
+                "{answered_as} cancelled as {cancelled_as}: {}",
+                &next[..200]
+            );
+        }
+        let mut router = router();
+        snapshot_text(&mut router, "7", None, false);
+        snapshot_text(&mut router, "9007199254740993", changed, false);
+        router.answer_cancelled("9007199254740992");
+        let next = snapshot_text(&mut router, "8", changed, false);
+        assert!(
+            next.contains("snapshot 3: unchanged since snapshot 2"),
+            "{}",
+            &next[..200]
         );
     }
 

@@ -332,8 +332,8 @@ impl Session {
             drop_structured_content: self.options.drop_structured_content,
             requested_resource_types: Vec::new(),
             requested_console_types: Vec::new(),
-            max_tokens: self.options.max_tokens,
-            max_chars: self.options.max_chars,
+            max_tokens: self.result_bound_limits().0,
+            max_chars: self.result_bound_limits().1,
             // Only where read_result is listed (and so answered): else the marker says so.
             read_id: self
                 .is_proxy_tool(proxy_tools::READ_RESULT)
@@ -387,7 +387,7 @@ impl Session {
             }
             note.step
         });
-        let bound = self.options.bound();
+        let bound = self.result_bound();
         for note in &notes {
             filtered.append_line_within(note, bound);
         }
@@ -439,7 +439,7 @@ impl Session {
         result_json: &str,
         error: FilterError,
     ) -> FilterResult<String> {
-        let bound = self.options.bound();
+        let bound = self.result_bound();
         if self.options.level == Level::Off || bound.tokens == usize::MAX {
             return Err(error);
         }
@@ -673,6 +673,34 @@ impl Session {
         self.held.snapshot_bytes()
     }
 
+    /// The budget's limits (tokens, characters; 0: none) for the next `tools/call` result: the
+    /// session's, less what the pending notice will add to it (`with_notice`), so that the
+    /// result and its notice together stay within the budget. Never 0 when the session has a
+    /// limit (0 would mean none).
+    fn result_bound_limits(&self) -> (usize, usize) {
+        let (tokens, chars) = (self.options.max_tokens, self.options.max_chars);
+        let Some(notice) = self.notice.as_deref() else {
+            return (tokens, chars);
+        };
+        let less = |limit: usize, cost: usize| {
+            if limit == 0 {
+                0
+            } else {
+                limit.saturating_sub(cost).max(1)
+            }
+        };
+        (
+            less(tokens, crate::tokens::estimate_tokens(notice)),
+            less(chars, crate::tokens::utf16_len(notice)),
+        )
+    }
+
+    /// What the next `tools/call` result may cost, whole, with the pending notice left room.
+    fn result_bound(&self) -> Bound {
+        let (tokens, chars) = self.result_bound_limits();
+        result::budget::whole_bound(tokens, chars)
+    }
+
     /// The next `tools/call` result carries `line` (one line: what restarted, that uids
     /// changed); a later notice replaces one not delivered yet.
     pub fn set_notice(&mut self, line: String) {
@@ -716,10 +744,12 @@ impl Session {
     /// token budget. The others are forwarded without being parsed (or counted).
     pub fn may_filter_result(&self, tool_name: &str, len: usize) -> bool {
         let options = &self.options;
+        // The pending notice's room comes off the budget (`result_bound_limits`).
+        let (max_tokens, max_chars) = self.result_bound_limits();
         let max_tokens = if options.level == Level::Off {
             0
         } else {
-            options.max_tokens
+            max_tokens
         };
         options.drop_structured_content
             || result::tools::is_content_heavy(tool_name)
@@ -727,7 +757,7 @@ impl Session {
                 len,
                 crate::tokens::MAX_TOKENS_PER_BYTE,
                 max_tokens,
-                options.max_chars,
+                max_chars,
             )
     }
 

@@ -250,7 +250,9 @@ fn before_cut(protected: &protect::Protected, level: Level, site: &Site) -> Stri
                 .span_of(c)
                 .is_some_and(|span| span.starts_with("e.g"))
         };
-        prose = rules::example_asides(&prose, &is_example);
+        // Examples that are the syntax (a URL, `"Control+A"`, `"1MB-2MB"`) stay.
+        let shows_syntax = |c: char| protected.span_of(c).is_some_and(shorten::shows_syntax);
+        prose = rules::example_asides(&prose, &is_example, &shows_syntax);
     }
     prose
 }

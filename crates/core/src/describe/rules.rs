@@ -778,15 +778,21 @@ static EXAMPLE_ASIDE: Lazy<Regex> = Lazy::new(|| {
 /// Parenthesized examples ("(e.g. ...)", "(for example ...)"): the span sentinel of "e.g."
 /// must open the parenthesis, so a parenthesis that only holds an identifier is not an
 /// example unless it starts with one. An aside holding a negation or limit word says more
-/// than an example and stays.
-pub fn example_asides(text: &str, is_example_opener: &dyn Fn(char) -> bool) -> String {
+/// than an example and stays, as does one holding a span that `shows_syntax` (a URL, a quoted
+/// `"Control+A"`): often the only statement of the value's format.
+pub fn example_asides(
+    text: &str,
+    is_example_opener: &dyn Fn(char) -> bool,
+    shows_syntax: &dyn Fn(char) -> bool,
+) -> String {
     EXAMPLE_ASIDE
         .replace_all(text, |c: &Captures| {
             let whole = c.get(0).map_or("", |m| m.as_str());
             let inner = whole.trim_start().trim_start_matches('(');
             let opener = inner.chars().next().is_some_and(is_example_opener);
             let words = inner.starts_with("for example") || inner.starts_with("like ");
-            if (opener || words) && !LIMIT_WORDS.is_match(inner) {
+            let syntax = inner.chars().any(shows_syntax);
+            if (opener || words) && !syntax && !LIMIT_WORDS.is_match(inner) {
                 String::new()
             } else {
                 whole.to_string()

@@ -1,9 +1,10 @@
 //! Aggressive shortening: a long description keeps its first sentences and every later
 //! sentence that states a limit (negation, "only", "must", "default", ...), a requirement
 //! ("have to", "should"), an exclusion ("excludes", "instead") or what leaving a parameter out
-//! does ("Omit to clear the override", "If omitted, the file chooser is cancelled"), or that names code: a code
-//! span, a call, an identifier or another tool of the list. Cuts fall only between sentences
-//! of the sentinel text, so never inside a protected span.
+//! does ("Omit to clear the override", "If omitted, the file chooser is cancelled"), when the
+//! call fails, how to clear a setting, a numeric range, or that names code: a code span, a call,
+//! an identifier, another tool of the list, a URL or a quoted value's syntax (`"Control+A"`).
+//! Cuts fall only between sentences of the sentinel text, so never inside a protected span.
 
 use once_cell::sync::Lazy;
 
@@ -18,9 +19,26 @@ const LONG: usize = 100;
 const OPENING: usize = 40;
 
 static KEEP_ALSO: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"(?i)(?-u:\b)(?:defaults?|deprecated|always|requires?|maximum|minimum|max|min|limit|ignored|unsafe|ha(?:ve|s|d)[ \t]+to|needs?[ \t]+to|should|ought[ \t]+to|exclud(?:e|es|ed|ing)|instead|rather[ \t]+than|omit(?:s|ted|ting)?)(?-u:\b)")
+    // Also: when the call fails ("If the destination exists, the operation will fail"), how to
+    // clear or reset a setting ("Pass an empty string to clear"), and a numeric range
+    // ("Longitude between -180 and 180"): issue 41 item 15.
+    Regex::new(r"(?i)(?-u:\b)(?:defaults?|deprecated|always|requires?|maximum|minimum|max|min|limit|ignored|unsafe|ha(?:ve|s|d)[ \t]+to|needs?[ \t]+to|should|ought[ \t]+to|exclud(?:e|es|ed|ing)|instead|rather[ \t]+than|omit(?:s|ted|ting)?|fail(?:s|ed)?|clears?|resets?|between[ \t]+[-+]?[0-9][0-9.,]*[ \t]+and[ \t]+[-+]?[0-9]+)(?-u:\b)")
         .unwrap_or_else(|e| panic!("{e}"))
 });
+
+/// A protected span that shows syntax the prose may not state elsewhere: a URL, or a quoted
+/// value holding a symbol (`"Control+A"`, `"1MB-2MB"`, `'**/*.ext'`, `"/api/.*"`). Quoted
+/// plain words (`"Enter"`, `'main'`) are examples of a value, not of its syntax.
+pub fn shows_syntax(span: &str) -> bool {
+    if span.contains("://") {
+        return true;
+    }
+    let inner = span.trim_matches(['"', '\'', '‘', '’', '“', '”']);
+    inner.len() < span.len()
+        && inner.chars().any(|c| {
+            !(c.is_alphanumeric() || c.is_whitespace() || matches!(c, '.' | ',' | '\'' | '_'))
+        })
+}
 
 /// A protected span that names code: backticked or fenced code, or an identifier-shaped word
 /// (snake_case, kebab-case, camelCase, a dotted name or a call, quoted or not). Numbers, URLs,
@@ -39,7 +57,7 @@ fn carries_meaning(sentence: &str, protected: &Protected) -> bool {
         .any(|span| {
             // A quoted identifier ('resourceLink') is an identifier too.
             let inner = span.trim_matches(['"', '\'', '‘', '’', '“', '”']);
-            CODE_SPAN.is_match(span) || CODE_SPAN.is_match(inner)
+            CODE_SPAN.is_match(span) || CODE_SPAN.is_match(inner) || shows_syntax(span)
         });
     if names_code {
         return true;

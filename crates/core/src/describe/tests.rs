@@ -254,6 +254,58 @@ const MEANING: &[(&str, Level, &[&str], &[&str])] = &[
         &["use form tool instead"],
         &["quick"],
     ),
+    // Issue 41 item 15: what a client needs survives the cut (our own texts, one per kind of
+    // place where the shared lists lost meaning): how to clear a setting, a numeric range,
+    // when the call fails, a URL, and examples that are the only statement of a syntax.
+    (
+        "Proxy server for every request of the page, as host and port. Connections are retried twice. Pass an empty string to clear the proxy.",
+        Level::Aggressive,
+        &["Pass empty string to clear proxy"],
+        &["retried twice"],
+    ),
+    (
+        "Position of the sensor as two numbers (`<x>,<y>`). X between 0 and 640. Y between -20 and 480. Leave it out for the centre.",
+        Level::Aggressive,
+        &["X between 0 and 640", "Y between -20 and 480"],
+        &[],
+    ),
+    (
+        "Copy a file to another place on the disk, keeping its times. If the target exists, the copy will fail. Works for large files too.",
+        Level::Aggressive,
+        &["If target exists, copy will fail"],
+        &["large files"],
+    ),
+    (
+        "The key of the web feed: the resolved `key` member of its header, as the reader computes it (e.g. \"https://feeds.example.org/a\"). See https://example.org/spec#key for the rules.",
+        Level::Aggressive,
+        &["\"https://feeds.example.org/a\"", "https://example.org/spec#key"],
+        &[],
+    ),
+    (
+        "Size filter for the objects in the heap of the worker (e.g. \"10KB-2MB\", \"-5MB\", or \"1GB-\"). A single value is a lower bound.",
+        Level::Aggressive,
+        &["\"10KB-2MB\"", "\"1GB-\""],
+        &[],
+    ),
+    (
+        "A key chord to send to the window (e.g., \"Alt+F4\", \"Shift+Tab\"). Modifiers: Alt, Shift",
+        Level::Aggressive,
+        &["\"Alt+F4\""],
+        &[],
+    ),
+    (
+        "Find files by name in the project tree, ignoring case. Use a pattern like '*.rs' for the top directory and '**/*.rs' for every directory below it. Returns whole paths.",
+        Level::Aggressive,
+        &["'**/*.rs'"],
+        &["whole paths"],
+    ),
+    // Examples of plain values still go.
+    (
+        "Name of the branch to push the new commits of the change to (e.g. 'main', 'develop').",
+        Level::Aggressive,
+        &["Name of branch"],
+        &["'develop'"],
+    ),
     // A sentence whose first words went starts with a capital.
     (
         "Take a text snapshot of the target page based on the a11y tree. The snapshot lists page elements along with a unique\nidentifier (uid). Always use the latest snapshot. The snapshot indicates the element selected\nin the DevTools Elements panel (if any).",

@@ -37,7 +37,7 @@ fn control_cell(tree: &Tree<'_>, id: usize) -> bool {
         tree.nodes.get(d).is_some_and(|n| {
             n.kind == NodeKind::Element
                 && !roles::is_interactive(n)
-                && (n.dropped || n.role.is_empty() || matches!(n.role, "img" | "image"))
+                && (n.dropped || n.role.is_empty() || roles::is_image(n.role))
         })
     })
 }

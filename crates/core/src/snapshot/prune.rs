@@ -166,7 +166,7 @@ pub fn is_decorative_at(tree: &Tree<'_>, facts: &Facts, id: usize) -> bool {
         return false;
     };
     let image_in_link = || {
-        node.role == "image"
+        roles::is_image(node.role)
             && tree.children(id).is_empty()
             && node
                 .parent

@@ -147,13 +147,17 @@ pub fn is_url_attr(key: &str) -> bool {
     key == "url" || key == "/url"
 }
 
+/// An image: chrome-devtools-mcp writes the role `image`, Playwright `img`.
+pub fn is_image(role: &str) -> bool {
+    matches!(role, "image" | "img")
+}
+
 /// At the lossy levels a named link's or an image's `url` goes (search and expand show it):
 /// the agent acts on the uid, and urls are a fifth of a snapshot's tokens.
 pub fn url_is_droppable(node: &Node<'_>) -> bool {
     match node.role {
-        "image" => true,
         "link" => !node.name_str().trim().is_empty(),
-        _ => false,
+        role => is_image(role),
     }
 }
 

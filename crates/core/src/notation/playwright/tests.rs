@@ -438,17 +438,58 @@ fn the_session_filters_playwright_results_and_answers_the_proxy_tools() {
     assert!(new_text.starts_with("### Page\n- Page URL: http://127.0.0.1:8765/app/megamenu.html"));
     assert!(new_text.len() < text.len() / 2);
     assert!(session.cached_snapshot_bytes() > 0);
+    // The refs of the page's own lines (the corpus' capture and the shipped one, of other
+    // Playwright versions, number them differently).
+    let lines: Vec<&str> = text.lines().map(str::trim_start).collect();
+    let ref_at = |at: usize| {
+        let line = lines.get(at).copied().unwrap_or_default();
+        let start = line.find("[ref=").map_or(line.len(), |i| i + 5);
+        line[start..]
+            .split(']')
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let ref_of = |start: &str| {
+        ref_at(
+            lines
+                .iter()
+                .position(|l| l.starts_with(start))
+                .unwrap_or(usize::MAX),
+        )
+    };
+    let accept = ref_of("- button \"Accept all\"");
+    let do_not_sell = ref_of("- link \"Do not sell");
+    let sitemap = ref_of("- link \"Site map\"");
+    // The node that holds the "Do not sell" link (its parent: the nearest line above it
+    // indented less).
+    let raw: Vec<&str> = text.lines().collect();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let footer = raw
+        .iter()
+        .position(|l| l.trim_start().starts_with("- link \"Do not sell"))
+        .and_then(|at| (0..at).rev().find(|&i| indent(raw[i]) < indent(raw[at])))
+        .map_or(String::new(), ref_at);
+    assert!(
+        !accept.is_empty() && !do_not_sell.is_empty() && !sitemap.is_empty() && !footer.is_empty()
+    );
     // The cookie dialog's buttons stay; the footer links hide behind a marker naming a ref.
-    assert!(new_text.contains("button \"Accept all\" [ref=f43e345]"));
-    assert!(!new_text.contains("[ref=f43e339]"));
+    assert!(new_text.contains(&format!("button \"Accept all\" [ref={accept}]")));
+    assert!(!new_text.contains(&format!("[ref={do_not_sell}]")));
     let expanded = session
-        .call_proxy_tool("expand_snapshot", Some(r#"{"uid": "f43e333"}"#))
+        .call_proxy_tool(
+            "expand_snapshot",
+            Some(&format!(r#"{{"uid": "{footer}"}}"#)),
+        )
         .expect("answer");
-    assert!(expanded.contains("[ref=f43e339]"), "{expanded}");
+    assert!(
+        expanded.contains(&format!("[ref={do_not_sell}]")),
+        "{expanded}"
+    );
     let found = session
         .call_proxy_tool("search_snapshot", Some(r#"{"query": "sitemap"}"#))
         .expect("answer");
-    assert!(found.contains("[ref=f43e340]"), "{found}");
+    assert!(found.contains(&format!("[ref={sitemap}]")), "{found}");
     // Results without an inline snapshot (action tools link a .yml file) pass untouched.
     let click = corpus_results()
         .into_iter()
@@ -535,6 +576,51 @@ fn rows_inside_main_are_a_table_with_every_control_ref_at_moderate() {
             "{level}: {out}"
         );
     }
+}
+
+/// Product cards whose link holds the product's picture: Playwright names an image `img`
+/// (chrome-devtools-mcp `image`). Inside a named link it repeats the link's name, as in the
+/// other notation: decoration, so the cards are a table of a link and a button each, and the
+/// pictures' refs stay reachable behind the table's expand call.
+#[test]
+fn an_img_inside_a_named_link_is_decoration_as_an_image_is() {
+    let mut body = String::from("- generic [ref=e1]:\n  - main [ref=e2]:\n    - heading \"Lamps\" [level=1] [ref=e3]\n    - list [ref=e4]:\n");
+    let mut n = 5;
+    for i in 0..6 {
+        body.push_str(&format!(
+            "      - listitem [ref=e{n}]:\n        - link \"Desk lamp {i}\" [ref=e{}] [cursor=pointer]:\n          - /url: /p/{i}\n          - img \"Desk lamp {i}\" [ref=e{}]\n        - button \"Add lamp {i} to cart\" [ref=e{}]\n",
+            n + 1,
+            n + 2,
+            n + 3
+        ));
+        n += 4;
+    }
+    let out = filter_yaml_snapshot(&body, &SnapshotOptions::for_level(Level::Moderate)).text;
+    assert!(out.contains("table of 6 records"), "{out}");
+    assert!(out.contains("e6"), "{out}");
+    assert!(!out.contains("img \"Desk lamp 0\""), "{out}");
+    let (shown, unreadable, _) = parse_owned(&out);
+    assert_eq!(unreadable, 0);
+    for r in ["e6", "e8", "e26", "e28"] {
+        assert!(shown.iter().any(|s| s == r), "{r} not read back: {out}");
+    }
+    check_invariants("img cards", &body, Level::Moderate);
+
+    // Outside a table too: the picture in a named link loses its line, as chrome-devtools-mcp's
+    // `image` does (counted with the layout nodes dropped, its ref reachable by expand).
+    let mut page = String::from("- generic [ref=e1]:\n  - main [ref=e2]:\n");
+    for i in 0..30 {
+        page.push_str(&format!(
+            "    - paragraph [ref=e{}]: Some prose about lamp number {i}, long enough to count\n",
+            i + 3
+        ));
+    }
+    page.push_str("    - link \"Desk lamp\" [ref=e40] [cursor=pointer]:\n      - /url: /p/0\n      - img \"Desk lamp\" [ref=e41]\n    - button \"Add\" [ref=e42]\n");
+    let out = filter_yaml_snapshot(&page, &SnapshotOptions::for_level(Level::Moderate)).text;
+    assert!(out.contains("link \"Desk lamp\" [ref=e40]"), "{out}");
+    assert!(!out.contains("- img"), "{out}");
+    assert!(out.contains("img 1"), "{out}");
+    check_invariants("img in a link", &page, Level::Moderate);
 }
 
 #[test]
@@ -639,6 +725,11 @@ fn every_line_but_the_legend_is_read() {
 /// spaces deeper, a tool's schema or frame two deeper again, all page-provided text. Through
 /// the filter, at every level, the block reads as it came (every line at its own indentation,
 /// none read as a node) and the tree after it keeps the invariants.
+///
+/// Written by hand, not captured: Chromium 156 cannot be made to list page tools to Playwright
+/// MCP 0.0.86. With `--enable-features=WebMCP,WebMCPTesting` it offers
+/// `navigator.modelContext.registerTool` and `navigator.modelContextTesting.listTools`, while
+/// Playwright asks `modelContext.getTools()` in its isolated world (docs/playwright.md).
 #[test]
 fn a_webmcp_tools_block_keeps_its_lines_and_their_indentation_at_every_level() {
     let block = [

@@ -30,7 +30,7 @@ pub(in crate::snapshot) fn cell_options<'t>(tree: &'t Tree<'_>, id: usize) -> Op
             tree.nodes.get(c).is_some_and(|n| {
                 n.kind == NodeKind::Element
                     && tree.children(c).is_empty()
-                    && (n.role.is_empty() || n.role == "image")
+                    && (n.role.is_empty() || roles::is_image(n.role))
             })
         });
         return decor.then(Vec::new);
