@@ -1,9 +1,11 @@
 //! The upstream notations of an accessibility snapshot, each only its parser and its line
 //! writer (`cdp`: chrome-devtools-mcp's text; `playwright`: Playwright MCP's YAML), and the
 //! choice of one for a given text: the entry points below detect the notation and hand it to
-//! the format-neutral core (`crate::snapshot`), which names neither.
+//! the format-neutral core (`crate::snapshot`), which names neither. `escape`: the escaping of
+//! names and cells that both notations' outputs share.
 
 pub mod cdp;
+pub mod escape;
 pub mod playwright;
 
 use crate::error::FilterError;

@@ -5,7 +5,7 @@ use std::cell::{OnceCell, RefCell, RefMut};
 use serde_json::{Map, Value};
 
 use crate::notation::cdp::structured::StructuredSnapshot;
-use crate::snapshot::render::OutputCap;
+use crate::snapshot::tree::OutputCap;
 use crate::snapshot::tree::Tree;
 use crate::tokens;
 

@@ -1,13 +1,12 @@
 //! chrome-devtools-mcp's snapshot text (`## Latest page snapshot`) and our light notation of
-//! it: its parser (`parse`, `escape`), its line writer (`writer`) and the tokens both share
-//! (`syntax`).
+//! it: its parser (`parse`), its line writer (`writer`) and the tokens both share (`syntax`);
+//! names and cells are escaped as in Playwright's (`crate::notation::escape`).
 //!
 //! `light` (lossless): `uid=` dropped, names escaped, childless siblings (texts, links, …)
 //! written on one line one after the other, attribute values bare unless they hold a space,
 //! quote or backslash, urls relative to the page, capability words without state dropped; a
 //! one-line legend on top. Every uid, role, name and value reads back from the output.
 
-pub mod escape;
 pub mod parse;
 pub mod structured;
 pub mod syntax;
@@ -47,7 +46,7 @@ impl Notation for Cdp {
     }
 
     fn quote_name(&self, out: &mut String, name: &str) {
-        escape::escape_into(out, name);
+        crate::notation::escape::escape_into(out, name);
     }
 
     fn comment(&self, text: &str) -> String {

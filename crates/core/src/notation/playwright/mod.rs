@@ -8,6 +8,7 @@
 //! [`Tree`]: crate::snapshot::tree::Tree
 
 pub mod parse;
+mod refs;
 pub mod sections;
 mod table;
 #[cfg(test)]
@@ -15,7 +16,7 @@ mod tests;
 pub mod writer;
 pub mod yaml;
 
-use crate::notation::cdp::escape::escape_into;
+use crate::notation::escape::escape_into;
 use crate::snapshot::render::Rendered;
 use crate::snapshot::tree::Tree;
 use crate::snapshot::{filter_with, FilteredSnapshot, Notation, SnapshotOptions};
