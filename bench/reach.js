@@ -6,7 +6,8 @@
 // present, or the directories given) through the real bin (bench/replay.js) at light, moderate
 // + deltas (the default) and aggressive + deltas, and asks of every step that acts on a uid
 // (chrome-devtools-mcp `uid`, `from_uid`, `to_uid`, fill_form's `elements[].uid`; Playwright
-// `ref`, `startRef`, `endRef`) whether the agent held that uid before the call: written as a node
+// `ref`, `startRef`, `endRef`; and the option a `fill` or `fill_form` picks by its text on a
+// select's uid, which the agent must see to name) whether the agent held that uid before the call: written as a node
 // (on its own, among siblings, after ` > `, or as a table row's cell) in what it holds for the
 // page, i.e. the last full view plus the deltas since (an unchanged run stands for the lines
 // it names in the view before). A uid only inside a marker's range is not in reach: it needs
@@ -158,15 +159,46 @@ function hold(held, section, prevRaw) {
   return out
 }
 
-/** Uid → { i: position, depth } in a raw chrome-devtools-mcp (or Playwright) snapshot, as an ordered list too. */
+/**
+ * Uid → { i: position, depth, parent } in a raw chrome-devtools-mcp (or Playwright) snapshot, as
+ * an ordered list too; `options` maps a node's uid to its `option` children's { uid, name }.
+ */
 function rawOrder(section) {
   const pos = new Map()
+  const options = new Map()
+  const stack = [] // the uids of the open ancestors, by depth
   for (const line of section.split('\n')) {
     const m = /^( *)uid=(\S+)/.exec(line) ?? /^( *)- .*\[ref=([^\]]+)\]/.exec(line)
-    if (m && !pos.has(m[2])) pos.set(m[2], { i: pos.size, depth: m[1].length })
+    if (!m || pos.has(m[2])) continue
+    const depth = m[1].length
+    while (stack.length > 0 && stack[stack.length - 1].depth >= depth) stack.pop()
+    const parent = stack[stack.length - 1]?.uid
+    pos.set(m[2], { i: pos.size, depth })
+    const option = /^ *uid=\S+ option "((?:[^"\\]|\\.)*)"/.exec(line)
+    if (option && parent !== undefined) {
+      if (!options.has(parent)) options.set(parent, [])
+      options.get(parent).push({ uid: m[2], name: option[1] })
+    }
+    stack.push({ uid: m[2], depth })
   }
   pos.order = [...pos.values()]
+  pos.options = options
   return pos
+}
+
+/**
+ * The options a step picks by name: chrome-devtools-mcp's `fill` and `fill_form` choose a
+ * select's option by its text on the select's uid, so the agent needs that option in view to
+ * name it (or to know the select offers it). Each is an intent too, on the option's uid.
+ */
+function pickedOptions(args, raw) {
+  const fills = Array.isArray(args?.elements) ? args.elements : [args ?? {}]
+  const out = []
+  for (const { uid, value } of fills) {
+    const hit = (raw.options.get(uid) ?? []).find((o) => o.name === value)
+    if (hit) out.push(hit.uid)
+  }
+  return out
 }
 
 /** The raw positions from `a` to the end of `b`'s subtree, or null when either is unknown. */
@@ -202,7 +234,8 @@ async function reachOf(steps, args) {
   for (const { step, text } of got) {
     const page = JSON.stringify(step.args?.pageId ?? null)
     const view = held.get(page) ?? null
-    for (const uid of actedUids(step.args)) {
+    const picked = step.tool === 'fill' || step.tool === 'fill_form' ? pickedOptions(step.args, raw.get(page) ?? rawOrder('')) : []
+    for (const uid of [...actedUids(step.args), ...picked]) {
       const inReach = view !== null && view.some((e) => e.kind === 'node' && e.uid === uid)
       out.push({ step, uid, inReach, reason: inReach ? null : missReason(uid, view, raw.get(page) ?? rawOrder('')) })
     }

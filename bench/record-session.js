@@ -13,7 +13,8 @@
 //                             "args": { "includeSnapshot": true } }, … ] }
 // A `url` starting with `/` is made absolute against the local server; `target` picks the first
 // node of that role whose name equals (or, with `"match": "contains"`, contains) the given name in
-// the latest snapshot, and passes its uid as `uid`. `pageId` defaults to 1. Every server listens on
+// the latest snapshot, and passes its uid as `uid` (a fill_form element's `target` gives that
+// element's `uid`). `pageId` defaults to 1. Every server listens on
 // 127.0.0.1; Chromium resolves every other host to nothing.
 
 const fs = require('node:fs')
@@ -73,10 +74,15 @@ async function main() {
   for (const s of script.steps) {
     const callArgs = { pageId: 1, ...(s.args ?? {}) }
     if (typeof callArgs.url === 'string' && callArgs.url.startsWith('/')) callArgs.url = origin + callArgs.url
-    if (s.target) {
-      const uid = findUid(latest, s.target)
-      if (!uid) throw new Error(`step ${step + 1}: no ${s.target.role} "${s.target.name}" in the latest snapshot`)
-      callArgs.uid = uid
+    const resolve = (target) => {
+      const uid = findUid(latest, target)
+      if (!uid) throw new Error(`step ${step + 1}: no ${target.role} "${target.name}" in the latest snapshot`)
+      return uid
+    }
+    if (s.target) callArgs.uid = resolve(s.target)
+    // fill_form: each element names its target the same way (`{ "target": {…}, "value": … }`).
+    if (Array.isArray(callArgs.elements)) {
+      callArgs.elements = callArgs.elements.map(({ target, ...e }) => (target ? { uid: resolve(target), ...e } : e))
     }
     const t0 = Date.now()
     const result = await client.callTool({ name: s.tool, arguments: callArgs }, undefined, { timeout: 120_000 })

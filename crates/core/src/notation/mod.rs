@@ -76,4 +76,6 @@ pub fn search_snapshot(
 #[cfg(test)]
 mod reader_tests;
 #[cfg(test)]
+mod select_tests;
+#[cfg(test)]
 mod tests;

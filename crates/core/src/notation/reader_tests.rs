@@ -14,13 +14,13 @@ use crate::snapshot::SnapshotOptions;
 
 /// A node as the reader finds it in an output.
 #[derive(Debug, Clone, Default, PartialEq)]
-struct Read {
-    uid: String,
-    role: String,
+pub(super) struct Read {
+    pub(super) uid: String,
+    pub(super) role: String,
     name: Option<String>,
     value: Option<String>,
     /// Bare words (`checked`, `disabled`, …), sorted.
-    states: Vec<String>,
+    pub(super) states: Vec<String>,
     /// The header's column it was read in (a table row's cell), from 0.
     column: Option<usize>,
 }
@@ -425,7 +425,7 @@ fn table_row(line: &str, columns: &[HeaderColumn], out: &mut Vec<Read>) -> Optio
 }
 
 /// Every node with a uid that a light-notation output shows. `Err` names a line it cannot read.
-fn read_light(text: &str) -> Result<Vec<Read>, String> {
+pub(super) fn read_light(text: &str) -> Result<Vec<Read>, String> {
     read_light_runs(text).map(|(reads, _)| reads)
 }
 
@@ -750,7 +750,7 @@ fn yaml_row(line: &str, columns: &[YamlColumn], out: &mut Vec<Read>) -> Option<(
 /// lines whose ref the legend implies (the one after the previous ref), and table rows (quoted
 /// items after a `… table of` header). After a table no ref is implied: the rows end the
 /// chain, so a structural line there without its ref is an error.
-fn read_yaml(text: &str) -> Result<Vec<Read>, String> {
+pub(super) fn read_yaml(text: &str) -> Result<Vec<Read>, String> {
     let mut out = Vec::new();
     let mut lines = text.lines();
     // `Some(None)`: after a table, where no ref may be implied.
@@ -806,7 +806,7 @@ fn read_yaml(text: &str) -> Result<Vec<Read>, String> {
 
 /// What is wrong with the output of `body` at `options`: each node read whose role, name,
 /// value or states differ from the raw snapshot's node with that uid.
-fn reader_problems(body: &str, options: &SnapshotOptions) -> Vec<String> {
+pub(super) fn reader_problems(body: &str, options: &SnapshotOptions) -> Vec<String> {
     let out = filter_snapshot(body, options).text;
     if out == body {
         return Vec::new();
@@ -1259,7 +1259,11 @@ fn a_playwright_delta_reads_back_against_the_new_snapshot() {
 /// latest node read, `held`, updated here): every node it writes is the snapshot's, and every
 /// run of table rows it names is what the reader holds, with the state it says changed
 /// set.
-fn delta_problems(body: &str, out: &str, held: &mut HashMap<String, Read>) -> Vec<String> {
+pub(super) fn delta_problems(
+    body: &str,
+    out: &str,
+    held: &mut HashMap<String, Read>,
+) -> Vec<String> {
     let (reads, runs) = match read_light_runs(out) {
         Ok(r) => r,
         Err(e) => return vec![e],

@@ -2,6 +2,7 @@
 //! container hidden, and runs of similar siblings collapsed after the first few.
 
 use super::prune::Facts;
+use super::records;
 use super::tree::{Node, NodeKind, NodeSet, Tree};
 use super::walk::Containers;
 
@@ -65,8 +66,12 @@ pub fn budget_and_collapse(
         .collect();
     let mut containers = Containers::new();
     let mut scratch = Scratch::default();
-    while let Some((_, items)) = containers.next(tree) {
+    while let Some((parent, items)) = containers.next(tree) {
         budget_items(tree, facts, items, budget, &mut scratch);
+        // A closed select's options are capped by `records::summarise_options` alone.
+        if tree.nodes.get(parent).is_some_and(records::is_closed_list) {
+            continue;
+        }
         collapse_items(
             tree,
             items,

@@ -12,11 +12,11 @@
 //! - `moderate`: light, plus layout nodes dropped, peripheral landmarks summarised, repeated
 //!   records (grid rows flattened into siblings) cut after 5 behind one marker (the records
 //!   shown stay whole; `max_condensed_records` more inside `main` may show their controls and
-//!   labels only), labels before the controls kept in summarised landmarks, options of a
-//!   collapsed combobox/listbox beyond 4 reduced to the selected one, long names cut, text per
-//!   container and runs of similar siblings capped, depth and node caps. A hidden run of leaves
-//!   shorter than its marker is shown instead.
-//! - `aggressive`: moderate with tighter limits (2 records, 2 options, 120 nodes, …), focus on
+//!   labels only), labels before the controls kept in summarised landmarks, a closed
+//!   combobox's or listbox's options in place up to 50 (past that the first 10 and the
+//!   selected one), long names cut, text per container and runs of similar siblings capped,
+//!   depth and node caps. A hidden run of leaves shorter than its marker is shown instead.
+//! - `aggressive`: moderate with tighter limits (2 records, 10 options, 120 nodes, …), focus on
 //!   `main`, and the few plain leaves between two hidden runs hidden with them (one marker per
 //!   section of text instead of one per gap between links).
 //!

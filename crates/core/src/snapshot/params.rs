@@ -29,7 +29,9 @@ pub struct SnapshotLimits {
     /// on the corpus' grid and shop pages it costs more than the savings targets allow
     /// (README, "What a lossy level keeps when it must choose").
     pub max_condensed_records: usize,
-    /// Options of a collapsed combobox or listbox shown; beyond, only the selected one.
+    /// Options of a closed combobox or listbox shown (one line after the control); past it,
+    /// the first fifth and the selected one, a marker for the rest
+    /// (`records::summarise_options`).
     pub max_options: usize,
     /// Runs of records inside `main` are written as a table (every record's controls in place,
     /// one line each) showing at most this many characters of text cells per record, the
@@ -62,7 +64,7 @@ impl SnapshotLimits {
                 max_text_per_container: 200,
                 max_records: 5,
                 max_condensed_records: 0,
-                max_options: 4,
+                max_options: 50,
                 max_table_text: 20,
             },
             Level::Aggressive => SnapshotLimits {
@@ -74,7 +76,7 @@ impl SnapshotLimits {
                 max_text_per_container: 60,
                 max_records: 2,
                 max_condensed_records: 0,
-                max_options: 2,
+                max_options: 10,
                 max_table_text: 0,
             },
         }

@@ -469,7 +469,8 @@ fn coalesce_hidden_runs(tree: &mut Tree<'_>, items: &[usize], max_gap: usize) {
         }
         let gap = items.get(gap_start..k).unwrap_or(&[]);
         let closes = k < items.len() && hidden(tree, k) && !gap.is_empty();
-        // (Not a record shown: its row stays whole.)
+        // (Not a record shown: its row stays whole. Nor a list's selected option: in
+        // Playwright's notation it is the control's only value.)
         let plain = gap.iter().all(|&c| {
             !tree.record_members.contains(&c)
                 && tree.nodes.get(c).is_some_and(|n| {
@@ -477,6 +478,7 @@ fn coalesce_hidden_runs(tree: &mut Tree<'_>, items: &[usize], max_gap: usize) {
                         && tree.children(c).is_empty()
                         && !n.dropped
                         && n.role != "heading"
+                        && !(n.role == "option" && n.has_attr("selected"))
                 })
         });
         if closes && plain {

@@ -397,18 +397,18 @@ pub fn collapse_records<'a>(
     }
 }
 
-/// The options of a combobox or listbox that is not expanded, when there are more than
-/// `max_options`: every one but the selected one hides (the control's value names it too).
+/// The options of a combobox or listbox that is not expanded, past `max_options`: the first
+/// `options_past_cap(max_options)` and the selected ones stay, the others hide (behind the
+/// markers of their runs, which `expand_snapshot` gives back). Up to the cap every option
+/// stays: childless siblings, they share one line after the control (` > `), so the agent
+/// picks one by the uid or the name it sees.
 pub fn summarise_options(tree: &mut Tree<'_>, facts: &Facts, max_options: usize) {
+    let head = options_past_cap(max_options);
     for &id in facts.lists() {
         let Some(node) = tree.nodes.get(id) else {
             continue;
         };
-        let is_list = node.kind == NodeKind::Element
-            && matches!(node.role, "combobox" | "listbox")
-            && !node.has_attr("expanded")
-            && !node.hidden;
-        if !is_list {
+        if !is_closed_list(node) || node.hidden {
             continue;
         }
         if tree.children(id).is_empty() {
@@ -426,7 +426,7 @@ pub fn summarise_options(tree: &mut Tree<'_>, facts: &Facts, max_options: usize)
         if options.len() <= max_options {
             continue;
         }
-        for c in options {
+        for c in options.into_iter().skip(head) {
             if let Some(n) = tree.nodes.get_mut(c) {
                 if !n.has_attr("selected") {
                     n.hidden = true;
@@ -434,6 +434,21 @@ pub fn summarise_options(tree: &mut Tree<'_>, facts: &Facts, max_options: usize)
             }
         }
     }
+}
+
+/// A combobox or listbox that is not expanded: `summarise_options` alone decides which of its
+/// options show (the collapse of similar siblings leaves them).
+pub fn is_closed_list(node: &super::tree::Node<'_>) -> bool {
+    node.kind == NodeKind::Element
+        && matches!(node.role, "combobox" | "listbox")
+        && !node.has_attr("expanded")
+}
+
+/// The options shown first of a list past its cap: a fifth of the cap. Such a list is data
+/// (languages, time zones) the agent names by its text (`fill` picks an option by it); the
+/// first ones show how its names read, `search_snapshot` finds any other.
+pub fn options_past_cap(max_options: usize) -> usize {
+    max_options / 5
 }
 
 #[cfg(test)]
