@@ -17,6 +17,13 @@ export declare class FilterSession {
   constructor(config?: SessionConfig | undefined | null)
   /** The session's filter level. */
   get level(): string
+  /**
+   * Whether this session may send snapshot deltas (the level, `snapshotDeltas` and the
+   * proxy tools allow them).
+   */
+  get snapshotDeltas(): boolean
+  /** Whether the session rewrites anything: results, or the lists' descriptions. */
+  get filtering(): boolean
   /** The session's description compression level. */
   get describeLevel(): string
   /**
@@ -277,6 +284,9 @@ export declare function isFilteredTool(toolName: string): boolean
  */
 export declare function lastCoreTime(): number | null
 
+/** True when the proxy's tool `name` reads the page's snapshot (so waits for one in flight). */
+export declare function readsSnapshots(name: string): boolean
+
 /** What a response answers, as the proxy's `route` callback tells `routeResponse`. */
 export interface ResponseRoute {
   /** The request's method. */
@@ -315,6 +325,13 @@ export interface ResultFigures {
   /** Console message ids hidden behind a summary line. */
   msgidsHidden: number
 }
+
+/**
+ * True when a call of `toolName` with these arguments (`argumentsJson`, the request's
+ * `arguments` as JSON) may answer with a page snapshot: the proxy's `expand_snapshot` and
+ * `search_snapshot` wait for such a call of their page still in flight, and for no other.
+ */
+export declare function returnsSnapshot(toolName: string, argumentsJson?: string | undefined | null): boolean
 
 /** A response line as `routeResponse` read and filtered it. */
 export interface RoutedResponse {
@@ -404,6 +421,13 @@ export interface SessionConfig {
    */
   dropStructuredContent?: boolean
 }
+
+/**
+ * What a session of this configuration will not do that the configuration asked for, one
+ * sentence each (the CLI prints them as warnings): the proxy tools at `off`, snapshot deltas
+ * without the proxy tools.
+ */
+export declare function sessionWarnings(config?: SessionConfig | undefined | null): Array<string>
 
 /**
  * The accessibility tree of a chrome-devtools-mcp result text (its snapshot section without the

@@ -314,6 +314,19 @@ if (!chromiumInstalled()) {
       process.stderr.write(`  e2e tools/list descriptions: direct ${before} B, proxied ${afterBytes} B (saving ${(saving * 100).toFixed(1)}%)\n`)
       assert.ok(saving >= MIN_DESCRIPTION_SAVING, `description saving ${(saving * 100).toFixed(1)}% < ${MIN_DESCRIPTION_SAVING * 100}%`)
     })
+
+    test('7. open the banner menu and click a menuitem by a uid the moderate snapshot shows', { timeout: STEP_TIMEOUT_MS }, async () => {
+      // What the agent opened stays in view (#43 item 1): the account menu in the page's banner,
+      // which moderate summarises with the banner's prose and links.
+      await navigate(proxied, '/app/workspace.html')
+      const page = resultText(await call(proxied, 'take_snapshot'))
+      const opener = oneUid(page, 'button', 'Jane Doe ▾')
+      const opened = resultText(await call(proxied, 'click', { uid: opener, includeSnapshot: true }))
+      const uid = oneUid(opened, 'menuitem', 'Keyboard shortcuts')
+      await call(proxied, 'click', { uid })
+      const open = evaluated(await call(proxied, 'evaluate_script', { function: "() => document.getElementById('keys').open" }))
+      assert.equal(open, true, `clicking menuitem ${uid} should open the shortcuts dialog:\n${opened}`)
+    })
   })
 }
 

@@ -31,7 +31,7 @@ async function startProxy({ level = 'moderate', maxTokens } = {}) {
     stdout,
     exit: () => {},
     filtering: level !== 'off',
-    isFilteredTool: native.isFilteredTool,
+    returnsSnapshot: native.returnsSnapshot,
   })
   assert.equal(await proxy.start(), true)
   const lines = []

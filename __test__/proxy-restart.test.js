@@ -186,7 +186,7 @@ for (const how of ['a restart', "the upstream's reconnect note"]) {
       }
       const next = await call(3, 'take_snapshot', { fixture: 'board' })
       assert.doesNotMatch(next, /unchanged since|delta against/)
-      assert.match(next, /snapshot 3, full/)
+      assert.match(next, /snapshot 3, full: the upstream restarted or reconnected since this page's last snapshot/)
       assert.match(next, /Payment status: pending/)
       if (how === 'a restart') assert.match(next, /^\[mcp-snapshot-filter: the upstream MCP server died \(exit code 9\) and was restarted/)
       // What was sent now is the base again.

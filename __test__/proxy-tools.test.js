@@ -336,8 +336,8 @@ test('the wait for an in-flight snapshot is bounded', async () => {
     stdin,
     stdout,
     exit: () => {},
-    isFilteredTool: native.isFilteredTool,
-    localTools: { has: (name) => session.isProxyTool(name), answer: (name, args, meta) => session.answerProxyTool(name, args, meta) },
+    returnsSnapshot: native.returnsSnapshot,
+    localTools: { has: (name) => session.isProxyTool(name), readsSnapshots: native.readsSnapshots, answer: (name, args, meta) => session.answerProxyTool(name, args, meta) },
     snapshotWaitMs: 300,
   })
   try {
@@ -368,6 +368,85 @@ test('the wait for an in-flight snapshot is bounded', async () => {
     if (saved === undefined) delete process.env.FIXTURE_REPLAY_DIR
     else process.env.FIXTURE_REPLAY_DIR = saved
     await proxy.shutdown(0, null)
+  }
+})
+
+/** A Proxy in this process in front of the fixture upstream, its snapshot wait unbounded, as the bin wires it (bin/cli.js). */
+async function inProcessProxy() {
+  const { PassThrough } = require('node:stream')
+  const native = require('../index.js')
+  const { Proxy } = require('../bin/proxy.js')
+  const stdin = new PassThrough()
+  const stdout = new PassThrough()
+  const session = new native.FilterSession({ filter: { level: 'moderate' }, stats: 'off' })
+  const proxy = new Proxy({
+    command: process.execPath,
+    args: [FIXTURE],
+    session,
+    stdin,
+    stdout,
+    exit: () => {},
+    returnsSnapshot: native.returnsSnapshot,
+    localTools: { has: (name) => session.isProxyTool(name), readsSnapshots: native.readsSnapshots, answer: (name, args, meta) => session.answerProxyTool(name, args, meta) },
+    // Longer than any call here takes: a proxy tool that waits answers after the call it waits for.
+    snapshotWaitMs: 2 ** 31 - 1,
+  })
+  const saved = process.env.FIXTURE_REPLAY_DIR
+  process.env.FIXTURE_REPLAY_DIR = SNAPSHOTS
+  assert.equal(await proxy.start(), true)
+  /** @type {any[]} */
+  const lines = []
+  const waiters = []
+  let buf = ''
+  stdout.setEncoding('utf8')
+  stdout.on('data', (d) => {
+    buf += d
+    let nl
+    while ((nl = buf.indexOf('\n')) !== -1) {
+      lines.push(JSON.parse(buf.slice(0, nl)))
+      buf = buf.slice(nl + 1)
+    }
+    for (const w of waiters.splice(0)) w()
+  })
+  const send = (id, name, args) => stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })}\n`)
+  const answer = async (id) => {
+    while (!lines.some((l) => l.id === id)) await new Promise((resolve) => waiters.push(resolve))
+    return lines.find((l) => l.id === id)
+  }
+  const stop = async () => {
+    if (saved === undefined) delete process.env.FIXTURE_REPLAY_DIR
+    else process.env.FIXTURE_REPLAY_DIR = saved
+    await proxy.shutdown(0, null)
+  }
+  return { send, answer, lines, stop }
+}
+
+test('the proxy tools wait only for a call that may answer with a snapshot, and read_result for none', async () => {
+  const p = await inProcessProxy()
+  try {
+    p.send('first', 'take_snapshot', { pageId: 1, fixture: 'grid' })
+    await p.answer('first')
+    // In flight on the same page, answered after 20 s: a list, a script, and a click without
+    // includeSnapshot (chrome-devtools-mcp then answers with a line, no snapshot).
+    p.send('net', 'list_network_requests', { pageId: 1, fixture: 'grid', delayMs: 20000 })
+    p.send('script', 'evaluate_script', { pageId: 1, fixture: 'grid', delayMs: 20000, function: '() => 1' })
+    p.send('click', 'click', { pageId: 1, uid: '72_2', fixture: 'grid', delayMs: 20000 })
+    p.send('expand', 'expand_snapshot', { uid: '72_1', pageId: 1 })
+    const expand = await p.answer('expand')
+    assert.match(text(expand.result), /72_1 banner/)
+    for (const slow of ['net', 'script', 'click']) assert.ok(!p.lines.some((l) => l.id === slow), `expand_snapshot waited for ${slow}`)
+    // A click that asks for the snapshot is waited for: its snapshot is the one to read.
+    p.send('snapclick', 'click', { pageId: 1, uid: '72_2', includeSnapshot: true, fixture: 'grid', delayMs: 300 })
+    p.send('search', 'search_snapshot', { query: 'Acme Admin', pageId: 1 })
+    await p.answer('search')
+    assert.ok(p.lines.some((l) => l.id === 'snapclick'), 'search_snapshot answered before the snapshot in flight')
+    // read_result reads a text the agent already got: not even a snapshot in flight holds it up.
+    p.send('slowsnap', 'take_snapshot', { pageId: 1, fixture: 'grid', delayMs: 20000 })
+    p.send('read', 'read_result', { id: 'r1' })
+    await p.answer('read')
+    assert.ok(!p.lines.some((l) => l.id === 'slowsnap'), 'read_result waited for a snapshot')
+  } finally {
+    await p.stop()
   }
 })
 

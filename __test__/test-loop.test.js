@@ -9,7 +9,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 
-const { testFiles, summaryLines } = require('../scripts/test.js')
+const { testFiles, summaryLines, cargoSteps } = require('../scripts/test.js')
 
 test('every test file is in exactly one loop, by its name', () => {
   const names = ['a.test.js', 'e2e-b.test.js', 'helpers.js', 'e2e-helper.js', 'fixtures', 'b-e2e.test.js']
@@ -41,4 +41,17 @@ test('the corpus skips are one line that says how to run them in full', () => {
   assert.match(lines[0], /^Rust corpus tests: 2 skipped and 1 ran on the shipped samples only, for want of the corpus; MCP_CORPUS_DIR=\/path\/to\/corpus npm test runs them in full \(npm test -- --list-skips names them\)\.$/)
   assert.deepEqual(summaryLines(byKind, { list: true }).slice(0, 3), ['  skipped: a: no corpus', '  skipped: b: no corpus', '  samples only: c: samples'])
   assert.deepEqual(summaryLines(new Map()), ['Rust corpus tests: none skipped (the corpus was found).'])
+})
+
+test('npm test says what it does from its first second: the build shows cargo\'s progress before the quiet run', () => {
+  const steps = cargoSteps()
+  assert.ok(steps.length >= 2)
+  const [build, ...rest] = steps
+  // The build of the test binaries is the long silent part on a fresh clone: cargo names each
+  // crate it compiles unless told to be quiet.
+  assert.deepEqual(build.args.slice(0, 3), ['test', '--workspace', '--no-run'])
+  assert.ok(!build.args.includes('--quiet'), 'the build is quiet')
+  assert.match(build.say, /building the Rust test binaries/)
+  for (const step of steps) assert.match(step.say, /^npm test \d\/\d: /)
+  assert.ok(rest.some((step) => step.args.includes('--quiet') && !step.args.includes('--no-run')), 'the tests run after the build')
 })

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 'use strict'
 
+const { requireCorpus } = require('./corpus.js')
+
 // Two builds of the native filter side by side (A before a change, B after it), in one process:
 // every chrome-devtools-mcp tools/call result of the corpus through `filterToolResult` at a level,
 // with the default token budget or none, the two builds alternating call by call. Prints the sums
@@ -18,7 +20,6 @@ const path = require('node:path')
 
 const { toolCallResults } = require('./corpus-results.js')
 
-const ROOT = path.resolve(__dirname, '..')
 
 function args(argv) {
   const out = { builds: [], level: 'light', budget: true, only: '', corpus: null }
@@ -31,7 +32,7 @@ function args(argv) {
     else if (a === '--help' || a === '-h') out.help = true
     else out.builds.push(path.resolve(a))
   }
-  out.corpus = out.corpus || process.env.MCP_CORPUS_DIR || path.join(ROOT, '..', 'shared', 'corpus')
+  out.corpus = requireCorpus('bench/ab.js', out.corpus)
   return out
 }
 

@@ -7,12 +7,14 @@
 //
 //   node bench/budget.js [corpusDir] [moreSessionDirs...]   (needs `npx napi build --platform`)
 'use strict'
+
+const { requireCorpus } = require('./corpus.js')
 const fs = require('node:fs')
 const path = require('node:path')
 const { FilterSession, estimateTokens } = require('../index.js')
 const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
 
-const corpusDir = process.argv[2] || process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus')
+const corpusDir = requireCorpus('bench/budget.js', process.argv[2])
 const extraDirs = process.argv.slice(3).concat(process.env.MCP_CAPTURED_DIR ? [process.env.MCP_CAPTURED_DIR] : [])
 const LEVELS = ['light', 'moderate', 'aggressive']
 // [tokens, characters]: the defaults, the defaults without the character bound, tighter token

@@ -12,11 +12,8 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js')
-const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js')
-const { ROOT, CHROMIUM, SITE_DIR, serveDirectory } = require('./live-browser.js')
+const { ROOT, SITE_DIR, serveDirectory, playwrightMcpTransport } = require('./live-browser.js')
 
-// PLAYWRIGHT_MCP_CLI: another install's cli.js (a version other than the dev dependency's).
-const PLAYWRIGHT_MCP = process.env.PLAYWRIGHT_MCP_CLI || path.join(ROOT, 'node_modules', '@playwright', 'mcp', 'cli.js')
 const DEFAULT_PAGES = ['admin.html', 'users.html', 'products.html', 'orders.html', 'inbox.html', 'docs-index.html']
 
 async function main() {
@@ -24,13 +21,8 @@ async function main() {
   const pages = process.argv.length > 3 ? process.argv.slice(3) : DEFAULT_PAGES
   const site = await serveDirectory(SITE_DIR)
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'msf-pw-capture-'))
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [PLAYWRIGHT_MCP, '--headless', '--browser', 'chromium', '--executable-path', CHROMIUM, '--isolated', '--output-dir', workDir],
-    env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
-    cwd: workDir,
-    stderr: 'ignore',
-  })
+  const transport = playwrightMcpTransport(workDir)
+
   const client = new Client({ name: 'capture', version: '1.0.0' })
   try {
     await client.connect(transport)

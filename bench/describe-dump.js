@@ -7,8 +7,9 @@
 // --server keeps the servers whose name (as in bench/describe-levels.js) contains NAME.
 'use strict'
 
+const { requireCorpus } = require('./corpus.js')
+
 const fs = require('node:fs')
-const path = require('node:path')
 const { compressListResult } = require('..')
 const { ITEMS, listServers } = require('./corpus-lists.js')
 
@@ -16,7 +17,7 @@ const args = process.argv.slice(2)
 const opt = (name, dflt) => (args.indexOf(name) >= 0 ? args[args.indexOf(name) + 1] : dflt)
 const level = opt('--level', 'moderate')
 const only = opt('--server', null)
-const corpus = opt('--corpus', process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus'))
+const corpus = requireCorpus('bench/describe-dump.js', opt('--corpus', undefined))
 
 // Descriptions keyed by where they sit, so before and after line up even when one is dropped.
 function described(method, result) {

@@ -5,8 +5,9 @@
 //   node bench/describe-levels.js [--compact] [--corpus DIR] [--json]
 'use strict'
 
+const { requireCorpus } = require('./corpus.js')
+
 const fs = require('node:fs')
-const path = require('node:path')
 const { compressListResult } = require('..')
 const { ITEMS, listServers } = require('./corpus-lists.js')
 
@@ -15,7 +16,7 @@ const tokens = (text) => encode(text).length
 
 const args = process.argv.slice(2)
 const corpusArg = args.indexOf('--corpus')
-const corpus = corpusArg >= 0 ? args[corpusArg + 1] : process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus')
+const corpus = requireCorpus('bench/describe-levels.js', corpusArg >= 0 ? args[corpusArg + 1] : undefined)
 const compact = args.includes('--compact')
 const asJson = args.includes('--json')
 

@@ -114,4 +114,20 @@ function resultText(result) {
     .join('\n')
 }
 
-module.exports = { ROOT, CHROMIUM, CHROME_DEVTOOLS_MCP, SITE_DIR, serveDirectory, chromeDevtoolsCommand, upstreamEnv, chromiumInstalled, resultText }
+/**
+ * Playwright MCP on stdio (the dev dependency, or PLAYWRIGHT_MCP_CLI: another install's cli.js),
+ * driving headless Chromium, its files written to `workDir`; it downloads no browser.
+ */
+function playwrightMcpTransport(workDir) {
+  const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js')
+  const cli = process.env.PLAYWRIGHT_MCP_CLI || path.join(ROOT, 'node_modules', '@playwright', 'mcp', 'cli.js')
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: [cli, '--headless', '--browser', 'chromium', '--executable-path', CHROMIUM, '--isolated', '--output-dir', workDir],
+    env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
+    cwd: workDir,
+    stderr: 'ignore',
+  })
+}
+
+module.exports = { ROOT, CHROMIUM, CHROME_DEVTOOLS_MCP, SITE_DIR, serveDirectory, chromeDevtoolsCommand, upstreamEnv, chromiumInstalled, resultText, playwrightMcpTransport }

@@ -5,13 +5,14 @@
 //
 //   node bench/playwright-levels.js [corpusDir]      (needs `npx napi build --platform` first)
 'use strict'
+
+const { requireCorpus } = require('./corpus.js')
 const fs = require('node:fs')
 const path = require('node:path')
 const { filterSnapshot } = require('../index.js')
 const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
 
-const corpusDir =
-  process.argv[2] || process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus')
+const corpusDir = requireCorpus('bench/playwright-levels.js', process.argv[2])
 const pagesDir = path.join(corpusDir, 'playwright-mcp', 'pages')
 const LEVELS = ['light', 'moderate', 'aggressive']
 const FENCE = /(^|\n)(### Snapshot|- Page Snapshot:?)\n```yaml\n([\s\S]*?\n)```(\n|$)/

@@ -1,5 +1,7 @@
 'use strict'
 
+const { requireCorpus } = require('./corpus.js')
+
 // Where the proxy's memory goes over many snapshots: N take_snapshot calls (answered at once by
 // the stdio fixture with a corpus result, by default the 548 KB py-stdtypes page) through the
 // bin, one in flight. Prints the proxy's peak RSS (VmHWM), its RSS every N/10 calls, and the
@@ -58,7 +60,7 @@ async function main() {
   const argv = dash === -1 ? process.argv.slice(2) : process.argv.slice(2, dash)
   const nodeFlags = dash === -1 ? [] : process.argv.slice(dash + 1)
   const calls = Number(option(argv, '--calls', '1000'))
-  const corpus = process.env.MCP_CORPUS_DIR ?? path.join(ROOT, '..', 'shared', 'corpus')
+  const corpus = requireCorpus('bench/proxy-memory.js')
   const file = path.join(corpus, option(argv, '--file', 'chrome-devtools-mcp/py-stdtypes/take_snapshot.json'))
   if (!fs.existsSync(file)) {
     console.log(`SKIPPED: ${file} is absent (set MCP_CORPUS_DIR).`)

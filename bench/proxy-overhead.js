@@ -1,5 +1,7 @@
 'use strict'
 
+const { requireCorpus } = require('./corpus.js')
+
 // The proxy's added latency on one large snapshot, and where it goes. The same tools/call
 // (take_snapshot, answered instantly by the stdio fixture with a corpus result: the 921 KB
 // rust-std-vec page by default) N times straight to the fixture and through the bin, in
@@ -76,7 +78,7 @@ async function main() {
   const calls = Number(option('--calls', '200'))
   const level = option('--level', 'moderate')
   const deltas = option('--snapshot-deltas', 'off')
-  const corpus = process.env.MCP_CORPUS_DIR ?? path.join(ROOT, '..', 'shared', 'corpus')
+  const corpus = requireCorpus('bench/proxy-overhead.js')
   const file = path.join(corpus, option('--file', 'chrome-devtools-mcp/rust-std-vec/take_snapshot.json'))
   if (!fs.existsSync(file)) {
     console.log(`(skipped: ${file} not found; set MCP_CORPUS_DIR)`)

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 'use strict'
 
+const { findCorpus, BESIDE } = require('./corpus.js')
+
 // The reach part of `npm run bench` (also `node bench/reach.js [DIR ...]`): replays every
 // recorded session (../shared/corpus/sessions, __test__/fixtures/sessions, /work/captured when
 // present, or the directories given) through the real bin (bench/replay.js) at light, moderate
@@ -296,7 +298,7 @@ function reachDirs(corpusDir) {
 
 if (require.main === module) {
   const given = process.argv.slice(2)
-  const corpus = process.env.MCP_CORPUS_DIR ?? path.join(ROOT, '..', 'shared', 'corpus')
+  const corpus = findCorpus() ?? BESIDE
   const dirs = given.length > 0 ? given.map((d) => ({ set: d, dir: d })) : reachDirs(corpus)
   runReach({ dirs }).catch((err) => {
     process.stderr.write(`bench reach: ${err.stack ?? err}\n`)

@@ -12,12 +12,14 @@
 // was filtered and the tool has no outputSchema), beside what keeping it would have shown.
 'use strict';
 
+const { requireCorpus } = require('./corpus.js')
+
 const fs = require('fs');
 const path = require('path');
 const { FilterSession } = require('../index.js');
 const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base');
 
-const corpus = process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus');
+const corpus = requireCorpus('bench/results-levels.js');
 const LEVELS = ['light', 'moderate', 'aggressive'];
 
 function captures(server) {

@@ -6,21 +6,13 @@
 // issue, but never fails on them. Nothing here is a hard-coded figure: every number comes from
 // running the native filters (release build) on the corpus.
 //
-//   node bench/run.js [--parts core,scaling,boundary,proxy,reduction,sessions,reach,seed,extra] [--calls N] [--no-build]
-//                     [--corpus DIR] [--budget-ms N] [--snapshot-bytes N]
+//   npm run bench [-- PART ...] [--calls N] [--no-build] [--corpus DIR] [--budget-ms N] [--snapshot-bytes N]
+//   npm run bench -- --help      (the parts, one line each: PARTS below)
 //
-// Parts: core (Rust, crates/core/examples/bench_core.rs), scaling (time per MB from 1 to 20 MB,
-// crates/core/examples/bench_scaling.rs), boundary (the same through index.js, split into
-// core and crossing time, plus which results the filter parses at all), proxy (tools/call
-// latency through the proxy vs directly, on a small result and the snapshot nearest
-// --snapshot-bytes (default 500000), and the proxy's RSS), reduction (bytes and o200k tokens per tool and
-// level, the README's table), sessions (the recorded sessions replayed through the bin at each
-// level, snapshot deltas off and on: bench/sessions.js), reach (whether each uid a recorded
-// action names was in what the agent held, per level: bench/reach.js), seed (side by side with the seed's
-// TypeScript filters in ../shared/seed-filter, the whole result with and without the token
-// budget: bench/seed.js; skipped, saying so, where ../shared is absent), extra (the filters' own
-// level tables, when present).
-// The corpus is $MCP_CORPUS_DIR, else ../shared/corpus beside the repo, else samples/.
+// Each figure is measured by one part: proxy latency by `proxy` only, the per-tool reduction by
+// `reduction` only. The corpus is found by bench/corpus.js (--corpus DIR, $MCP_CORPUS_DIR,
+// ../shared/corpus beside the clone); without it the parts that can run on the bundled
+// samples/ do, and the others say they need it and how to get it.
 
 const fs = require('node:fs')
 const os = require('node:os')
@@ -29,6 +21,7 @@ const { spawn, spawnSync } = require('node:child_process')
 const { PassThrough } = require('node:stream')
 
 const { lineClient } = require('./line-client.js')
+const { findCorpus, HOW_TO_GET } = require('./corpus.js')
 
 const ROOT = path.resolve(__dirname, '..')
 const FIXTURE_SERVER = path.join(ROOT, '__test__', 'fixtures', 'fixture-server.js')
@@ -36,36 +29,71 @@ const BIN = path.join(ROOT, 'bin', 'cli.js')
 const LEVELS = ['light', 'moderate', 'aggressive']
 const SNAPSHOT_HEADER = '## Latest page snapshot\n'
 
-// Benches the filter branches write (per-filter level tables). run.js runs each one that exists
-// with MCP_CORPUS_DIR set and prints its stdout under its own heading.
-const EXTRA_PARTS = ['snapshot-levels.js', 'budget.js', 'playwright-levels.js', 'results-levels.js', 'describe-levels.js', 'proxy-overhead.js']
+// The per-filter level tables (part `extra`), each run with MCP_CORPUS_DIR set and its stdout
+// printed under its own heading. Not bench/results-levels.js (the per-tool reduction: part
+// `reduction`) nor bench/proxy-overhead.js (the proxy's latency: part `proxy`): each figure once.
+const EXTRA_PARTS = ['snapshot-levels.js', 'budget.js', 'playwright-levels.js', 'describe-levels.js']
+
+/** Every part, in the order a full run takes them, with what it measures (`--help`). */
+const PARTS = [
+  ['core', 'Rust core throughput per function and level against a serde_json floor (crates/core/examples/bench_core.rs)'],
+  ['scaling', 'time per MB from 1 to 20 MB (crates/core/examples/bench_scaling.rs; needs the corpus)'],
+  ['boundary', 'the same calls through index.js: core and N-API crossing time, and which results the filter parses'],
+  ['proxy', 'tools/call latency through the proxy vs directly (a small result and a snapshot), and the proxy RSS'],
+  ['reduction', 'bytes and o200k tokens saved per tool and level (the README table)'],
+  ['sessions', 'recorded sessions replayed through the bin at each level, snapshot deltas off and on (bench/sessions.js)'],
+  ['reach', 'whether each uid a recorded action names was in what the agent held, per level (bench/reach.js)'],
+  ['seed', "side by side with the seed's TypeScript filters in ../shared/seed-filter (bench/seed.js; needs the corpus)"],
+  ['extra', `the filters' own level tables: ${EXTRA_PARTS.map((f) => `bench/${f}`).join(', ')} (need the corpus)`],
+]
+const PART_NAMES = PARTS.map(([name]) => name)
+/** Parts that measure nothing without the corpus (the others run on samples/). */
+const CORPUS_ONLY = new Set(['scaling', 'seed', 'extra'])
+
+const HELP = `npm run bench [-- PART ...] [options]: benchmarks, never a test (docs/benchmarks.md)
+
+Parts (all of them when none is named):
+${PARTS.map(([name, what]) => `  ${name.padEnd(10)} ${what}`).join('\n')}
+
+Options:
+  --calls N            calls per case in part proxy (default 1000)
+  --no-build           use the addon as built (default: build the release addon first)
+  --corpus DIR         the corpus (default: $MCP_CORPUS_DIR, else ../shared/corpus beside the clone)
+  --budget-ms N        time per file and level in parts core and seed (default 30)
+  --snapshot-bytes N   part proxy times the corpus snapshot nearest N bytes (default 500000)
+`
 
 // ---- options and corpus ----
 
 function parseOptions(argv) {
-  const opts = { parts: ['core', 'scaling', 'boundary', 'proxy', 'reduction', 'sessions', 'reach', 'seed', 'extra'], calls: 1000, build: true, corpus: null, budgetMs: 30, snapshotBytes: 500_000 }
+  const opts = { parts: [], calls: 1000, build: true, corpus: null, budgetMs: 30, snapshotBytes: 500_000, help: false }
+  const usage = (message) => {
+    process.stderr.write(`bench: ${message} (npm run bench -- --help lists the parts and options)\n`)
+    process.exit(2)
+  }
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s)
     const value = () => (inline !== undefined ? inline : argv[++i])
-    if (flag === '--parts') opts.parts = value().split(',')
+    if (flag === '--help' || flag === '-h') opts.help = true
+    else if (flag === '--parts') opts.parts.push(...value().split(','))
     else if (flag === '--calls') opts.calls = Number(value())
     else if (flag === '--no-build') opts.build = false
     else if (flag === '--corpus') opts.corpus = value()
     else if (flag === '--budget-ms') opts.budgetMs = Number(value())
     else if (flag === '--snapshot-bytes') opts.snapshotBytes = Number(value())
-    else {
-      process.stderr.write(`bench: unknown option ${argv[i]}\n`)
-      process.exit(2)
-    }
+    else if (!flag.startsWith('-')) opts.parts.push(flag)
+    else usage(`unknown option ${argv[i]}`)
   }
+  const unknown = opts.parts.filter((p) => !PART_NAMES.includes(p))
+  if (unknown.length > 0) usage(`unknown part ${unknown.join(', ')}: the parts are ${PART_NAMES.join(', ')}`)
+  if (opts.parts.length === 0) opts.parts = [...PART_NAMES]
   return opts
 }
 
-function findCorpus(given) {
-  for (const dir of [given, process.env.MCP_CORPUS_DIR, path.join(ROOT, '..', 'shared', 'corpus')]) {
-    if (dir && fs.existsSync(dir)) return { dir: path.resolve(dir), samples: false }
-  }
-  return { dir: path.join(ROOT, 'samples'), samples: true }
+/** The corpus (bench/corpus.js), else the bundled samples/ for the parts that can use them. */
+function locateCorpus(given) {
+  const dir = findCorpus(given)
+  return dir ? { dir, samples: false } : { dir: path.join(ROOT, 'samples'), samples: true }
 }
 
 /** Every `{request, result}` corpus file: { file (relative), doc }. */
@@ -167,11 +195,6 @@ function runCore(ctx) {
 
 function runScaling(ctx) {
   heading('Scaling: time per MB from 1 to 20 MB (Rust, release, thread CPU time)')
-  if (ctx.corpus.samples) {
-    // The inputs are built from the corpus pages of both notations; samples/ has too few.
-    process.stdout.write('(skipped: needs ../shared/corpus or MCP_CORPUS_DIR)\n')
-    return
-  }
   const r = spawnSync('cargo', ['run', '--release', '--quiet', '--example', 'bench_scaling', '--', ctx.corpus.dir, '--json'], {
     cwd: ROOT,
     encoding: 'utf8',
@@ -359,7 +382,7 @@ async function runCrossingCheck(ctx) {
   const stdin = new PassThrough()
   const stdout = new PassThrough()
   // Built as bin/cli.js builds it.
-  const proxy = new Proxy({ command: process.execPath, args: [FIXTURE_SERVER], session, stdin, stdout, exit: () => {}, isFilteredTool: native.isFilteredTool })
+  const proxy = new Proxy({ command: process.execPath, args: [FIXTURE_SERVER], session, stdin, stdout, exit: () => {}, returnsSnapshot: native.returnsSnapshot })
   const saved = process.env.FIXTURE_REPLAY_DIR
   process.env.FIXTURE_REPLAY_DIR = replay
   await proxy.start()
@@ -549,10 +572,19 @@ function runExtra(ctx) {
 
 async function main() {
   const opts = parseOptions(process.argv.slice(2))
-  const corpus = findCorpus(opts.corpus)
+  if (opts.help) {
+    process.stdout.write(HELP)
+    return
+  }
+  const corpus = locateCorpus(opts.corpus)
+  if (corpus.samples) {
+    const skipped = opts.parts.filter((p) => CORPUS_ONLY.has(p))
+    process.stderr.write(`bench: no corpus found: the parts run on the bundled samples/ (8 results)${skipped.length ? `, and ${skipped.join(', ')} not at all` : ''}.\n${HOW_TO_GET}\n`)
+    opts.parts = opts.parts.filter((p) => !CORPUS_ONLY.has(p))
+  }
   const ctx = { opts, corpus, docs: corpusDocs(corpus.dir) }
   const started = Date.now()
-  process.stdout.write(`# mcp-snapshot-filter bench\n\nCorpus: ${corpus.samples ? 'the bundled samples/ (no ../shared/corpus found)' : corpus.dir} — ${ctx.docs.length} results. Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}.\n`)
+  process.stdout.write(`# mcp-snapshot-filter bench\n\nCorpus: ${corpus.samples ? 'the bundled samples/ (no corpus found)' : corpus.dir} — ${ctx.docs.length} results. Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}.\n`)
   const needsAddon = opts.parts.some((p) => ['boundary', 'proxy', 'reduction', 'sessions', 'reach', 'seed'].includes(p))
   if (needsAddon && opts.build) {
     // Timings are of the release addon, the one users get. `--no-build` uses whatever is built.

@@ -16,6 +16,8 @@
 // of the same bodies as JSON strings (the row `JSON.parse ÷ filterSnapshot`; target ≥ 0.35 at
 // moderate).
 'use strict'
+
+const { findCorpus, BESIDE } = require('./corpus.js')
 const fs = require('node:fs')
 const path = require('node:path')
 const { pathToFileURL } = require('node:url')
@@ -35,7 +37,7 @@ function args(argv) {
     else if (argv[i] === '--max-chars') out.maxChars = Number(argv[++i])
     else out.corpus = argv[i]
   }
-  out.corpus = out.corpus || process.env.MCP_CORPUS_DIR || path.join(ROOT, '..', 'shared', 'corpus')
+  out.corpus = findCorpus(out.corpus) ?? BESIDE
   return out
 }
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 'use strict'
 
+const { findCorpus, BESIDE } = require('./corpus.js')
+
 // The sessions part of `npm run bench` (also `node bench/sessions.js [DIR ...]`): replays every
 // recorded session (the JSONL of ../shared/corpus/sessions/, and /work/captured when present,
 // or the directories given) through the real bin in front of a replaying upstream
@@ -12,7 +14,7 @@
 
 const path = require('node:path')
 
-const { ROOT, sessionSets, readSession, snapshotBody, replay, defaultDirs } = require('./replay.js')
+const { sessionSets, readSession, snapshotBody, replay, defaultDirs } = require('./replay.js')
 
 const CONFIGS = [
   { name: 'direct', args: null },
@@ -117,7 +119,7 @@ async function runSessions({ dirs, write = (s) => process.stdout.write(s) }) {
 
 if (require.main === module) {
   const given = process.argv.slice(2)
-  const corpus = process.env.MCP_CORPUS_DIR ?? path.join(ROOT, '..', 'shared', 'corpus')
+  const corpus = findCorpus() ?? BESIDE
   const dirs = given.length > 0 ? given.map((d) => ({ set: d, dir: d })) : defaultDirs(corpus)
   runSessions({ dirs }).catch((err) => {
     process.stderr.write(`bench sessions: ${err.stack ?? err}\n`)

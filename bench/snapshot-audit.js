@@ -10,6 +10,8 @@
 //   --all lists every snapshot, not only those with a control hidden in main or a label hidden;
 //   --condensed sets maxCondensedRecords (every record inside main shows its controls and labels).
 'use strict'
+
+const { requireCorpus } = require('./corpus.js')
 const path = require('node:path')
 const { filterSnapshot } = require('../index.js')
 const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
@@ -24,7 +26,7 @@ const level = opt('--level', 'moderate')
 const only = opt('--set', '')
 const all = args.includes('--all')
 const options = { level, ...(args.includes('--condensed') ? { maxCondensedRecords: 100000 } : {}) }
-const corpusDir = process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus')
+const corpusDir = requireCorpus('bench/snapshot-audit.js')
 
 function rawLines(body) {
   const byUid = new Map()

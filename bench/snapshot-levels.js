@@ -6,13 +6,14 @@
 //
 //   node bench/snapshot-levels.js [corpusDir]      (needs `npx napi build --platform` first)
 'use strict'
+
+const { requireCorpus } = require('./corpus.js')
 const path = require('node:path')
 const { filterSnapshot } = require('../index.js')
 const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
 const { UID, snapshotBodies, shownUids, interactiveInMain, controlFloor, labelledControls, tableRowUids, tableOptionUids, namedIn, uidSegments, rawNames, labelShown, sharedControlNames, pageSets, median } = require('./snapshot-measures.js')
 
-const corpusDir =
-  process.argv[2] || process.env.MCP_CORPUS_DIR || path.join(__dirname, '..', '..', 'shared', 'corpus')
+const corpusDir = requireCorpus('bench/snapshot-levels.js', process.argv[2])
 const LEVELS = ['light', 'moderate', 'aggressive']
 
 function malformedLines(text) {

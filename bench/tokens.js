@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 'use strict'
 
+const { requireCorpus } = require('./corpus.js')
+
 // The token estimate (crates/core/src/tokens.rs, `estimateTokens`) against o200k_base on the corpus: every
 // distinct text the proxy reads or writes (raw and filtered tool results at each level,
 // structuredContent, list results raw and compressed). Prints the ratio estimate / o200k.
@@ -17,11 +19,11 @@
 const fs = require('node:fs')
 const path = require('node:path')
 
-const ROOT = path.resolve(__dirname, '..')
 const native = require('../index.js')
 const { encode } = require('gpt-tokenizer/cjs/encoding/o200k_base')
 
-const corpus = process.env.MCP_CORPUS_DIR || path.join(ROOT, '..', 'shared', 'corpus')
+// Only the corpus run needs it (--adversarial runs on the repository's own texts).
+const corpus = process.argv.includes('--adversarial') ? null : requireCorpus('bench/tokens.js')
 const LEVELS = ['light', 'moderate', 'aggressive']
 const SAFE_FROM_TOKENS = 50
 

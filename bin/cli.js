@@ -21,16 +21,7 @@ function sessionConfig(options, { dropStructuredContent = false } = {}) {
   if (dropStructuredContent) config.dropStructuredContent = true
   if (options['describe-level'] !== undefined) config.describeLevel = options['describe-level']
   if (options['proxy-tools'] !== undefined) config.proxyTools = options['proxy-tools']
-  if (options['filter-level'] === 'off' && options['proxy-tools']) {
-    // At off results are forwarded untouched, so no snapshot is ever cached for the tools.
-    log('warning: --proxy-tools is ignored at --filter-level=off')
-    config.proxyTools = false
-  }
   config.snapshotDeltas = options['snapshot-deltas'] === 'on'
-  if (options['snapshot-deltas'] === 'on' && options['proxy-tools'] === false && ['moderate', 'aggressive'].includes(options['filter-level'])) {
-    // A delta's unchanged lines are expanded through the proxy tools.
-    log('warning: --snapshot-deltas needs the proxy tools: deltas are off with --no-proxy-tools')
-  }
   config.snapshotCacheBytes = Math.min(options['snapshot-cache-bytes'], 2 ** 32 - 1)
   if (options['raw-snapshots-dir'] !== undefined) config.rawSnapshotsDir = prepareDir(options['raw-snapshots-dir'])
   return config
@@ -84,6 +75,8 @@ async function main(argv) {
   let remote = null
   try {
     config = sessionConfig(parsed.options, parsed)
+    // What the options ask for that the session will not do (the core decides: config.rs).
+    for (const warning of native.sessionWarnings(config)) log(`warning: ${warning}`)
     if (parsed.options['upstream-url'] !== undefined) remote = require('./upstream-http.js').fromOptions(parsed.options, UsageError)
   } catch (err) {
     if (!(err instanceof UsageError)) throw err
@@ -106,17 +99,17 @@ async function main(argv) {
         if (parsed.options.ledger) require('./ledger.js').recordSession({ session, level: parsed.options['filter-level'], ...ledgerUpstream(parsed, remote), log })
         ;(io.exit ?? process.exit)(code)
       },
-      filtering: parsed.options['filter-level'] !== 'off' || session.describeLevel !== 'off',
+      filtering: session.filtering,
       // A dead upstream command is restarted (bin/restart.js); a remote one reconnects itself.
       // (In serve mode each Proxy gets a view of the shared upstream, which it never restarts.)
       restart: { max: parsed.options['upstream-restarts'], windowMs: parsed.options['upstream-restart-window'] * 1000, restorePages: parsed.options['restore-pages'] },
-      // The tools whose results the filter rewrites whatever their size (every tool's when its
-      // structuredContent has to go). Which response to filter the session decides itself
-      // (Session::may_filter_result), in the one call each line makes.
-      isFilteredTool: parsed.dropStructuredContent ? () => true : (tool) => native.isFilteredTool(tool),
+      // The calls whose answer may carry a page snapshot, which expand_snapshot and
+      // search_snapshot wait for (crates/core/src/proxy_tools.rs decides).
+      returnsSnapshot: (tool, argumentsJson) => native.returnsSnapshot(tool, argumentsJson),
       // The proxy's own tools (expand_snapshot, search_snapshot, read_result) are answered from the session.
       localTools: {
         has: (name) => session.isProxyTool(name),
+        readsSnapshots: (name) => native.readsSnapshots(name),
         // In the upstream's protocol era, for the client the request's _meta names.
         answer: (name, argumentsJson, metaJson) => session.answerProxyTool(name, argumentsJson, metaJson),
       },

@@ -411,14 +411,14 @@ function measure(native, files, levels, counter) {
     parsed.push({ label, items })
   }
   for (const level of levels) {
-    // Snapshot deltas pay only where the level sends thinned pages (see the README).
-    const withDeltas = level === 'moderate' || level === 'aggressive'
     for (const { label, items } of parsed) {
       // As the proxy runs at that level: a tools/list row counts the whole list the client
       // gets, the proxy's own three tools included where it adds them. Snapshot deltas off here;
-      // the same results through a session that sends them give the with-deltas column.
+      // the same results through a session of the level's defaults give the with-deltas column
+      // where that session sends deltas (the core decides which levels do: session.rs).
       const session = new native.FilterSession({ filter: { level }, snapshotDeltas: false })
-      const deltaSession = withDeltas ? new native.FilterSession({ filter: { level }, snapshotDeltas: true }) : null
+      const defaults = new native.FilterSession({ filter: { level } })
+      const deltaSession = defaults.snapshotDeltas ? defaults : null
       for (const item of items) {
         let m
         let withDelta = null

@@ -68,12 +68,15 @@ class Proxy {
    * @param {NodeJS.ReadableStream} [opts.stdin]
    * @param {import('node:stream').Writable} [opts.stdout]
    * @param {boolean} [opts.filtering] false: forward every response untouched (level off)
-   * @param {(tool: string) => boolean} [opts.isFilteredTool] which tools' results the filter
-   *   rewrites whatever their size (a call of the proxy's own tools waits for such a call of its
-   *   page still in flight)
-   * @param {{has(name: string): boolean, answer(name: string, argumentsJson: string, metaJson: string | null): string}} [opts.localTools]
-   *   tools the proxy answers itself (expand_snapshot, search_snapshot): `answer` returns the
-   *   response's `"result":…` or `"error":…` member in the request's era (crates/core/src/era.rs)
+   * @param {(tool: string, argumentsJson: string | undefined) => boolean} [opts.returnsSnapshot]
+   *   whether a call may answer with a page snapshot (the core's `returnsSnapshot`): a local
+   *   tool that reads snapshots waits for such a call of its page still in flight, and for no
+   *   other; without it every call in flight counts
+   * @param {{has(name: string): boolean, readsSnapshots?(name: string): boolean, answer(name: string, argumentsJson: string, metaJson: string | null): string}} [opts.localTools]
+   *   tools the proxy answers itself (expand_snapshot, search_snapshot, read_result): `answer`
+   *   returns the response's `"result":…` or `"error":…` member in the request's era
+   *   (crates/core/src/era.rs); `readsSnapshots` says which of them wait for a snapshot in
+   *   flight (the core's `readsSnapshots`; without it, all)
    * @param {number} [opts.snapshotWaitMs] how long a call of those waits for a snapshot in flight
    * @param {{max: number, windowMs: number, restorePages?: boolean}} [opts.restart] restart a
    *   stdio upstream that dies: at most `max` times within `windowMs` (bin/restart.js), reopening
@@ -90,7 +93,7 @@ class Proxy {
     this.stdout = opts.stdout ?? process.stdout
     this.filtering = opts.filtering ?? true
     /** Which tools' results the filter rewrites whatever their size (all, when not given). */
-    this.isFilteredTool = opts.isFilteredTool ?? (() => true)
+    this.returnsSnapshot = opts.returnsSnapshot ?? (() => true)
     /** Client requests waiting for the upstream's answer, the one map of them: id key (the id's exact text) -> { idJson, method, tool, argumentsJson } */
     this.pending = new Map()
     /** Requests the proxy answers itself (its own tools), by tool name. */
@@ -816,7 +819,7 @@ class Proxy {
   snapshotInFlight(page) {
     const waits = []
     for (const entry of this.pending.values()) {
-      if (entry.tool === undefined || !this.isFilteredTool(entry.tool)) continue
+      if (entry.tool === undefined || !this.returnsSnapshot(entry.tool, entry.argumentsJson)) continue
       const other = pageOf(entry.argumentsJson)
       // A call without pageId is of the selected page, which may be this one.
       if (page !== undefined && other !== undefined && other !== page) continue
@@ -835,7 +838,8 @@ class Proxy {
     const name = m.msg.params.name
     const argumentsJson = m.paramText('arguments') ?? '{}'
     const metaJson = m.paramText('_meta') ?? null
-    Promise.resolve(this.snapshotInFlight(pageOf(argumentsJson)))
+    const reads = tools.readsSnapshots?.(name) ?? true
+    Promise.resolve(reads ? this.snapshotInFlight(pageOf(argumentsJson)) : null)
       .then(() => tools.answer(name, argumentsJson, metaJson))
       .then(
         (member) => this.toClient(`{"jsonrpc":"2.0","id":${m.idJson},${member}}`),

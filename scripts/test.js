@@ -6,6 +6,8 @@
 //   npm test           (node scripts/test.js)      cargo test --workspace (the core crate and the
 //                                                  binding), then every node test file that is
 //                                                  not end-to-end: what to run after each change.
+//                                                  Each step says what it is doing as it starts,
+//                                                  and the build shows cargo's progress.
 //   npm run test:e2e   (node scripts/test.js e2e)  the end-to-end node test files only.
 //
 // The rule, by file name: `__test__/e2e-*.test.js` is end-to-end (a real browser, Playwright
@@ -83,19 +85,41 @@ function runNode(files) {
   return node.status ?? 1
 }
 
+/**
+ * The cargo commands of `npm test`, each with the line printed before it: the build of the
+ * test binaries first, with cargo's own progress (each crate as it compiles: minutes on a fresh
+ * clone, which `--quiet` would leave silent), then the run, quiet.
+ */
+function cargoSteps() {
+  return [
+    {
+      say: 'npm test 1/3: building the Rust test binaries (cargo build --tests of the core crate and the binding; cargo names each crate it compiles: minutes on a fresh clone, seconds after)',
+      args: ['test', '--workspace', '--no-run'],
+    },
+    { say: 'npm test 2/3: cargo test --workspace (unit, property, expected-output and corpus tests)', args: ['test', '--workspace', '--quiet'] },
+  ]
+}
+
 function main(argv) {
   const loop = argv.includes('e2e') ? 'e2e' : 'unit'
   if (loop === 'e2e') return runNode(testFiles('e2e'))
   const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'msf-test-')), 'skips.tsv')
   const env = { ...process.env, MCP_TEST_SKIP_LOG: log }
-  const cargo = spawnSync('cargo', ['test', '--workspace', '--quiet'], { cwd: ROOT, env, stdio: 'inherit' })
+  let cargo = { status: 0 }
+  for (const step of cargoSteps()) {
+    process.stdout.write(`${step.say}\n`)
+    cargo = spawnSync('cargo', step.args, { cwd: ROOT, env, stdio: 'inherit' })
+    if (cargo.status !== 0) break
+  }
   const lines = summaryLines(readSkipLog(log), { list: argv.includes('--list-skips') })
   fs.rmSync(path.dirname(log), { recursive: true, force: true })
   process.stdout.write(`\n${lines.join('\n')}\n\n`)
   if (cargo.status !== 0) return cargo.status ?? 1
-  return runNode(testFiles('unit'))
+  const files = testFiles('unit')
+  process.stdout.write(`npm test 3/3: ${files.length} node test files (several at once; each file's tests print as it ends)\n`)
+  return runNode(files)
 }
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2))
 
-module.exports = { readSkipLog, summaryLines, testFiles, E2E }
+module.exports = { readSkipLog, summaryLines, testFiles, cargoSteps, E2E }

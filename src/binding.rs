@@ -271,6 +271,28 @@ pub fn is_filtered_tool(tool_name: String) -> bool {
     crate::result::tools::is_content_heavy(&tool_name)
 }
 
+/// True when a call of `toolName` with these arguments (`argumentsJson`, the request's
+/// `arguments` as JSON) may answer with a page snapshot: the proxy's `expand_snapshot` and
+/// `search_snapshot` wait for such a call of their page still in flight, and for no other.
+#[napi]
+pub fn returns_snapshot(tool_name: String, arguments_json: Option<String>) -> bool {
+    crate::proxy_tools::call_returns_snapshot(&tool_name, arguments_json.as_deref())
+}
+
+/// True when the proxy's tool `name` reads the page's snapshot (so waits for one in flight).
+#[napi]
+pub fn reads_snapshots(name: String) -> bool {
+    crate::proxy_tools::reads_snapshots(&name)
+}
+
+/// What a session of this configuration will not do that the configuration asked for, one
+/// sentence each (the CLI prints them as warnings): the proxy tools at `off`, snapshot deltas
+/// without the proxy tools.
+#[napi]
+pub fn session_warnings(config: Option<SessionConfig>) -> Vec<String> {
+    config.unwrap_or_default().to_core().warnings()
+}
+
 /// Compresses the descriptions of a `tools/list`, `prompts/list`, `resources/list` or
 /// `resources/templates/list` result (JSON). Returns the new JSON, or `null` when unchanged.
 #[napi(catch_unwind, ts_return_type = "string | null")]
@@ -625,6 +647,19 @@ impl FilterSession {
     #[napi(getter)]
     pub fn level(&self) -> String {
         self.router.session().options().level.as_str().to_string()
+    }
+
+    /// Whether this session may send snapshot deltas (the level, `snapshotDeltas` and the
+    /// proxy tools allow them).
+    #[napi(getter)]
+    pub fn snapshot_deltas(&self) -> bool {
+        self.router.session().options().deltas_possible()
+    }
+
+    /// Whether the session rewrites anything: results, or the lists' descriptions.
+    #[napi(getter)]
+    pub fn filtering(&self) -> bool {
+        self.router.session().options().filters_anything()
     }
 
     /// The session's description compression level.

@@ -52,6 +52,7 @@ fn main() {
                 earlier: None,
                 sent: None,
                 number: 1,
+                upstream_reset: false,
             };
             let Some(held) = filter_with_deltas(&Cdp, body, &options, first).holds else {
                 continue;
@@ -60,6 +61,7 @@ fn main() {
                 earlier: None,
                 sent: Some(&held),
                 number: 2,
+                upstream_reset: false,
             };
             let time = |f: &dyn Fn()| {
                 median(

@@ -52,6 +52,7 @@ fn main() {
                     earlier: None,
                     sent: sent.as_ref(),
                     number,
+                    upstream_reset: false,
                 },
             );
             if let Some(delta) = out.delta_bytes {

@@ -1,6 +1,8 @@
 //! Byte-identity harness for refactors: hashes every snapshot filter, expand and search output
-//! over the corpus (both notations, every level) plus the fuzz regressions' inputs, so that a
-//! change that must not alter behaviour can be checked by one hash.
+//! over the whole shared corpus (both notations, every level) plus the fuzz regressions' inputs.
+//! The gate is the committed expected outputs (`tests/expected_outputs.rs`, in `cargo test`);
+//! this is the wider net for a change that must alter nothing anywhere in the corpus (compare
+//! the hash before and after; it needs the corpus beside the clone).
 //!
 //!     cargo run --release --example hash_outputs -- [CORPUS_DIR] [--per-file]
 //!

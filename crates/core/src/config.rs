@@ -114,9 +114,11 @@ impl SessionConfig {
         options.snapshot = filter.limits(level);
         options.max_tokens = filter.max_tokens();
         options.max_chars = filter.max_chars();
-        options.proxy_tools = self
-            .proxy_tools
-            .unwrap_or_else(|| SessionOptions::proxy_tools_default(level, options.max_tokens));
+        // At `off` results are forwarded untouched: no snapshot is ever held for the tools.
+        options.proxy_tools = level != Level::Off
+            && self
+                .proxy_tools
+                .unwrap_or_else(|| SessionOptions::proxy_tools_default(level, options.max_tokens));
         options.compact_schemas = self.compact_schemas.unwrap_or(false);
         options.stats = StatsMode::parse_opt(self.stats.as_deref())?;
         if let Some(describe) = self.describe_level.as_deref() {
@@ -131,6 +133,34 @@ impl SessionConfig {
         }
         options.drop_structured_content = self.drop_structured_content.unwrap_or(false);
         Ok(options)
+    }
+
+    /// What the caller asked for that this configuration will not do, one sentence each (the
+    /// CLI prints them as warnings). Named by the config's fields; an invalid level gives none
+    /// (`session_options` reports it).
+    pub fn warnings(&self) -> Vec<String> {
+        let Ok(level) = self.filter.level() else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        if level == Level::Off && self.proxy_tools == Some(true) {
+            out.push(
+                "the proxy tools are off at filter level off (results are forwarded untouched, \
+                 so no snapshot is held for them)"
+                    .to_string(),
+            );
+        }
+        if level >= Level::Moderate
+            && self.snapshot_deltas == Some(true)
+            && self.proxy_tools == Some(false)
+        {
+            out.push(
+                "snapshot deltas need the proxy tools (an unchanged line is expanded through \
+                 expand_snapshot): deltas are off without them"
+                    .to_string(),
+            );
+        }
+        out
     }
 }
 
@@ -152,6 +182,44 @@ mod tests {
         };
         // At light the proxy tools come only with a token budget.
         assert!(!light.session_options().expect("valid").proxy_tools);
+    }
+
+    #[test]
+    fn what_cannot_be_done_is_off_and_said() {
+        let level = |name: &str| FilterConfig {
+            level: Some(name.into()),
+            ..FilterConfig::default()
+        };
+        let off_with_tools = SessionConfig {
+            filter: level("off"),
+            proxy_tools: Some(true),
+            ..SessionConfig::default()
+        };
+        assert!(!off_with_tools.session_options().expect("valid").proxy_tools);
+        assert_eq!(off_with_tools.warnings().len(), 1);
+        let deltas_without_tools = SessionConfig {
+            filter: level("aggressive"),
+            proxy_tools: Some(false),
+            snapshot_deltas: Some(true),
+            ..SessionConfig::default()
+        };
+        let options = deltas_without_tools.session_options().expect("valid");
+        assert!(!options.deltas_possible());
+        assert_eq!(deltas_without_tools.warnings().len(), 1);
+        // At light deltas are never sent, asked for or not: nothing to warn about.
+        let light = SessionConfig {
+            filter: level("light"),
+            proxy_tools: Some(false),
+            snapshot_deltas: Some(true),
+            ..SessionConfig::default()
+        };
+        assert!(light.warnings().is_empty());
+        assert!(!light.session_options().expect("valid").deltas_possible());
+        assert!(SessionConfig::default().warnings().is_empty());
+        assert!(SessionConfig::default()
+            .session_options()
+            .expect("valid")
+            .deltas_possible());
     }
 
     #[test]

@@ -325,6 +325,7 @@ fn deltas_of_random_edits_on_generated_pages_rebuild_the_full_snapshot() {
                     earlier: None,
                     sent: None,
                     number: 1,
+                    upstream_reset: false,
                 },
             );
             let Some(mut holds) = first.holds else {
@@ -346,6 +347,7 @@ fn deltas_of_random_edits_on_generated_pages_rebuild_the_full_snapshot() {
                         earlier: None,
                         sent: Some(&holds),
                         number: 2 + round,
+                        upstream_reset: false,
                     },
                 );
                 let expected = Held::of(&cdp, &text, &options);
@@ -765,6 +767,7 @@ fn deltas_of_edited_grids_rebuild_the_full_snapshot() {
                 earlier: None,
                 sent: None,
                 number: 1,
+                upstream_reset: false,
             },
         );
         let mut holds = first.holds.expect("a fingerprint");
@@ -785,6 +788,7 @@ fn deltas_of_edited_grids_rebuild_the_full_snapshot() {
                     earlier: None,
                     sent: Some(&holds),
                     number: 2 + round,
+                    upstream_reset: false,
                 },
             );
             let expected = Held::of(&cdp, &text, &options);

@@ -640,6 +640,7 @@ fn deltas_of_random_edits_rebuild_the_full_snapshot() {
                     earlier: None,
                     sent: None,
                     number: 1,
+                    upstream_reset: false,
                 },
             );
             let Some(mut holds) = first.holds else {
@@ -656,6 +657,7 @@ fn deltas_of_random_edits_rebuild_the_full_snapshot() {
                         earlier: None,
                         sent: Some(&holds),
                         number: 2 + round,
+                        upstream_reset: false,
                     },
                 );
                 let expected = rebuild::Held::of(&cdp, &next_text, &options);

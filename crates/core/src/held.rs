@@ -12,7 +12,7 @@
 //! page is then remembered as too large (and as the latest, when it was snapshotted last), so
 //! the proxy's tools say so rather than read an older page.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::snapshot::delta::{DeltaInput, Sent, SentPage};
 
@@ -50,6 +50,9 @@ pub struct Held {
     too_large: HashMap<String, usize>,
     /// The page snapshotted last, kept or not.
     latest: Option<String>,
+    /// Pages snapshotted before the upstream restarted or reconnected and not since: their next
+    /// snapshot says why it is whole (`FullReason::UpstreamReset`).
+    reset_pages: HashSet<String>,
 }
 
 #[derive(Debug)]
@@ -76,6 +79,7 @@ impl Held {
             before_last: None,
             too_large: HashMap::new(),
             latest: None,
+            reset_pages: HashSet::new(),
         }
     }
 
@@ -109,6 +113,7 @@ impl Held {
             sent: held.and_then(|p| p.sent.as_ref()),
             earlier: held.and_then(|p| p.earlier.as_ref()),
             number: self.next_number(page),
+            upstream_reset: self.reset_pages.contains(page),
         }
     }
 
@@ -129,6 +134,7 @@ impl Held {
     /// the pages before them and the older uids. For an upstream that restarted or whose
     /// browser reconnected: its uids may name other elements now.
     pub fn forget_identity(&mut self) {
+        self.mark_reset();
         for entry in self.pages.entries.iter_mut() {
             entry.value.sent = None;
             entry.value.earlier = None;
@@ -148,6 +154,12 @@ impl Held {
     /// A snapshot of `page` numbered `number` was filtered.
     pub fn count_snapshot(&mut self, page: &str, number: u64) {
         self.numbers.insert(page.to_string(), number);
+        self.reset_pages.remove(page);
+    }
+
+    /// Every page snapshotted so far: their next snapshot is whole because of the reset.
+    fn mark_reset(&mut self) {
+        self.reset_pages.extend(self.numbers.keys().cloned());
     }
 
     /// How the snapshot of the answer being filtered was sent.
@@ -177,9 +189,15 @@ impl Held {
             .pages
             .update(page, |p| (p.earlier.take(), std::mem::take(&mut p.aliases)))
             .unwrap_or_default();
-        self.before_last = Some((page.to_string(), before.clone(), earlier_before));
+        self.before_last = Some((page.to_string(), before.clone(), earlier_before.clone()));
         self.latest = Some(page.to_string());
-        // The page as held before is kept only where identity reads it.
+        // The page as held before is kept only where identity reads it. A modal dialog's
+        // snapshot covered it: the page under the dialog stays the one kept, so that a page
+        // after two dialog snapshots (a form opened, then filled) is matched against it.
+        let before = match (before, earlier_before) {
+            (Some(b), Some(e)) if b.is_covered() => Some(e),
+            (b, _) => b,
+        };
         let earlier = before.filter(|b| b.has_shape() && holds.is_some());
         if let Some(holds) = holds.as_ref() {
             aliases.retain(|_, key| {
@@ -267,6 +285,7 @@ impl Held {
     /// click nothing). Snapshot numbers go on, so that a number is never given twice to a page,
     /// and cut texts stay readable (they are text, not uids).
     pub fn forget_pages(&mut self) {
+        self.mark_reset();
         self.pages = Store::new(self.pages.cap);
         self.too_large.clear();
         self.latest = None;

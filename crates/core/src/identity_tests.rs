@@ -102,13 +102,26 @@ fn the_page_after_a_dialog_is_a_delta_against_the_page_before_it() {
 
 /// A page with a modal dialog's covering snapshot between two identical views of it.
 fn dialog_session() -> (Session, String) {
+    dialog_session_with(1)
+}
+
+/// `dialog_session` with `dialogs` snapshots of the dialog in a row (its form filled in
+/// between: each renumbered, as chrome-devtools-mcp does).
+fn dialog_session_with(dialogs: usize) -> (Session, String) {
     let page = "uid=1_0 RootWebArea \"Shop\"\n  uid=1_1 main\n    uid=1_2 heading \"Orders\" level=\"1\"\n    uid=1_3 \"#1\"\n    uid=1_4 button \"Edit\"\n    uid=1_5 \"#2\"\n    uid=1_6 button \"Edit\"\n    uid=1_7 button \"New order\"\n".to_string();
     let dialog = "uid=1_0 RootWebArea \"Shop\"\n  uid=2_0 dialog \"New order\" modal\n    uid=2_1 button \"Close\"\n";
     let after = page
         .replace("uid=1_", "uid=3_")
         .replace("uid=3_0 ", "uid=1_0 ");
+    let filled = dialog
+        .replace("uid=2_", "uid=4_")
+        .replace("button \"Close\"", "button \"Close\" focusable focused");
+    let dialogs = [dialog, filled.as_str()].into_iter().cycle().take(dialogs);
     let mut s = session(Level::Moderate, true);
-    for body in [&page, dialog, &after] {
+    for body in std::iter::once(page.as_str())
+        .chain(dialogs)
+        .chain(std::iter::once(after.as_str()))
+    {
         let result = json!({"content": [{"type": "text", "text": format!("## Latest page snapshot\n{body}")}]});
         let step = Step {
             tool: "take_snapshot".into(),
@@ -116,7 +129,7 @@ fn dialog_session() -> (Session, String) {
             result,
         };
         let out = send(&mut s, &step);
-        if *body == after {
+        if body == after {
             return (s, out);
         }
     }
@@ -136,6 +149,22 @@ fn an_unchanged_page_after_a_dialog_closed_is_the_short_form() {
     // The uids of before the dialog click what they were.
     assert_eq!(resolve(&s, "1", "1_6").as_deref(), Some("3_6"));
     assert_eq!(resolve(&s, "1", "1_0"), None);
+}
+
+/// Two snapshots of the dialog in a row (a form opened, then filled): the page under it is
+/// still the one the page after it is matched against, and the short form.
+#[test]
+fn an_unchanged_page_after_two_dialog_snapshots_is_the_short_form() {
+    let (s, out) = dialog_session_with(2);
+    assert!(
+        matches!(s.last_sent(), Some(Sent::Delta { against: 1, counts }) if counts.is_empty()),
+        "{out}"
+    );
+    assert!(
+        out.contains("snapshot 4: unchanged since snapshot 1"),
+        "{out}"
+    );
+    assert_eq!(resolve(&s, "1", "1_6").as_deref(), Some("3_6"));
 }
 
 /// The proxy's own tools take the uids the agent holds too: an unchanged line or a marker
@@ -170,10 +199,50 @@ fn identity_never_crosses_pages_or_clients_and_a_restart_forgets_it() {
         Some(r#"{"io.modelcontextprotocol/clientInfo":{"name":"b"}}"#),
     );
     assert_eq!(resolve(&s, "1", "1_4"), None);
+    // Client b snapshots a page too (one large enough to be filtered: its header says how it
+    // was sent): it holds that, and only that.
+    let snapshot = |page: u32| Step {
+        tool: "take_snapshot".into(),
+        args: json!({ "pageId": page }),
+        result: serde_json::from_str(&crate::test_support::grid_result(None)).unwrap_or_default(),
+    };
+    let b_first = send(&mut s, &snapshot(1));
+    assert!(
+        b_first.contains("snapshot 1, full: first snapshot of this page"),
+        "{b_first}"
+    );
     era.use_client(&mut s, None);
     assert_eq!(resolve(&s, "1", "1_4").as_deref(), Some("3_4"));
+    // Another page is a first, whatever page 1 holds.
+    let other = send(&mut s, &snapshot(2));
+    assert!(
+        other.contains("full: first snapshot of this page"),
+        "{other}"
+    );
     era.upstream_restarted(&mut s);
     assert_eq!(resolve(&s, "1", "1_4"), None);
+    // After it every page held is sent whole, saying why, for every client; the base again
+    // afterwards.
+    let whole = "full: the upstream restarted or reconnected since this page's last snapshot";
+    let next = send(&mut s, &snapshot(1));
+    assert!(next.contains(&format!("snapshot 4, {whole}")), "{next}");
+    let again = send(&mut s, &snapshot(1));
+    assert!(
+        again.contains("snapshot 5: unchanged since snapshot 4"),
+        "{again}"
+    );
+    era.use_client(
+        &mut s,
+        Some(r#"{"io.modelcontextprotocol/clientInfo":{"name":"b"}}"#),
+    );
+    let b_next = send(&mut s, &snapshot(1));
+    assert!(b_next.contains(&format!("snapshot 2, {whole}")), "{b_next}");
+    // A page never snapshotted before is still a first.
+    let new_page = send(&mut s, &snapshot(3));
+    assert!(
+        new_page.contains("snapshot 1, full: first snapshot of this page"),
+        "{new_page}"
+    );
 }
 
 // ---- random re-renders, with an oracle ----

@@ -112,6 +112,38 @@ pub fn returns_snapshots(tool: &Value) -> bool {
             .is_some()
 }
 
+/// Whether a call of `tool` with these arguments (JSON text) may answer with a page snapshot,
+/// which the proxy's tools then read: `take_snapshot`, `browser_snapshot` and chrome-devtools-mcp's
+/// `wait_for` always do, an action tool the filters read only when asked (`includeSnapshot:
+/// true`; chrome-devtools-mcp 1.11 answers without one otherwise), and Playwright's action tools
+/// may carry one inline. Lists, scripts and every other tool never do. The proxy holds a call
+/// of its tools back while such a call of the same page is in flight, and only then.
+pub fn call_returns_snapshot(tool: &str, arguments_json: Option<&str>) -> bool {
+    if matches!(tool, "take_snapshot" | "browser_snapshot" | "wait_for") {
+        return true;
+    }
+    // The lists and the script tool the filters read answer with their own sections only.
+    let lists_or_script = matches!(
+        tool,
+        "list_network_requests" | "list_console_messages" | result::tools::EVALUATE_SCRIPT
+    );
+    if lists_or_script || !result::tools::is_content_heavy(tool) {
+        return false;
+    }
+    if tool.starts_with("browser_") {
+        return true;
+    }
+    arguments_json
+        .and_then(|a| serde_json::from_str::<Value>(a).ok())
+        .is_some_and(|a| a.get("includeSnapshot") == Some(&Value::Bool(true)))
+}
+
+/// Whether the proxy's tool `name` reads the page's snapshot (`read_result` reads a text the
+/// agent already got, never one in flight).
+pub fn reads_snapshots(name: &str) -> bool {
+    name == EXPAND_SNAPSHOT || name == SEARCH_SNAPSHOT
+}
+
 /// Whether a `tools/list` result (one page of it) has a tool that returns snapshots.
 pub fn lists_a_snapshot_tool(result: &Value) -> bool {
     result
@@ -418,6 +450,47 @@ fn error_result(message: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_call_that_may_answer_with_a_snapshot_holds_the_proxy_tools_back() {
+        for (tool, arguments) in [
+            ("take_snapshot", None),
+            ("take_snapshot", Some(r#"{"pageId":1}"#)),
+            ("wait_for", Some(r#"{"text":["Done"]}"#)),
+            ("click", Some(r#"{"uid":"1_2","includeSnapshot":true}"#)),
+            (
+                "fill_form",
+                Some(r#"{"elements":[],"includeSnapshot":true}"#),
+            ),
+            ("browser_snapshot", None),
+            ("browser_click", Some(r#"{"ref":"e2"}"#)),
+        ] {
+            assert!(
+                call_returns_snapshot(tool, arguments),
+                "{tool} {arguments:?}"
+            );
+        }
+        for (tool, arguments) in [
+            ("click", Some(r#"{"uid":"1_2"}"#)),
+            ("click", Some(r#"{"uid":"1_2","includeSnapshot":false}"#)),
+            ("click", Some(r#"{"uid":"1_2","includeSnapshot":"true"}"#)),
+            ("click", Some("not json")),
+            ("click", None),
+            ("list_network_requests", Some(r#"{"includeSnapshot":true}"#)),
+            ("list_console_messages", None),
+            ("evaluate_script", Some(r#"{"function":"() => 1"}"#)),
+            ("navigate_page", Some(r#"{"url":"http://127.0.0.1/"}"#)),
+            ("browser_network_requests", None),
+            ("take_screenshot", None),
+        ] {
+            assert!(
+                !call_returns_snapshot(tool, arguments),
+                "{tool} {arguments:?}"
+            );
+        }
+        assert!(reads_snapshots(EXPAND_SNAPSHOT) && reads_snapshots(SEARCH_SNAPSHOT));
+        assert!(!reads_snapshots(READ_RESULT));
+    }
 
     #[test]
     fn adds_both_tools_unless_the_upstream_has_one_of_that_name() {

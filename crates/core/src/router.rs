@@ -482,7 +482,13 @@ mod tests {
             assert!(!routed.reconnected);
             let shown = texts(&routed, &line);
             let snapshot = shown.last().cloned().unwrap_or_default();
-            assert!(snapshot.contains("snapshot 3, full"), "{how}: {snapshot}");
+            assert!(
+                snapshot.contains(
+                    "snapshot 3, full: the upstream restarted or reconnected since this page's \
+                     last snapshot"
+                ),
+                "{how}: {snapshot}"
+            );
             assert!(!snapshot.contains("unchanged since"), "{how}: {snapshot}");
             assert_eq!(shown.len(), if how == "restart" { 2 } else { 1 }, "{how}");
             if how == "restart" {

@@ -79,6 +79,17 @@ impl SessionOptions {
         level >= Level::Moderate || (level == Level::Light && max_tokens > 0)
     }
 
+    /// Whether this session may send deltas: the level, the option and the proxy tools
+    /// (an unchanged line is expanded through `expand_snapshot`).
+    pub fn deltas_possible(&self) -> bool {
+        self.snapshot_deltas && self.level >= Level::Moderate && self.proxy_tools
+    }
+
+    /// Whether anything is rewritten at all: results, or the lists' descriptions.
+    pub fn filters_anything(&self) -> bool {
+        self.level != Level::Off || self.describe_level != Level::Off
+    }
+
     /// What one result the client receives may cost, whole.
     fn bound(&self) -> Bound {
         result::budget::whole_bound(self.max_tokens, self.max_chars)
@@ -541,9 +552,7 @@ impl Session {
     /// Deltas need the level, the option, and `expand_snapshot` answered by the proxy (an
     /// unchanged line is expanded through it).
     fn deltas_on(&self) -> bool {
-        self.options.snapshot_deltas
-            && self.options.level >= Level::Moderate
-            && self.is_proxy_tool(proxy_tools::EXPAND_SNAPSHOT)
+        self.options.deltas_possible() && self.is_proxy_tool(proxy_tools::EXPAND_SNAPSHOT)
     }
 
     /// The answer to the last `tools/call` filtered never reaches the agent (the client

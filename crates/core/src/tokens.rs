@@ -563,37 +563,6 @@ mod tests {
         }
     }
 
-    /// The estimate's cost beside the filter's, on the same snapshots, one core (a bench, not a
-    /// test): `cargo test --release --lib tokens::tests::estimate_throughput -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn estimate_throughput() {
-        use crate::level::Level;
-        use crate::notation::filter_snapshot;
-        use crate::snapshot::SnapshotOptions;
-        let corpus = crate::notation::cdp::tests::corpus_snapshots();
-        let bytes: usize = corpus.iter().map(|(_, b)| b.len()).sum();
-        let options = SnapshotOptions::for_level(Level::Moderate);
-        for _ in 0..3 {
-            let start = std::time::Instant::now();
-            let tokens: usize = corpus.iter().map(|(_, b)| estimate_tokens(b)).sum();
-            let estimate = start.elapsed().as_secs_f64();
-            let start = std::time::Instant::now();
-            let out: usize = corpus
-                .iter()
-                .map(|(_, b)| filter_snapshot(b, &options).text.len())
-                .sum();
-            let filter = start.elapsed().as_secs_f64();
-            eprintln!(
-                "{:.1} MB: estimate {:.0} MB/s ({tokens} tokens), filter at moderate {:.0} MB/s ({out} bytes out): the estimate costs {:.1}% of the filter's time",
-                bytes as f64 / 1e6,
-                bytes as f64 / 1e6 / estimate,
-                bytes as f64 / 1e6 / filter,
-                estimate * 100.0 / filter
-            );
-        }
-    }
-
     /// `bytes` counted byte by byte (`add_bytewise`, the oracle) and by `add`, whole and cut at
     /// `cuts` (offsets, ascending, in range): the thousandths of a token, not only the rounded
     /// count, agree.

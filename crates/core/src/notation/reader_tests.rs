@@ -1217,6 +1217,7 @@ fn a_playwright_delta_reads_back_against_the_new_snapshot() {
             earlier: None,
             sent: None,
             number: 1,
+            upstream_reset: false,
         },
     );
     assert!(first.filtered.text.contains("'… table of "));
@@ -1229,6 +1230,7 @@ fn a_playwright_delta_reads_back_against_the_new_snapshot() {
             earlier: None,
             sent: Some(&holds),
             number: 2,
+            upstream_reset: false,
         },
     );
     assert!(
@@ -1264,9 +1266,25 @@ pub(super) fn delta_problems(
     out: &str,
     held: &mut HashMap<String, Read>,
 ) -> Vec<String> {
+    delta_problems_resolving(body, out, held, &Renumbered::new()).0
+}
+
+/// Per uid of the page now, the uids the agent was shown for the same node before the page
+/// renumbered it: the proxy's resolution (what a request naming them sends upstream).
+type Renumbered = HashMap<String, Vec<String>>;
+
+/// `delta_problems`, with a run's nodes the page renumbered found by the uid the agent holds
+/// them by (`renumbered`), then checked as the page shows them now; also returns how many were.
+fn delta_problems_resolving(
+    body: &str,
+    out: &str,
+    held: &mut HashMap<String, Read>,
+    renumbered: &Renumbered,
+) -> (Vec<String>, usize) {
+    let mut resolved = 0;
     let (reads, runs) = match read_light_runs(out) {
         Ok(r) => r,
-        Err(e) => return vec![e],
+        Err(e) => return (vec![e], 0),
     };
     let mut problems = problems_against(body, reads.clone(), false);
     let mut implied = Vec::new();
@@ -1285,8 +1303,27 @@ pub(super) fn delta_problems(
             continue;
         };
         for uid in order.get(a..=b).unwrap_or(&[]) {
-            let Some(mut r) = held.get(*uid).cloned() else {
-                continue;
+            // A node the page renumbered: the agent holds it by an older uid; as held, it must
+            // be the node the page now gives this uid.
+            let older = || {
+                renumbered
+                    .get(*uid)?
+                    .iter()
+                    .find_map(|old| held.get(old))
+                    .map(|r| Read {
+                        uid: uid.to_string(),
+                        ..r.clone()
+                    })
+            };
+            let mut r = match held.get(*uid) {
+                Some(r) => r.clone(),
+                None => match older() {
+                    Some(r) => {
+                        resolved += 1;
+                        r
+                    }
+                    None => continue,
+                },
             };
             // The cells of the run's column: its role, and its name as the header's pattern
             // says (the Edit and Delete buttons of a row are two columns).
@@ -1329,20 +1366,20 @@ pub(super) fn delta_problems(
     for r in reads.into_iter().chain(claimed) {
         held.insert(r.uid.clone(), r);
     }
-    problems
+    (problems, resolved)
 }
 
 /// The reader over a session's outputs with deltas: a full snapshot is read whole (what the
 /// reader holds from then on), a delta against what it holds. Returns (deltas read, runs of
 /// rows read, runs with a state changed).
 fn read_session_outputs(
-    outputs: &[(String, String)],
+    outputs: &[(String, String, Renumbered)],
     name: &str,
     failures: &mut Vec<String>,
-) -> (usize, usize, usize) {
+) -> (usize, usize, usize, usize) {
     let mut held: HashMap<String, Read> = HashMap::new();
-    let (mut deltas, mut runs, mut toggled) = (0, 0, 0);
-    for (k, (body, out)) in outputs.iter().enumerate() {
+    let (mut deltas, mut runs, mut toggled, mut resolved) = (0, 0, 0, 0);
+    for (k, (body, out, renumbered)) in outputs.iter().enumerate() {
         if out.contains("unchanged since snapshot") {
             continue;
         }
@@ -1350,7 +1387,8 @@ fn read_session_outputs(
             deltas += 1;
             runs += out.matches(" rows unchanged").count();
             toggled += out.matches(" rows unchanged but ").count();
-            let ps = delta_problems(body, out, &mut held);
+            let (ps, r) = delta_problems_resolving(body, out, &mut held, renumbered);
+            resolved += r;
             if !ps.is_empty() && std::env::var_os("READER_DEBUG").is_some() {
                 eprintln!(
                     "==== {name} {k}\n{}\n---- delta\n{out}\n---- raw\n{body}",
@@ -1374,14 +1412,47 @@ fn read_session_outputs(
             failures.push(format!("{name} output {k}: {p}"));
         }
     }
-    (deltas, runs, toggled)
+    (deltas, runs, toggled, resolved)
+}
+
+/// Every uid written in `out` (the light notation's `1_23`), for `renumbered_now`.
+fn uids_written(out: &str, into: &mut std::collections::HashSet<String>) {
+    for word in out.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        let mut parts = word.split('_');
+        let digits = |p: Option<&str>| {
+            p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        };
+        if digits(parts.next()) && digits(parts.next()) && parts.next().is_none() {
+            into.insert(word.to_string());
+        }
+    }
+}
+
+/// Which uids of those `shown` the session now resolves to another uid of the page it
+/// snapshotted last (current uid -> the agent's).
+fn renumbered_now(
+    s: &crate::session::Session,
+    shown: &std::collections::HashSet<String>,
+) -> Renumbered {
+    let mut out = Renumbered::new();
+    let Some(page) = s.held().latest_page() else {
+        return out;
+    };
+    for uid in shown {
+        if let Some(current) = s.held().current_uid(&page, uid).filter(|c| c != uid) {
+            out.entry(current.to_string())
+                .or_default()
+                .push(uid.clone());
+        }
+    }
+    out
 }
 
 #[test]
 fn the_reader_reads_deltas_with_tables_against_what_it_holds() {
     use crate::delta_tests::{body_of, read_session, send, session};
     let mut failures = Vec::new();
-    let (mut deltas, mut runs, mut toggled) = (0, 0, 0);
+    let (mut deltas, mut runs, mut toggled, mut resolved) = (0, 0, 0, 0);
     // Recorded sessions: ours, and the corpus's when present.
     let mut files = crate::test_support::files_under(
         &crate::test_support::shipped("__test__/fixtures/sessions"),
@@ -1397,18 +1468,21 @@ fn the_reader_reads_deltas_with_tables_against_what_it_holds() {
         for level in [Level::Moderate, Level::Aggressive] {
             let mut s = session(level, true);
             let mut outputs = Vec::new();
+            let mut shown = std::collections::HashSet::new();
             for step in read_session(file) {
                 let raw = crate::delta_tests::text_of(&step.result.to_string());
                 let sent = send(&mut s, &step);
                 if let (Some(body), Some(out)) = (body_of(&raw), body_of(&sent)) {
+                    uids_written(out, &mut shown);
                     if !out.starts_with("uid=") {
-                        outputs.push((body.to_string(), out.to_string()));
+                        let renumbered = renumbered_now(&s, &shown);
+                        outputs.push((body.to_string(), out.to_string(), renumbered));
                     }
                 }
             }
             let name = format!("{} {level}", file.display());
-            let (d, r, t) = read_session_outputs(&outputs, &name, &mut failures);
-            (deltas, runs, toggled) = (deltas + d, runs + r, toggled + t);
+            let (d, r, t, n) = read_session_outputs(&outputs, &name, &mut failures);
+            (deltas, runs, toggled, resolved) = (deltas + d, runs + r, toggled + t, resolved + n);
         }
     }
     // Grids edited at random (the delta property test's pages).
@@ -1428,18 +1502,23 @@ fn the_reader_reads_deltas_with_tables_against_what_it_holds() {
             };
             let sent = send(&mut s, &step);
             if let Some(out) = body_of(&sent) {
-                outputs.push((body.clone(), out.to_string()));
+                outputs.push((body.clone(), out.to_string(), Renumbered::new()));
             }
             grid.edit(&mut rng);
         }
-        let (d, r, t) = read_session_outputs(&outputs, &format!("grid {page}"), &mut failures);
+        let (d, r, t, _) = read_session_outputs(&outputs, &format!("grid {page}"), &mut failures);
         (deltas, runs, toggled) = (deltas + d, runs + r, toggled + t);
     }
     assert_clean(&failures);
-    eprintln!("{deltas} deltas read, {runs} runs of rows, {toggled} with a state changed");
+    eprintln!(
+        "{deltas} deltas read, {runs} runs of rows, {toggled} with a state changed, \
+         {resolved} nodes of runs held by a uid the page renumbered since"
+    );
+    // The recorded re-rendering app (rerender-orders) renumbers its rows on every re-render:
+    // its deltas' runs hold them by the agent's uids.
     assert!(
-        deltas > 50 && runs > 20 && toggled > 5,
-        "{deltas} {runs} {toggled}"
+        deltas > 50 && runs > 20 && toggled > 5 && resolved > 100,
+        "{deltas} {runs} {toggled} {resolved}"
     );
 }
 
@@ -1965,6 +2044,7 @@ fn hostile_records_and_table_edits_read_back_as_the_page_says() {
                     earlier: None,
                     sent: holds.as_ref(),
                     number: step + 1,
+                    upstream_reset: false,
                 },
             );
             let full = filter_snapshot(&body, &options).text;
@@ -2066,6 +2146,7 @@ fn session_problems(steps: &[String], yaml: bool) -> (Vec<String>, Vec<String>) 
                 earlier: None,
                 sent: holds.as_ref(),
                 number: k as u64 + 1,
+                upstream_reset: false,
             },
         );
         let full = filter_snapshot(body, &options).text;

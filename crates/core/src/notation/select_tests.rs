@@ -275,6 +275,7 @@ fn a_change_of_selection_goes_as_a_delta_the_reader_reads_back() {
                     sent: sent.as_ref(),
                     earlier: None,
                     number: k as u64 + 1,
+                    upstream_reset: false,
                 },
             );
             let text = out.filtered.text.clone();

@@ -656,6 +656,7 @@ fn clear_marks_gives_back_the_parsed_tree() {
             earlier: None,
             sent: None,
             number: 1,
+            upstream_reset: false,
         };
         let held =
             filter_tree_with_deltas(notation, body, &mut tree, &at(Level::Aggressive), first);
@@ -664,6 +665,7 @@ fn clear_marks_gives_back_the_parsed_tree() {
             earlier: None,
             sent: held.holds.as_ref(),
             number: 2,
+            upstream_reset: false,
         };
         filter_tree_with_deltas(notation, body, &mut tree, &at(Level::Aggressive), second);
         tree.clear_marks();

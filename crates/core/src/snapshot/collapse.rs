@@ -136,7 +136,8 @@ fn budget_items(
         }
         // The texts naming a record shown are the record's, not prose.
         let labels_record = !tree.record_labels.is_empty() && tree.record_labels.contains(&c);
-        if protected.get(k).copied().unwrap_or(false) || labels_record {
+        // What the agent opened (a dialog's or tooltip's text) is not prose to ration.
+        if protected.get(k).copied().unwrap_or(false) || labels_record || facts.stays_open(c) {
             continue;
         }
         if used >= budget {
@@ -178,6 +179,7 @@ fn collapse_items(
             && !node.hidden
             && node.role != "heading"
             && !rows.contains(&c)
+            && !facts.stays_open(c)
             && !(keep_main_controls
                 && !side_nav
                 && (facts.in_nav(c) || facts.in_main(c) && facts.is_control(c)));

@@ -54,6 +54,9 @@ pub struct DeltaInput<'p> {
     pub earlier: Option<&'p SentPage>,
     /// The number of the snapshot being filtered (1 for the page's first).
     pub number: u64,
+    /// Nothing is held because the upstream restarted or reconnected since the page's last
+    /// snapshot (the full snapshot's header says so, rather than "first").
+    pub upstream_reset: bool,
 }
 
 /// How a snapshot was sent with deltas on.
@@ -145,8 +148,13 @@ pub fn filter_tree_with_deltas<N: Notation + ?Sized>(
     let mut delta_bytes = None;
     let (text_out, deltas_in_row) = match input.sent {
         None => {
-            sent_as = Some(Sent::Full(FullReason::First));
-            full_of(FullReason::First, 0)
+            let reason = if input.upstream_reset {
+                FullReason::UpstreamReset
+            } else {
+                FullReason::First
+            };
+            sent_as = Some(Sent::Full(reason));
+            full_of(reason, 0)
         }
         Some(prev) if fp.is_new_document(tree, prev) => {
             sent_as = Some(Sent::Full(FullReason::Navigated));

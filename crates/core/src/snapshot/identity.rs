@@ -43,6 +43,9 @@ pub struct Shape {
     start: Vec<u32>,
     list: Vec<u32>,
     roots: Vec<u32>,
+    /// The snapshot shows only modal dialogs under its roots: chrome-devtools-mcp's snapshot
+    /// while a modal is open, which covers the page the agent held before it.
+    covered: bool,
 }
 
 impl Shape {
@@ -83,13 +86,29 @@ impl Shape {
             list.extend(tree.children(id).iter().map(|&c| c as u32));
         }
         start.push(list.len() as u32);
+        let is_modal = |id: usize| {
+            tree.nodes.get(id).is_some_and(|n| {
+                matches!(n.role, "dialog" | "alertdialog")
+                    && n.attrs
+                        .iter()
+                        .any(|a| a.key == "modal" && a.value.is_none())
+            })
+        };
+        let mut under_roots = tree.roots.iter().flat_map(|&r| tree.children(r).iter());
+        let covered = under_roots.clone().next().is_some() && under_roots.all(|&c| is_modal(c));
         Shape {
             sig,
             weak,
             start,
             list,
             roots: tree.roots.iter().map(|&r| r as u32).collect(),
+            covered,
         }
+    }
+
+    /// See `covered`.
+    pub fn is_covered(&self) -> bool {
+        self.covered
     }
 
     fn children(&self, id: usize) -> &[u32] {

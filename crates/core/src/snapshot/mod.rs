@@ -31,6 +31,7 @@ pub mod delta;
 pub mod identity;
 pub mod marker;
 mod nested;
+mod open;
 pub mod params;
 mod prune;
 mod records;
@@ -225,9 +226,9 @@ fn run_passes<'a>(
         limits.max_nav_controls,
         !aggressive,
     );
-    prune::cap_depth(tree, limits.max_depth);
+    prune::cap_depth(tree, facts, limits.max_depth);
     prune::cap_nodes(tree, facts, limits.max_nodes);
-    prune::settle_hidden_runs(tree, aggressive.then_some(AGGRESSIVE_MAX_GAP));
+    prune::settle_hidden_runs(tree, facts, aggressive.then_some(AGGRESSIVE_MAX_GAP));
 }
 
 /// The passes before the text budget: they read of `options` what `BeforeBudget` holds only.

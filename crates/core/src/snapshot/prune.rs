@@ -3,6 +3,7 @@
 //! `hidden` flags; the renderer turns hidden runs into markers. Roots, markers and interactive
 //! nodes are never dropped; roots and markers are never hidden.
 
+use super::open;
 use super::roles;
 use super::tree::{NodeKind, NodeSet, Tree};
 use super::walk::Containers;
@@ -24,6 +25,8 @@ pub struct Facts {
     landmarks: Vec<usize>,
     /// Comboboxes and listboxes.
     lists: Vec<usize>,
+    /// Per node, `open::OPEN` and `open::HOLDS` (empty when nothing is open).
+    open: Vec<u8>,
 }
 
 /// `Facts::control`'s bits.
@@ -89,6 +92,11 @@ impl Facts {
                 at = at.and_then(|id| tree.nodes.get(id)).and_then(|n| n.parent);
             }
         }
+        let open = open::marks(
+            tree,
+            |id| in_main.get(id).copied().unwrap_or(false),
+            |id| control.get(id).is_some_and(|c| c & CONTROL != 0),
+        );
         Facts {
             in_main,
             in_nav,
@@ -97,7 +105,26 @@ impl Facts {
             mains,
             landmarks,
             lists,
+            open,
         }
+    }
+
+    /// Open itself or inside something open (`open`): never hidden, nor anything under it
+    /// that is open too.
+    pub fn is_open(&self, id: usize) -> bool {
+        self.open.get(id).is_some_and(|m| m & open::OPEN != 0)
+    }
+
+    /// Open, or an ancestor of something open: a pass hides it never (an ancestor's other
+    /// children may hide).
+    pub fn stays_open(&self, id: usize) -> bool {
+        self.open
+            .get(id)
+            .is_some_and(|m| m & (open::OPEN | open::HOLDS) != 0)
+    }
+
+    fn anything_open(&self) -> bool {
+        !self.open.is_empty()
     }
 
     /// The comboboxes and listboxes, ascending.
@@ -170,7 +197,7 @@ pub fn summarise_landmarks(tree: &mut Tree<'_>, facts: &Facts, strict: bool) {
             continue;
         }
         summarised.push(id);
-        if !strict {
+        if !strict || facts.anything_open() {
             if has_kept.is_empty() {
                 has_kept = vec![false; tree.nodes.len()];
             }
@@ -181,9 +208,12 @@ pub fn summarise_landmarks(tree: &mut Tree<'_>, facts: &Facts, strict: bool) {
                     continue;
                 };
                 let nav_control = facts.in_nav(d) && facts.is_control(d);
-                let mine = has_kept.get(d).copied().unwrap_or(false)
-                    || roles::is_kept_in_landmark(node)
-                    || nav_control;
+                let kept_control = !strict
+                    && (roles::is_kept_in_landmark(node)
+                        || nav_control
+                        || facts.is_control(d) && open::is_opener(node));
+                let mine =
+                    has_kept.get(d).copied().unwrap_or(false) || kept_control || facts.is_open(d);
                 if let Some(slot) = has_kept.get_mut(d) {
                     *slot = mine;
                 }
@@ -239,15 +269,33 @@ pub fn focus_main(tree: &mut Tree<'_>, facts: &Facts) {
     let chain: Vec<usize> = std::iter::once(main).chain(tree.ancestors(main)).collect();
     for pair in chain.windows(2) {
         let (keep, ancestor) = (pair[0], pair[1]);
-        for &s in tree.child_lists.of(ancestor) {
-            if s == keep {
-                continue;
-            }
-            if let Some(node) = tree.nodes.get_mut(s) {
-                // Headings outside main (the page title) are cheap and orient the agent.
-                if node.kind == NodeKind::Element && node.role != "heading" {
-                    node.hidden = true;
-                }
+        let beside: Vec<usize> = tree
+            .child_lists
+            .of(ancestor)
+            .iter()
+            .copied()
+            .filter(|&s| s != keep)
+            .collect();
+        hide_beside_open(tree, facts, &beside);
+    }
+}
+
+/// `focus_main`'s hiding of `nodes`, but for what is open (`Facts::stays_open`): an open node
+/// stays with its subtree, one that holds an open node stays and its other children hide.
+fn hide_beside_open(tree: &mut Tree<'_>, facts: &Facts, nodes: &[usize]) {
+    let mut stack: Vec<usize> = nodes.to_vec();
+    while let Some(s) = stack.pop() {
+        if facts.is_open(s) {
+            continue;
+        }
+        if facts.stays_open(s) {
+            stack.extend(tree.child_lists.of(s).iter().copied());
+            continue;
+        }
+        if let Some(node) = tree.nodes.get_mut(s) {
+            // Headings outside main (the page title) are cheap and orient the agent.
+            if node.kind == NodeKind::Element && node.role != "heading" {
+                node.hidden = true;
             }
         }
     }
@@ -273,7 +321,7 @@ fn subtree_sizes(tree: &Tree<'_>) -> Vec<usize> {
 }
 
 /// Subtrees rendered deeper than `max_depth` hide behind a marker at that depth.
-pub fn cap_depth(tree: &mut Tree<'_>, max_depth: usize) {
+pub fn cap_depth(tree: &mut Tree<'_>, facts: &Facts, max_depth: usize) {
     let n = tree.nodes.len();
     // Per node, its rendered depth and its children's (one more unless it is dropped): a node
     // reads its parent's here, not the parent node's flag (on a big page a trip to memory).
@@ -291,7 +339,14 @@ pub fn cap_depth(tree: &mut Tree<'_>, max_depth: usize) {
         if let Some(slot) = depth.get_mut(id) {
             *slot = (d, d + usize::from(!node.dropped));
         }
-        if d > max_depth && parent_depth <= max_depth && node.kind != NodeKind::Marker {
+        // Below an open node past the depth (`Facts::stays_open`, never hidden), the first of
+        // its other children hide.
+        let below_kept = node.parent.is_some_and(|p| facts.stays_open(p));
+        if d > max_depth
+            && (parent_depth <= max_depth || below_kept)
+            && node.kind != NodeKind::Marker
+            && !facts.stays_open(id)
+        {
             if let Some(node) = tree.nodes.get_mut(id) {
                 node.hidden = true;
             }
@@ -360,7 +415,7 @@ pub fn cap_nodes(tree: &mut Tree<'_>, facts: &Facts, max_nodes: usize) {
                 shown += 1;
                 shown > max_nodes
             };
-            if over && node.parent.is_some() {
+            if over && node.parent.is_some() && !facts.stays_open(id) {
                 hidden = true;
                 if let Some(node) = tree.nodes.get_mut(id) {
                     node.hidden = true;
@@ -381,11 +436,11 @@ const MARKER_CHARS: usize = 80;
 /// a hidden run shorter than its marker shown (`show_short_hidden_runs`). One walk gives what
 /// two did: each changes the hidden flag of childless items of the container it is at only,
 /// which no other container's items nor the set of containers depend on.
-pub fn settle_hidden_runs(tree: &mut Tree<'_>, coalesce_gap: Option<usize>) {
+pub fn settle_hidden_runs(tree: &mut Tree<'_>, facts: &Facts, coalesce_gap: Option<usize>) {
     let mut containers = Containers::new().skip_hidden();
     while let Some((_, items)) = containers.next(tree) {
         if let Some(max_gap) = coalesce_gap {
-            coalesce_hidden_runs(tree, items, max_gap);
+            coalesce_hidden_runs(tree, facts, items, max_gap);
         }
         show_short_hidden_runs(tree, items);
     }
@@ -445,7 +500,7 @@ fn show_short_hidden_runs(tree: &mut Tree<'_>, items: &[usize]) {
 /// Hides the few childless siblings (not headings; of `items`, a container's) left between
 /// two hidden runs, so that the runs and the gap share one marker: at aggressive, a marker
 /// costs more than the gap is worth.
-fn coalesce_hidden_runs(tree: &mut Tree<'_>, items: &[usize], max_gap: usize) {
+fn coalesce_hidden_runs(tree: &mut Tree<'_>, facts: &Facts, items: &[usize], max_gap: usize) {
     let hidden = |tree: &Tree<'_>, k: usize| {
         items
             .get(k)
@@ -473,6 +528,7 @@ fn coalesce_hidden_runs(tree: &mut Tree<'_>, items: &[usize], max_gap: usize) {
         // Playwright's notation it is the control's only value.)
         let plain = gap.iter().all(|&c| {
             !tree.record_members.contains(&c)
+                && !facts.stays_open(c)
                 && tree.nodes.get(c).is_some_and(|n| {
                     n.kind == NodeKind::Element
                         && tree.children(c).is_empty()

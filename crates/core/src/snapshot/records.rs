@@ -408,7 +408,8 @@ pub fn summarise_options(tree: &mut Tree<'_>, facts: &Facts, max_options: usize)
         let Some(node) = tree.nodes.get(id) else {
             continue;
         };
-        if !is_closed_list(node) || node.hidden {
+        // What the agent opened (a popup listbox, a select in a dialog) keeps every option.
+        if !is_closed_list(node) || node.hidden || facts.is_open(id) {
             continue;
         }
         if tree.children(id).is_empty() {

@@ -462,45 +462,6 @@ fn the_session_filters_playwright_results_and_answers_the_proxy_tools() {
     }
 }
 
-/// Writes every level's output (and counts) for every Playwright corpus snapshot and result
-/// into `$SNAPSHOT_DUMP_DIR/playwright-<level>.txt`, to check optimisations byte for byte:
-/// `SNAPSHOT_DUMP_DIR=/tmp/x cargo test --lib dump_outputs -- --ignored`
-#[test]
-#[ignore]
-fn dump_outputs_for_comparison() {
-    let Some(dir) = std::env::var_os("SNAPSHOT_DUMP_DIR").map(std::path::PathBuf::from) else {
-        panic!("set SNAPSHOT_DUMP_DIR");
-    };
-    std::fs::create_dir_all(&dir).unwrap();
-    let snapshots = corpus_snapshots();
-    let results = corpus_results();
-    for level in Level::ALL {
-        let options = SnapshotOptions::for_level(level);
-        let mut dump = String::new();
-        for (name, body) in &snapshots {
-            let out = filter_yaml_snapshot(body, &options);
-            dump.push_str(&format!(
-                "=== {name} in={} shown={} hidden={} markers={}\n{}\n",
-                out.uids_in, out.uids_shown, out.uids_hidden, out.markers, out.text
-            ));
-        }
-        for (name, text) in &results {
-            let out = filter_result_text(text, |body| filter_yaml_snapshot(body, &options));
-            dump.push_str(&format!("=== result {name}\n{out:?}\n"));
-        }
-        std::fs::write(dir.join(format!("playwright-{level}.txt")), dump).unwrap();
-    }
-    let mut dump = String::new();
-    for (name, body) in &snapshots {
-        let hits = search_snapshot(body, "the", false, 20).map(|h| (h.total, h.text));
-        let mut implied = Vec::new();
-        let first = parse(body, &mut implied).uids().next().map(str::to_string);
-        let expanded = first.map(|uid| expand_subtree(body, &uid, Some(2)));
-        dump.push_str(&format!("=== {name}\n{hits:?}\n{expanded:?}\n"));
-    }
-    std::fs::write(dir.join("playwright-retrieve.txt"), dump).unwrap();
-}
-
 /// A `main` holding a heading, `rows` grid rows (a checkbox, a name, a plan combobox, an Edit
 /// button each) and a heading after them whose ref follows the last row's.
 fn small_grid(rows: usize) -> String {

@@ -100,6 +100,11 @@ impl SentPage {
             .map(|n| (n.uid.as_str(), n.key.as_str()))
     }
 
+    /// A modal dialog's snapshot, covering the page (`identity::Shape::is_covered`).
+    pub fn is_covered(&self) -> bool {
+        self.shape.as_ref().is_some_and(Shape::is_covered)
+    }
+
     /// Kept with the raw tree's lines, for identity.
     pub fn has_shape(&self) -> bool {
         self.shape.is_some()
@@ -119,6 +124,9 @@ impl SentPage {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FullReason {
     First,
+    /// Nothing held of the page any more: the upstream restarted or reconnected since its last
+    /// snapshot, and uids of before may name other elements now.
+    UpstreamReset,
     Navigated,
     NotSmaller,
     InRow,
@@ -128,6 +136,9 @@ impl FullReason {
     pub fn text(self) -> &'static str {
         match self {
             FullReason::First => "first snapshot of this page",
+            FullReason::UpstreamReset => {
+                "the upstream restarted or reconnected since this page's last snapshot"
+            }
             FullReason::Navigated => "the page navigated or reloaded",
             FullReason::NotSmaller => "a delta would not be much smaller",
             FullReason::InRow => "after 8 deltas in a row",
