@@ -91,8 +91,8 @@ pub fn definitions(describe_level: Level) -> Vec<Value> {
 /// The `_meta` key that marks the proxy's own tools in `tools/list`.
 pub const PROXY_TOOL_META: &str = "mcp-snapshot-filter/proxyTool";
 
-/// Tools whose results carry a page snapshot the proxy caches: chrome-devtools-mcp's
-/// `take_snapshot` and Playwright MCP's `browser_snapshot` by name, and any tool the filters
+/// Tools whose results carry a page snapshot the proxy caches: each upstream's snapshot tool
+/// (chrome-devtools-mcp's `take_snapshot`, Playwright MCP's `browser_snapshot`) by name, and any tool the filters
 /// read (`result::tools::is_content_heavy`) whose schema has an `includeSnapshot` argument
 /// (chrome-devtools-mcp's `click`, `fill`, ...). Playwright's action tools answer with a
 /// snapshot too, but every Playwright list has `browser_snapshot`.
@@ -100,7 +100,10 @@ pub fn returns_snapshots(tool: &Value) -> bool {
     let Some(name) = tool.get("name").and_then(Value::as_str) else {
         return false;
     };
-    if name == "take_snapshot" || name == "browser_snapshot" {
+    if crate::notation::UPSTREAMS
+        .iter()
+        .any(|u| u.snapshot_tool == name)
+    {
         return true;
     }
     result::tools::is_content_heavy(name)

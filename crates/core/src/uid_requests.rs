@@ -15,12 +15,15 @@ use serde_json::Value;
 
 use crate::envelope::span_in;
 use crate::held::Held;
+use crate::notation::upstream::Upstream;
 
-/// Arguments whose string value is a uid.
-const UID_KEYS: [&str; 3] = ["uid", "from_uid", "to_uid"];
-
-/// Arguments that are lists of objects whose `uid` is one.
-const UID_LISTS: [&str; 2] = ["elements", "args"];
+/// The upstreams whose uids renumber: their uid arguments are read (`Upstream::uid_args`).
+fn renumbering() -> impl Iterator<Item = &'static Upstream> {
+    crate::notation::UPSTREAMS
+        .iter()
+        .copied()
+        .filter(|u| u.notation.uids_renumber())
+}
 
 /// A request rewritten: its new text, and each uid sent upstream with the one the agent named.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,11 +58,11 @@ pub fn rewrite_request(line: &str, held: &Held) -> Option<Rewritten> {
         Some(Ok(Value::String(s))) => s,
         _ => String::new(),
     };
-    let mut spots: Vec<&RawValue> = UID_KEYS
-        .iter()
+    let mut spots: Vec<&RawValue> = renumbering()
+        .flat_map(|u| u.uid_args)
         .filter_map(|k| args.get(*k).copied())
         .collect();
-    for list in UID_LISTS {
+    for &list in renumbering().flat_map(|u| u.uid_lists) {
         let Some(items) = args
             .get(list)
             .and_then(|raw| serde_json::from_str::<Vec<&RawValue>>(raw.get()).ok())

@@ -723,3 +723,26 @@ fn a_tree_that_remembers_its_passes_filters_as_a_fresh_parse() {
         }
     }
 }
+
+/// Each upstream's table claims its own tools, and its snapshot tool is one the filters read:
+/// a format listed after the one that claims every tool (chrome-devtools-mcp) would get none of
+/// its results.
+#[test]
+fn every_upstream_claims_its_own_tools() {
+    for upstream in super::UPSTREAMS {
+        assert!(
+            upstream
+                .content_heavy_tools
+                .contains(&upstream.snapshot_tool),
+            "{}",
+            upstream.name
+        );
+        for tool in upstream.content_heavy_tools {
+            assert!(
+                std::ptr::eq(super::upstream_of_tool(tool), upstream),
+                "{tool} is not taken for {}'s",
+                upstream.name
+            );
+        }
+    }
+}

@@ -4,7 +4,7 @@ use super::ParsedTrees;
 use crate::snapshot::delta::{
     filter_tree_with_deltas, filter_with_deltas, DeltaInput, Sent, SentPage,
 };
-use crate::snapshot::render::OutputCap;
+use crate::snapshot::tree::OutputCap;
 use crate::snapshot::tree::Tree;
 use crate::snapshot::{FilteredSnapshot, SnapshotOptions};
 

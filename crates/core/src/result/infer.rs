@@ -5,7 +5,7 @@
 
 use super::evaluate::MESSAGE_PREFIX;
 use super::sections::{split_sections, SectionKind};
-use crate::notation::playwright::sections::find_yaml_snapshot;
+use crate::notation::upstream::Sections;
 
 /// The accessibility tree of a chrome-devtools-mcp result text: its snapshot section without
 /// the `## Latest page snapshot` line, or `None` when it has none.
@@ -20,7 +20,7 @@ pub fn snapshot_body(text: &str) -> Option<&str> {
 pub fn tool_of_text(text: &str) -> Option<&'static str> {
     for section in split_sections(text, false) {
         let tool = match section.kind {
-            SectionKind::Snapshot => "take_snapshot",
+            SectionKind::Snapshot => crate::notation::cdp::UPSTREAM.snapshot_tool,
             SectionKind::NetworkList => "list_network_requests",
             SectionKind::ConsoleList => "list_console_messages",
             SectionKind::Detail if section.text.starts_with("## Request ") => "get_network_request",
@@ -30,7 +30,12 @@ pub fn tool_of_text(text: &str) -> Option<&'static str> {
         };
         return Some(tool);
     }
-    find_yaml_snapshot(text).map(|_| "browser_snapshot")
+    crate::notation::UPSTREAMS
+        .iter()
+        .find_map(|u| match u.sections {
+            Sections::Own { body, .. } => body(text).map(|_| u.snapshot_tool),
+            Sections::Shared => None,
+        })
 }
 
 #[cfg(test)]

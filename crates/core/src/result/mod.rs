@@ -35,6 +35,7 @@ use serde_json::{Map, Value};
 use crate::error::{FilterError, FilterResult};
 use crate::level::Level;
 use crate::notation::cdp::structured::StructuredSnapshot;
+use crate::notation::upstream::Sections;
 use crate::snapshot::tree::Tree;
 use crate::snapshot::{FilteredSnapshot, SnapshotOptions};
 use crate::tokens;
@@ -496,15 +497,13 @@ fn filter_text(
     capture: &mut SnapshotCapture<'_>,
     structured_snapshot: Option<Option<&StructuredSnapshot<'_>>>,
 ) -> Option<String> {
-    if crate::notation::playwright::is_playwright_tool(tool_name) {
-        // Playwright results have their own sections: only the YAML snapshot is filtered.
+    if let Sections::Own { filter, .. } = crate::notation::upstream_of_tool(tool_name).sections {
+        // Sections of the upstream's own: only the snapshot is filtered.
         let snapshot_options = SnapshotOptions {
             level: options.level,
             limits: options.snapshot.clone(),
         };
-        let (new_text, hidden) = crate::notation::playwright::filter_result_text(text, |body| {
-            capture.filter(body, &snapshot_options)
-        })?;
+        let (new_text, hidden) = filter(text, &mut |body| capture.filter(body, &snapshot_options))?;
         figures.uids_hidden += hidden;
         return Some(new_text);
     }
@@ -596,7 +595,7 @@ fn filter_snapshot_section(
         None => {
             let structured = structured_snapshot
                 .flatten()
-                .filter(|_| !crate::notation::playwright::is_yaml_snapshot(body));
+                .filter(|_| crate::notation::upstream_of_body(body).structured_snapshot);
             let read = || structured.and_then(|s| s.tree(body));
             match read() {
                 Some(mut tree) => {

@@ -5,7 +5,8 @@ use std::cell::{OnceCell, RefCell, RefMut};
 use serde_json::{Map, Value};
 
 use crate::notation::cdp::structured::StructuredSnapshot;
-use crate::snapshot::render::OutputCap;
+use crate::notation::upstream::Sections;
+use crate::snapshot::tree::OutputCap;
 use crate::snapshot::tree::Tree;
 use crate::tokens;
 
@@ -64,14 +65,11 @@ impl<'r> ParsedTrees<'r> {
         let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
         let structured = snapshot.filter(|_| has_structured_snapshot(result));
         let texts = text_blocks(result);
-        let playwright = crate::notation::playwright::is_playwright_tool(tool_name);
+        let upstream = crate::notation::upstream_of_tool(tool_name);
         for text in texts {
             let mut bodies = Vec::new();
-            if playwright {
-                bodies.extend(
-                    crate::notation::playwright::sections::find_yaml_snapshot(text)
-                        .map(|found| found.body),
-                );
+            if let Sections::Own { body, .. } = upstream.sections {
+                bodies.extend(body(text));
             } else {
                 let sections = split_sections(text, is_error);
                 for section in &sections {
@@ -86,7 +84,10 @@ impl<'r> ParsedTrees<'r> {
             }
             for body in bodies.into_iter().filter(|b| !b.is_empty()) {
                 let exact = structured
-                    .filter(|_| !playwright && !crate::notation::playwright::is_yaml_snapshot(body))
+                    .filter(|_| {
+                        upstream.structured_snapshot
+                            && crate::notation::upstream_of_body(body).structured_snapshot
+                    })
                     .and_then(|s| s.tree(body));
                 if let Some(mut tree) = exact {
                     // Each step filters it: what its passes compute of it once is kept.

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::marker;
-use super::tree::{Node, NodeKind, Table, TableDelta, Tree};
+use super::tree::{Node, NodeKind, OutputCap, Table, TableDelta, Tree};
 use super::walk::promote_dropped_into;
 
 /// What a renderer wrote, for the stats (every notation).
@@ -19,17 +19,6 @@ pub struct Rendered {
     pub markers: usize,
     /// The render stopped at its tree's `output_cap`: `text` is the start of the output only.
     pub gave_up: bool,
-}
-
-/// Where a render may give up: once what it wrote is over `tokens` estimated tokens or `chars`
-/// UTF-16 units, the rest is not written (`Rendered::gave_up`). The budget's ladder sets it,
-/// with the slack of `crate::tokens::MAX_TOKENS_LOST_AT_SEAM` per seam, for a step that is not
-/// its last: any text holding what was written is over the budget, so that step is rejected
-/// whatever the rest would have been.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OutputCap {
-    pub tokens: usize,
-    pub chars: usize,
 }
 
 /// Bytes written between two looks at the cap.

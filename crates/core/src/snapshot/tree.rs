@@ -101,6 +101,17 @@ impl<'a> Node<'a> {
     }
 }
 
+/// Where a render may give up: once what it wrote is over `tokens` estimated tokens or `chars`
+/// UTF-16 units, the rest is not written (`render::Rendered::gave_up`). The budget's ladder sets it,
+/// with the slack of `crate::tokens::MAX_TOKENS_LOST_AT_SEAM` per seam, for a step that is not
+/// its last: any text holding what was written is over the budget, so that step is rejected
+/// whatever the rest would have been.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutputCap {
+    pub tokens: usize,
+    pub chars: usize,
+}
+
 /// A parsed snapshot: nodes in document order; `roots` are the top-level ones.
 #[derive(Debug, Clone, Default)]
 pub struct Tree<'a> {
@@ -146,9 +157,9 @@ pub struct Tree<'a> {
     pub first_with_uid: Vec<usize>,
     /// How many different uids `first_with_uid` found.
     pub(crate) distinct_uids: usize,
-    /// Where a render of this tree may give up (`render::OutputCap`; set by the budget's
+    /// Where a render of this tree may give up (`OutputCap`; set by the budget's
     /// ladder for a step that will not fit).
-    pub output_cap: Option<super::render::OutputCap>,
+    pub output_cap: Option<OutputCap>,
     /// `snapshot::filter_tree`'s render of the tree stopped at `output_cap`: what it returned
     /// is the start of the output only.
     pub gave_up: bool,

@@ -17,7 +17,8 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::parse::{is_key, is_uid, DEVTOOLS_SELECTED};
+use super::parse::{is_key, DEVTOOLS_SELECTED};
+use super::syntax::is_uid;
 use crate::snapshot::tree::{Attr, Node, NodeKind, Tree};
 
 /// Keys of a structured node that are not attributes.

@@ -7,8 +7,10 @@
 
 use std::borrow::Cow;
 
-use super::escape::unescape;
-use super::parse::{is_uid, read_escaped as quoted};
+use super::syntax::is_uid;
+use crate::notation::escape::{
+    read_escaped as quoted, split_outside_quotes, unescape, unescape_cell,
+};
 use crate::snapshot::tree::{Attr, Node, NodeKind};
 
 /// How a header column names its cells.
@@ -42,30 +44,6 @@ pub struct Header<'a> {
 
 const HEADER_START: &str = "… table of ";
 const HEADER_MID: &str = " records, a line each: ";
-
-/// Splits at `sep` outside quotes (a backslash escapes the next byte).
-pub(crate) fn split_outside_quotes<'s>(s: &'s str, sep: &str) -> Vec<&'s str> {
-    let bytes = s.as_bytes();
-    let mut parts = Vec::new();
-    let (mut start, mut k, mut quote) = (0, 0, false);
-    while let Some(&b) = bytes.get(k) {
-        if b == b'\\' {
-            k += 2;
-            continue;
-        }
-        if b == b'"' {
-            quote = !quote;
-        } else if !quote && b.is_ascii() && s.get(k..).is_some_and(|t| t.starts_with(sep)) {
-            parts.push(s.get(start..k).unwrap_or(""));
-            k += sep.len();
-            start = k;
-            continue;
-        }
-        k += 1;
-    }
-    parts.push(s.get(start..).unwrap_or(""));
-    parts
-}
 
 /// Attributes `key=value`, `key="value"` and bare words, space-separated.
 fn read_attrs<'a>(mut s: &'a str, out: &mut Vec<Attr<'a>>) -> Option<()> {
@@ -160,7 +138,7 @@ pub fn read_row<'a>(row: &'a str, line: &'a str, header: &Header<'a>) -> Option<
     for (col, cell) in header.columns.iter().zip(cells) {
         if col.role.is_empty() {
             if matches!(col.name, Name::Key) {
-                key = Some(super::escape::unescape_cell(cell));
+                key = Some(unescape_cell(cell));
             }
             continue;
         }

@@ -510,7 +510,7 @@ fn search_finds_cut_text_with_its_full_name_and_path() {
         .find(|h| h.uid == cut.uid)
         .expect("the cut node is found");
     let mut escaped = String::new();
-    super::escape::escape_into(&mut escaped, &full);
+    crate::notation::escape::escape_into(&mut escaped, &full);
     assert!(hit.line.contains(&escaped), "{}", hit.line);
     assert!(hit.path.starts_with("RootWebArea"), "{}", hit.path);
     // And expand gives the whole text back.

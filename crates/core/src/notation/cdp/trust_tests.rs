@@ -140,7 +140,11 @@ fn node_lines(text: &str) -> Vec<(String, String, String)> {
                 .map_or(if link { "link" } else { "" }, |m| m.as_str())
                 .to_string();
             let name = c.get(3).or(c.get(4)).map_or("", |m| m.as_str());
-            (uid, role, super::escape::unescape(name).into_owned())
+            (
+                uid,
+                role,
+                crate::notation::escape::unescape(name).into_owned(),
+            )
         })
         .collect()
 }

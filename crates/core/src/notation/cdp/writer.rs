@@ -4,9 +4,9 @@
 
 use std::borrow::Cow;
 
-use super::escape::{escape_cell_into, escape_into, escape_link_text_into};
 use super::syntax::{CHILDREN_SEPARATOR, LEGEND_TAG, SIBLING_SEPARATOR};
 use super::url::relative_to;
+use crate::notation::escape::{escape_cell_into, escape_into, escape_link_text_into};
 use crate::snapshot::marker::{write_table_uids, ExpandTarget};
 use crate::snapshot::render::{push_indent, render_with, table_at, LineWriter, Rendered, Written};
 use crate::snapshot::roles;

@@ -8,6 +8,7 @@
 //! [`Tree`]: crate::snapshot::tree::Tree
 
 pub mod parse;
+mod refs;
 pub mod sections;
 mod table;
 #[cfg(test)]
@@ -15,7 +16,8 @@ mod tests;
 pub mod writer;
 pub mod yaml;
 
-use crate::notation::cdp::escape::escape_into;
+use crate::notation::escape::escape_into;
+use crate::notation::upstream::{Sections, Upstream};
 use crate::snapshot::render::Rendered;
 use crate::snapshot::tree::Tree;
 use crate::snapshot::{filter_with, FilteredSnapshot, Notation, SnapshotOptions};
@@ -59,6 +61,42 @@ impl Notation for Playwright {
         table::rows_say_something(table)
     }
 }
+
+/// What the proxy knows of Playwright MCP (`crate::notation::upstream`).
+pub static UPSTREAM: Upstream = Upstream {
+    name: "Playwright MCP",
+    owns_tool: is_playwright_tool,
+    // `browser_snapshot` returns the YAML inline; action tools did in versions before 0.0.3x
+    // (now they link a `.yml` file, and the result passes untouched).
+    content_heavy_tools: &[
+        "browser_snapshot",
+        "browser_navigate",
+        "browser_navigate_back",
+        "browser_click",
+        "browser_type",
+        "browser_hover",
+        "browser_drag",
+        "browser_drop",
+        "browser_select_option",
+        "browser_press_key",
+        "browser_fill_form",
+        "browser_file_upload",
+        "browser_handle_dialog",
+        "browser_wait_for",
+        "browser_tabs",
+    ],
+    snapshot_tool: "browser_snapshot",
+    notation: &Playwright,
+    is_body: is_yaml_snapshot,
+    sections: Sections::Own {
+        body: |text| sections::find_yaml_snapshot(text).map(|found| found.body),
+        filter: |text, filter| filter_result_text(text, filter),
+    },
+    structured_snapshot: false,
+    // Refs do not renumber: requests pass as they are.
+    uid_args: &[],
+    uid_lists: &[],
+};
 
 /// Tools of Playwright MCP are named `browser_*`.
 pub fn is_playwright_tool(tool_name: &str) -> bool {

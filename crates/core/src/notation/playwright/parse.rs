@@ -8,16 +8,13 @@
 
 use std::borrow::Cow;
 
+use super::refs::{next_ref, ref_implicable, NOREF};
 use super::table;
 use super::yaml::{read_double_quoted, read_single_quoted, read_value};
-use crate::snapshot::roles;
 use crate::snapshot::tree::{Attr, Node, NodeKind, Tree};
 
 /// First characters of our legend comment: a body starting with it is our own output.
 pub const LEGEND_TAG: &str = "# snapshot-filter";
-/// The attribute written on a structural node that has no ref where one would be implied.
-pub const NOREF: &str = "noref";
-
 enum Item<'a> {
     Element {
         node: Node<'a>,
@@ -121,36 +118,6 @@ impl<'a> Iterator for Lines<'a> {
         }
         Some(Line { depth, raw, item })
     }
-}
-
-/// A structural node: one whose ref our renderer leaves implied when it follows the previous
-/// ref. Links, buttons, form controls and anything marked clickable always show theirs.
-pub fn ref_implicable(node: &Node<'_>) -> bool {
-    node.kind == NodeKind::Element
-        && !node.role.is_empty()
-        && !roles::is_interactive(node)
-        && !node.attrs.iter().any(|a| {
-            matches!(
-                a.key,
-                "cursor" | "checked" | "pressed" | "expanded" | "selected" | "active" | "disabled"
-            )
-        })
-}
-
-/// `f43e12` → (`f43e`, 12).
-pub fn split_ref(r: &str) -> Option<(&str, u64)> {
-    let digits = r.len() - r.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-    if digits == 0 || digits == r.len() || digits > 18 {
-        return None;
-    }
-    let (prefix, number) = r.split_at(r.len() - digits);
-    Some((prefix, number.parse().ok()?))
-}
-
-/// The ref after `r` in document order, if the numbering continued.
-pub fn next_ref(r: &str) -> Option<String> {
-    let (prefix, n) = split_ref(r)?;
-    Some(format!("{prefix}{}", n + 1))
 }
 
 impl<'a> Scan<'a> {

@@ -20,11 +20,11 @@
 
 use std::borrow::Cow;
 
-use super::parse::split_ref;
-use super::writer::write_attr;
-use crate::notation::cdp::escape::{escape_cell_into, escape_into, unescape, unescape_cell};
-use crate::notation::cdp::parse::read_escaped;
-use crate::notation::cdp::table::split_outside_quotes;
+use super::refs::split_ref;
+use super::yaml::write_attr;
+use crate::notation::escape::{
+    escape_cell_into, escape_into, read_escaped, split_outside_quotes, unescape, unescape_cell,
+};
 use crate::snapshot::marker::{write_table_uids, ExpandTarget};
 use crate::snapshot::render::push_indent;
 use crate::snapshot::roles;

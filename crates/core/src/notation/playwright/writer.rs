@@ -12,8 +12,8 @@
 //!   names cut at `max_text_length` end in `…` and carry `[cut=N]`, texts just end in `…`;
 //!   link urls (`/url`) of named links dropped.
 
-use super::parse::{next_ref, ref_implicable, NOREF};
-use super::yaml::{write_json_string, write_key, write_value};
+use super::refs::{next_ref, ref_implicable, NOREF};
+use super::yaml::{write_attr, write_json_string, write_key, write_value};
 use crate::snapshot::marker::ExpandTarget;
 use crate::snapshot::render::{push_indent, render_with, LineWriter, Rendered, Written};
 use crate::snapshot::roles;
@@ -327,16 +327,6 @@ fn write_element_key(
         write_attr(out, "cut", Some(&n.to_string()));
     }
     noref
-}
-
-pub(super) fn write_attr(out: &mut String, key: &str, value: Option<&str>) {
-    out.push_str(" [");
-    out.push_str(key);
-    if let Some(v) = value {
-        out.push('=');
-        out.push_str(v);
-    }
-    out.push(']');
 }
 
 /// One node's line (every ref explicit), for search hits.

@@ -281,6 +281,17 @@ pub fn read_value(s: &str) -> Cow<'_, str> {
     Cow::Borrowed(s)
 }
 
+/// A `[key=value]` (or `[key]`) attribute after a node's role and name.
+pub(super) fn write_attr(out: &mut String, key: &str, value: Option<&str>) {
+    out.push_str(" [");
+    out.push_str(key);
+    if let Some(v) = value {
+        out.push('=');
+        out.push_str(v);
+    }
+    out.push(']');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,7 +37,7 @@ use crate::error::FilterResult;
 use crate::level::Level;
 use crate::snapshot::delta::Sent;
 use crate::snapshot::params::{coarse_steps, way_around_steps, RESERVE_CHARS, RESERVE_TOKENS};
-use crate::snapshot::render::OutputCap;
+use crate::snapshot::tree::OutputCap;
 use crate::snapshot::{SnapshotLimits, SnapshotOptions};
 use crate::tokens::{self, estimate_tokens, MAX_TOKENS_PER_BYTE};
 

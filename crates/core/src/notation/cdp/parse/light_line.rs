@@ -2,11 +2,12 @@
 
 use std::borrow::Cow;
 
-use super::super::escape::{unescape, unescape_link_text};
+use super::super::syntax::is_uid;
 use super::super::syntax::{CHILDREN_SEPARATOR, SIBLING_SEPARATOR};
 use super::builder::Builder;
 use super::raw_attrs::{is_key, DEVTOOLS_SELECTED};
 use super::scan::{split_indent, LineIndex};
+use crate::notation::escape::{read_escaped, unescape, unescape_link_text};
 use crate::snapshot::tree::{Attr, Node, NodeKind, Tree};
 
 /// One line of the light notation: a node (or a run of text nodes), a marker, or an escaped
@@ -62,34 +63,6 @@ pub(super) fn parse_light_line<'a>(
         None => builder.add_verbatim(tree, line),
     }
     1
-}
-
-/// `DIGITS_DIGITS`.
-pub(in crate::notation::cdp) fn is_uid(token: &str) -> bool {
-    let bytes = token.as_bytes();
-    let Some(sep) = bytes.iter().position(|&c| !c.is_ascii_digit()) else {
-        return false;
-    };
-    let (a, b) = bytes.split_at(sep);
-    match b.split_first() {
-        Some((b'_', b)) => !a.is_empty() && !b.is_empty() && b.iter().all(|c| c.is_ascii_digit()),
-        _ => false,
-    }
-}
-
-/// Reads an escaped quoted string at the start of `s` (which starts after the opening quote):
-/// returns the raw content and the rest after the closing quote.
-pub(crate) fn read_escaped(s: &str) -> Option<(&str, &str)> {
-    let bytes = s.as_bytes();
-    let mut k = 0;
-    while let Some(&b) = bytes.get(k) {
-        match b {
-            b'\\' => k += 2,
-            b'"' => return Some((s.get(..k)?, s.get(k + 1..)?)),
-            _ => k += 1,
-        }
-    }
-    None
 }
 
 /// Where a uid, role or bare value ends: at a space, the sibling separator or the line's end.

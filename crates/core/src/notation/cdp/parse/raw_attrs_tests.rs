@@ -1,4 +1,4 @@
-use super::super::light_line::is_uid;
+use super::super::super::syntax::is_uid;
 use super::super::scan::split_indent;
 use super::super::uid_lines::uid_numbers;
 use crate::snapshot::tree::NodeKind;

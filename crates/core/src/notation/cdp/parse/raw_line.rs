@@ -2,9 +2,9 @@
 
 use std::borrow::Cow;
 
+use super::super::syntax::is_uid;
 use super::super::syntax::SIBLING_SEPARATOR;
 use super::builder::Builder;
-use super::light_line::is_uid;
 use super::raw_attrs::{
     attrs_close, general_attrs_close, parse_raw_attrs, parse_raw_attrs_after, raw_name_close,
     raw_name_close_keeping, read_plain_attrs, read_plain_name,

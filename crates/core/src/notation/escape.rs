@@ -2,7 +2,8 @@
 //! line or close a name early: newline `\n`, carriage return `\r`, the closing delimiter (`\"`
 //! in a quoted name, `\]` in a link's `[text]`), and a backslash written `\\` only where it
 //! could be misread (before `n`, `r`, a line break, the delimiter, `\` or at the end). Every
-//! other backslash (regexes, Windows paths in page text) stays as it is.
+//! other backslash (regexes, Windows paths in page text) stays as it is. Shared by both
+//! notations: our table headers and rows escape and read cells the same way in each.
 
 use std::borrow::Cow;
 
@@ -140,6 +141,45 @@ fn unescape_delimited(s: &str, close: char) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// Reads an escaped quoted string at the start of `s` (which starts after the opening quote):
+/// returns the raw content and the rest after the closing quote.
+pub fn read_escaped(s: &str) -> Option<(&str, &str)> {
+    let bytes = s.as_bytes();
+    let mut k = 0;
+    while let Some(&b) = bytes.get(k) {
+        match b {
+            b'\\' => k += 2,
+            b'"' => return Some((s.get(..k)?, s.get(k + 1..)?)),
+            _ => k += 1,
+        }
+    }
+    None
+}
+
+/// Splits at `sep` outside quotes (a backslash escapes the next byte).
+pub fn split_outside_quotes<'s>(s: &'s str, sep: &str) -> Vec<&'s str> {
+    let bytes = s.as_bytes();
+    let mut parts = Vec::new();
+    let (mut start, mut k, mut quote) = (0, 0, false);
+    while let Some(&b) = bytes.get(k) {
+        if b == b'\\' {
+            k += 2;
+            continue;
+        }
+        if b == b'"' {
+            quote = !quote;
+        } else if !quote && b.is_ascii() && s.get(k..).is_some_and(|t| t.starts_with(sep)) {
+            parts.push(s.get(start..k).unwrap_or(""));
+            k += sep.len();
+            start = k;
+            continue;
+        }
+        k += 1;
+    }
+    parts.push(s.get(start..).unwrap_or(""));
+    parts
 }
 
 #[cfg(test)]
