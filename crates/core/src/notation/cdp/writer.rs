@@ -595,8 +595,8 @@ fn write_cell(
 }
 
 /// A table's lines without indent, split by `\n`: the header (a marker line), then one line per
-/// record. Returns the uids the rows write. Shared by both notations (Playwright quotes each
-/// line as a YAML item).
+/// record. Returns the uids the rows write. (Playwright writes its own rows, each a YAML item,
+/// under the same header writer: `notation::table_header`.)
 fn write_table_lines(
     out: &mut String,
     tree: &Tree<'_>,
