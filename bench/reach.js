@@ -383,4 +383,4 @@ if (require.main === module) {
   })
 }
 
-module.exports = { runReach, reachDirs, parseView, hold, actedUids, reachOf }
+module.exports = { runReach, reachDirs, parseView, hold, actedUids }
