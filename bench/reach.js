@@ -29,6 +29,8 @@ const LEVELS = [
 ]
 const ID = /^(?:\d+_\d+|[a-z]*\d+e\d+|e\d+)$/ // chrome-devtools-mcp uids, Playwright refs
 const missesAt = (process.argv.find((a) => a.startsWith('--misses=')) ?? '--misses=moderate').slice('--misses='.length)
+// `--probes`: every miss at that level lists each candidate older uid and what upstream received for it.
+const listProbes = process.argv.includes('--probes')
 const UID_KEYS = new Set(['uid', 'from_uid', 'to_uid', 'ref', 'startRef', 'endRef'])
 
 /** The uids a call's arguments name as elements to act on. */
@@ -169,6 +171,7 @@ function hold(held, section, prevRaw) {
 function rawOrder(section) {
   const pos = new Map()
   const options = new Map()
+  const labels = new Map() // uid → its line's role and name
   const stack = [] // the uids of the open ancestors, by depth
   for (const line of section.split('\n')) {
     const m = /^( *)uid=(\S+)/.exec(line) ?? /^( *)- .*\[ref=([^\]]+)\]/.exec(line)
@@ -177,6 +180,8 @@ function rawOrder(section) {
     while (stack.length > 0 && stack[stack.length - 1].depth >= depth) stack.pop()
     const parent = stack[stack.length - 1]?.uid
     pos.set(m[2], { i: pos.size, depth })
+    const label = roleAndName(line)
+    if (label !== null) labels.set(m[2], label)
     const option = /^ *uid=\S+ option "((?:[^"\\]|\\.)*)"/.exec(line)
     if (option && parent !== undefined) {
       if (!options.has(parent)) options.set(parent, [])
@@ -186,7 +191,14 @@ function rawOrder(section) {
   }
   pos.order = [...pos.values()]
   pos.options = options
+  pos.labels = labels
   return pos
+}
+
+/** A raw snapshot line's role and name (`button "Save"`), as chrome-devtools-mcp or Playwright write it. */
+function roleAndName(line) {
+  const m = /^ *uid=\S+ (\S+)(?: ("(?:[^"\\]|\\.)*"))?/.exec(line) ?? /^ *- ([^\s:"[]+)(?: ("(?:[^"\\]|\\.)*"))?/.exec(line)
+  return m ? `${m[1]} ${m[2] ?? ''}` : null
 }
 
 /**
@@ -228,26 +240,78 @@ function missReason(uid, held, raw) {
   return 'not shown, under no marker'
 }
 
-/** Replays `steps` at `args`; per intent { step, uid, inReach, reason }. */
+/**
+ * Replays `steps` at `args`; per intent { step, uid, inReach, reason, older }. A miss on a uid the
+ * action sends upstream whose element the agent holds by an older uid is probed through the bin
+ * (`olderUid`): `older` is then { uid, tried } when exactly one uid shown of the same role and name
+ * arrives upstream as the recorded one.
+ */
 async function reachOf(steps, args) {
   const got = await replay(steps, args)
   const held = new Map() // page → entries
   const raw = new Map() // page → raw order of its latest snapshot
+  const labels = new Map() // page → uid → role and name, over every raw snapshot of the page
+  // page → every uid written as a node in a view the agent received: its context keeps them all,
+  // also those a later full view or a delta against an older snapshot no longer repeats.
+  const shown = new Map()
   const out = []
   for (const { step, text } of got) {
     const page = JSON.stringify(step.args?.pageId ?? null)
     const view = held.get(page) ?? null
     const picked = step.tool === 'fill' || step.tool === 'fill_form' ? pickedOptions(step.args, raw.get(page) ?? rawOrder('')) : []
-    for (const uid of [...actedUids(step.args), ...picked]) {
+    const acted = actedUids(step.args)
+    for (const uid of [...acted, ...picked]) {
       const inReach = view !== null && view.some((e) => e.kind === 'node' && e.uid === uid)
-      out.push({ step, uid, inReach, reason: inReach ? null : missReason(uid, view, raw.get(page) ?? rawOrder('')) })
+      const r = { step, uid, inReach, reason: inReach ? null : missReason(uid, view, raw.get(page) ?? rawOrder('')), older: null }
+      // Only a uid the action itself sends can reach upstream as another; a picked option is named by its text.
+      if (!inReach && acted.includes(uid)) r.older = await olderUid(steps, args, step, uid, shown.get(page) ?? new Set(), labels.get(page) ?? new Map())
+      out.push(r)
     }
     const section = snapshotSection(text)
-    if (section !== null) held.set(page, hold(view, section, raw.get(page) ?? rawOrder('')))
+    if (section !== null) {
+      held.set(page, hold(view, section, raw.get(page) ?? rawOrder('')))
+      if (!shown.has(page)) shown.set(page, new Set())
+      for (const e of parseView(section).entries) if (e.kind === 'node') shown.get(page).add(e.uid)
+    }
     const rawSection = snapshotSection(modelText(step.result))
-    if (rawSection !== null) raw.set(page, rawOrder(rawSection))
+    if (rawSection !== null) {
+      const order = rawOrder(rawSection)
+      raw.set(page, order)
+      if (!labels.has(page)) labels.set(page, new Map())
+      for (const [uid, label] of order.labels) labels.get(page).set(uid, label)
+    }
   }
   return out
+}
+
+/** `args` with every uid key naming `from` naming `to` instead. */
+function withUid(args, from, to) {
+  const walk = (v) => {
+    if (Array.isArray(v)) return v.map(walk)
+    if (!v || typeof v !== 'object') return v
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, UID_KEYS.has(k) && x === from ? to : walk(x)]))
+  }
+  return walk(args)
+}
+
+/**
+ * Whether the agent reaches `uid` at `step` through an older uid it holds: the uids it was shown
+ * on the page whose raw line showed the same role and name as `uid`'s are candidates; each is sent through the real
+ * bin in place of `uid` (a fresh replay up to the step), and the one counts only when exactly
+ * one candidate arrives upstream with the action's recorded uids. { uid, tried } or null.
+ */
+async function olderUid(steps, args, step, uid, shown, labels) {
+  const label = labels.get(uid)
+  if (label === undefined) return null
+  const candidates = [...shown].filter((x) => x !== uid && labels.get(x) === label)
+  const want = JSON.stringify(actedUids(step.args))
+  const tried = []
+  for (const x of candidates) {
+    const { arrived } = await replay(steps, args, { step: step.step, args: withUid(step.args, uid, x) })
+    tried.push({ uid: x, arrived: arrived === null ? null : actedUids(arrived) })
+  }
+  const hits = tried.filter((t) => JSON.stringify(t.arrived) === want)
+  return { uid: hits.length === 1 ? hits[0].uid : null, tried }
 }
 
 async function runReach({ dirs, write = (s) => process.stdout.write(s) }) {
@@ -256,39 +320,50 @@ async function runReach({ dirs, write = (s) => process.stdout.write(s) }) {
     write('(no recorded sessions found)\n')
     return
   }
-  const head = ['session set', ...LEVELS.map((l) => l.name + (l.name === 'light' ? '' : ' + deltas'))]
+  const head = ['session set', ...LEVELS.flatMap((l) => [l.name + (l.name === 'light' ? '' : ' + deltas'), 'through an older uid'])]
   const line = (cells) => `| ${cells.join(' | ')} |`
   const rows = []
   const misses = []
-  const totals = LEVELS.map(() => ({ in: 0, all: 0 }))
+  const totals = LEVELS.map(() => ({ in: 0, older: 0, all: 0 }))
   for (const { set, dir, files } of sets) {
-    const counts = LEVELS.map(() => ({ in: 0, all: 0 }))
+    const counts = LEVELS.map(() => ({ in: 0, older: 0, all: 0 }))
     for (const file of files) {
       const steps = readSession(file)
       for (const [k, level] of LEVELS.entries()) {
         for (const r of await reachOf(steps, level.args)) {
           counts[k].all++
           if (r.inReach) counts[k].in++
-          else if (level.name === missesAt) misses.push({ file: path.basename(file), ...r })
+          else {
+            if (r.older?.uid) counts[k].older++
+            if (level.name === missesAt) misses.push({ file: path.basename(file), ...r })
+          }
         }
       }
     }
     counts.forEach((c, k) => {
       totals[k].in += c.in
+      totals[k].older += c.older
       totals[k].all += c.all
     })
-    rows.push([`${set} (${path.relative(ROOT, dir) || dir}, ${files.length} sessions)`, ...counts.map((c) => `${c.in}/${c.all}`)])
+    rows.push([`${set} (${path.relative(ROOT, dir) || dir}, ${files.length} sessions)`, ...counts.flatMap((c) => [`${c.in}/${c.all}`, `+${c.older}`])])
   }
   write(`${line(head)}\n${line(head.map(() => '---'))}\n`)
   for (const r of rows) write(`${line(r)}\n`)
-  write(`${line(['**all**', ...totals.map((c) => `**${c.in}/${c.all}**`)])}\n`)
-  write(`\nMisses at ${missesAt}${missesAt === 'light' ? '' : ' + deltas'} (${misses.length}):\n`)
+  write(`${line(['**all**', ...totals.flatMap((c) => [`**${c.in}/${c.all}**`, `**+${c.older}**`])])}\n`)
+  write(`\nIn reach through an older uid: ${LEVELS.map((l, k) => `${l.name} ${totals[k].older}`).join(', ')}\n`)
+  write(`\nMisses at ${missesAt}${missesAt === 'light' ? '' : ' + deltas'} (${misses.length}, ${misses.filter((m) => m.older?.uid).length} in reach through an older uid):\n`)
+  const arrivedAs = (t) => `${t.uid} → ${t.arrived === null ? 'nothing' : t.arrived.join(', ')}`
   for (const m of misses) {
-    write(`- ${m.file} step ${m.step.step} ${m.step.tool} ${m.uid}${m.step.targetName ? ` "${m.step.targetName}"` : ''}: ${m.reason}\n`)
+    const older = m.older?.uid
+      ? `; in reach through an older uid: ${m.older.uid} (sent through the bin, arrived upstream as ${m.uid}: the only one of ${m.older.tried.length} uids of its role and name shown)`
+      : ''
+    const probes = listProbes && m.older ? ` [probes: ${m.older.tried.map(arrivedAs).join('; ') || 'none'}]` : ''
+    write(`- ${m.file} step ${m.step.step} ${m.step.tool} ${m.uid}${m.step.targetName ? ` "${m.step.targetName}"` : ''}: ${m.reason}${older}${probes}\n`)
   }
   write(
     '\nIn reach: the uid an action names is written as a node in what the agent holds for its page before the call (the last full snapshot plus the deltas since; ' +
-      'a table row writes its controls\' uids, its header states its options\'). Each session replayed through `node bin/cli.js` in front of the fixture server.\n',
+      'a table row writes its controls\' uids, its header states its options\'). Each session replayed through `node bin/cli.js` in front of the fixture server. ' +
+      'Through an older uid: a miss where, of the uids shown to the agent on the page whose raw line showed the recorded uid\'s role and name, exactly one arrives upstream as the recorded uid when sent in its place through the bin.\n',
   )
 }
 
@@ -298,8 +373,8 @@ function reachDirs(corpusDir) {
 }
 
 if (require.main === module) {
-  // `--misses=LEVEL` lists the misses of that level instead of moderate's.
-  const given = process.argv.slice(2).filter((a) => !a.startsWith('--misses='))
+  // `--misses=LEVEL` lists the misses of that level instead of moderate's; `--probes` adds what each probe delivered.
+  const given = process.argv.slice(2).filter((a) => !a.startsWith('--misses=') && a !== '--probes')
   const corpus = findCorpus() ?? BESIDE
   const dirs = given.length > 0 ? given.map((d) => ({ set: d, dir: d })) : reachDirs(corpus)
   runReach({ dirs }).catch((err) => {

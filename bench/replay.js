@@ -74,9 +74,14 @@ function snapshotSection(text) {
 /**
  * Replays one session through the bin with `args` (null: the upstream directly). Returns per
  * step { step, text }: the text the agent received.
+ *
+ * With `probe` ({ step, args }): replays the steps before `probe.step`, then sends that step's
+ * tool with `probe.args` instead (no recorded result: the fixture echoes it) and returns
+ * { arrived }: the arguments the upstream received for it (its FIXTURE_RECORD), or null.
  */
-async function replay(steps, args) {
+async function replay(steps, args, probe = null) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-session-'))
+  const recordFile = path.join(dir, 'received.jsonl')
   try {
     const list = steps.find((s) => s.tool === 'tools/list')
     const listFile = path.join(dir, 'tools-list.json')
@@ -87,22 +92,40 @@ async function replay(steps, args) {
       fs.writeFileSync(path.join(dir, `step-${s.step}.json`), JSON.stringify(doc))
     }
     const command = args ? [process.execPath, BIN, ...args, '--', process.execPath, FIXTURE_SERVER] : [process.execPath, FIXTURE_SERVER]
-    const child = spawn(command[0], command.slice(1), { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, FIXTURE_REPLAY_DIR: dir, FIXTURE_TOOLS_LIST: listFile } })
+    const child = spawn(command[0], command.slice(1), { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, FIXTURE_REPLAY_DIR: dir, FIXTURE_TOOLS_LIST: listFile, FIXTURE_RECORD: recordFile } })
     const client = rpcClient(child)
     await client.call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench-sessions', version: '1' } })
     await client.call('tools/list', {})
     const out = []
+    let arrived = null
     for (const s of steps) {
       if (s.tool === 'tools/list') continue
+      if (probe !== null && s.step === probe.step) {
+        await client.call('tools/call', { name: s.tool, arguments: probe.args })
+        arrived = lastCallArguments(recordFile)
+        break
+      }
       const res = await client.call('tools/call', { name: s.tool, arguments: { ...s.args, fixture: `step-${s.step}` } })
       out.push({ step: s, text: res.result ? modelText(res.result) : JSON.stringify(res.error) })
     }
     child.stdin.end()
     await new Promise((resolve) => child.once('exit', resolve))
-    return out
+    return probe === null ? out : { arrived }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** The arguments of the last tools/call line in a FIXTURE_RECORD file, or null. */
+function lastCallArguments(file) {
+  if (!fs.existsSync(file)) return null
+  const calls = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l))
+    .filter((m) => m.method === 'tools/call')
+  return calls.length === 0 ? null : (calls[calls.length - 1].params?.arguments ?? null)
 }
 
 /** The default session sets: the corpus' sessions, then captured ones (MCP_SESSIONS_DIR, else /work/captured). */

@@ -82,6 +82,8 @@ pub fn snapshot_options(input: &mut Input<'_>, level: Level) -> SnapshotOptions 
                 0 => usize::MAX,
                 _ => 1 + usize::from(input.byte() % 4),
             },
+            // Decoration shown, or hidden as at the budget's steps from `no decoration` on.
+            decoration: input.byte() % 2 == 0,
         };
     }
     options

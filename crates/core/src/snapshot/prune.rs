@@ -636,9 +636,10 @@ fn coalesce_hidden_runs(tree: &mut Tree<'_>, facts: &Facts, items: &[usize], max
         // control: the way around, not words of prose; nor a list's selected option: in
         // Playwright's notation it is the control's only value.)
         let plain = gap.iter().all(|&c| {
-            !(tree.record_members.contains(&c)
+            let kept_apart = tree.record_members.contains(&c)
                 || facts.stays_open(c)
-                || (facts.in_nav(c) && facts.is_control(c)))
+                || facts.in_nav(c) && facts.is_control(c);
+            !kept_apart
                 && tree.nodes.get(c).is_some_and(|n| {
                     n.kind == NodeKind::Element
                         && tree.children(c).is_empty()

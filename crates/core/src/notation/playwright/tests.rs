@@ -569,10 +569,10 @@ fn rows_inside_main_are_a_table_with_every_control_ref_at_moderate() {
     assert!(five.text.contains("table of 5 records"), "{}", five.text);
     let few = filter_yaml_snapshot(&small_grid(2), &SnapshotOptions::for_level(Level::Moderate));
     assert!(!few.text.contains("table of"), "{}", few.text);
-    let out = filter_yaml_snapshot(&body, &SnapshotOptions::for_level(Level::Light)).text;
+    let light = filter_yaml_snapshot(&body, &SnapshotOptions::for_level(Level::Light)).text;
     assert!(
-        !out.contains("table of") && !out.contains("'… table'"),
-        "light: {out}"
+        !light.contains("table of") && !light.contains("'… table'"),
+        "{light}"
     );
 }
 
