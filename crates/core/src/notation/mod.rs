@@ -2,11 +2,13 @@
 //! writer (`cdp`: chrome-devtools-mcp's text; `playwright`: Playwright MCP's YAML), and the
 //! choice of one for a given text: the entry points below detect the notation and hand it to
 //! the format-neutral core (`crate::snapshot`), which names neither. `escape`: the escaping of
-//! names and cells that both notations' outputs share.
+//! names and cells that both notations' outputs share; `table_header`: the header line of a
+//! table of records, one writer over each notation's words.
 
 pub mod cdp;
 pub mod escape;
 pub mod playwright;
+pub mod table_header;
 pub mod upstream;
 
 use crate::error::FilterError;

@@ -7,10 +7,11 @@ use std::borrow::Cow;
 use super::syntax::{CHILDREN_SEPARATOR, LEGEND_TAG, SIBLING_SEPARATOR};
 use super::url::relative_to;
 use crate::notation::escape::{escape_cell_into, escape_into, escape_link_text_into};
-use crate::snapshot::marker::{write_table_uids, ExpandTarget};
+use crate::notation::table_header::{write_option_names, write_table_header, ColumnWords};
+use crate::snapshot::marker::ExpandTarget;
 use crate::snapshot::render::{push_indent, render_with, table_at, LineWriter, Rendered, Written};
 use crate::snapshot::roles;
-use crate::snapshot::tree::{Column, ColumnName, Node, NodeKind, Table, TableDelta, Tree};
+use crate::snapshot::tree::{Attr, Column, ColumnName, Node, NodeKind, Table, TableDelta, Tree};
 use crate::tokens::utf16_len;
 
 const LEGEND_LIGHT: &str = "#snapshot-filter light: uid role \"name\" attrs, | between siblings, children after >; links [name](url); urls relative to the page";
@@ -480,55 +481,34 @@ pub fn write_element_line(out: &mut String, tree: &Tree<'_>, id: usize) {
     write_element(out, node, base);
 }
 
-/// A column in a table's header: its role (`text` for text cells), its name (fixed, `{name}`
-/// for the record's, inside fixed words, or none when each row writes it), the attributes every
-/// record has alike, a combobox's options (their uids the ones after its own).
-fn write_column(out: &mut String, head: Option<&Node<'_>>, col: &Column<'_>) {
-    out.push_str(if col.role.is_empty() {
-        "text"
-    } else {
-        col.role
-    });
-    let Some(head) = head else { return };
-    match &col.name {
-        ColumnName::Fixed => {
-            out.push_str(" \"");
-            write_cut(out, head.name_str(), head.keep_chars, escape_into);
-            out.push('"');
-        }
-        ColumnName::Key => out.push_str(" \"{name}\""),
-        ColumnName::Around(pre, suf) => {
-            out.push_str(" \"");
-            escape_into(out, pre);
-            out.push_str("{name}");
-            escape_into(out, suf);
-            out.push('"');
-        }
-        ColumnName::None | ColumnName::Varies => {}
+/// The light notation's words in a table header: names escaped then cut, ` key=value`
+/// attributes, ` value=*` and the options with the uids they take.
+struct LightColumns;
+
+impl ColumnWords for LightColumns {
+    fn write_name(&self, out: &mut String, name: &str, keep: Option<usize>) {
+        write_cut(out, name, keep, escape_into);
     }
-    for key in &col.fixed {
-        if let Some(attr) = head.attr(key) {
-            out.push(' ');
-            out.push_str(attr.key);
-            if let Some(value) = &attr.value {
-                out.push('=');
-                write_value(out, value);
-            }
+
+    fn write_fixed_attr(&self, out: &mut String, _head: &Node<'_>, attr: &Attr<'_>) {
+        out.push(' ');
+        out.push_str(attr.key);
+        if let Some(value) = &attr.value {
+            out.push('=');
+            write_value(out, value);
         }
     }
-    if col.value {
-        out.push_str(" value=*");
-    }
-    if !col.options.is_empty() {
-        out.push_str(" [options");
-        for name in &col.options {
-            out.push_str(" \"");
-            escape_into(out, name);
-            out.push('"');
+
+    fn write_column_end(&self, out: &mut String, col: &Column<'_>, _c: usize) {
+        if col.value {
+            out.push_str(" value=*");
         }
-        out.push_str(": its next ");
-        out.push_str(&col.options.len().to_string());
-        out.push_str(" uids]");
+        if !col.options.is_empty() {
+            write_option_names(out, &col.options);
+            out.push_str(": its next ");
+            out.push_str(&col.options.len().to_string());
+            out.push_str(" uids]");
+        }
     }
 }
 
@@ -615,8 +595,8 @@ fn write_cell(
 }
 
 /// A table's lines without indent, split by `\n`: the header (a marker line), then one line per
-/// record. Returns the uids the rows write. Shared by both notations (Playwright quotes each
-/// line as a YAML item).
+/// record. Returns the uids the rows write. (Playwright writes its own rows, each a YAML item,
+/// under the same header writer: `notation::table_header`.)
 fn write_table_lines(
     out: &mut String,
     tree: &Tree<'_>,
@@ -625,7 +605,7 @@ fn write_table_lines(
     base: Option<&str>,
     expand: ExpandTarget<'_>,
 ) -> usize {
-    write_table_header(out, tree, table, rows, expand);
+    write_header(out, tree, table, rows, expand);
     let mut shown = 0;
     let mut key = String::new();
     for r in 0..rows {
@@ -645,7 +625,7 @@ fn write_table_delta_lines(
     base: Option<&str>,
     expand: ExpandTarget<'_>,
 ) -> usize {
-    write_table_header(out, tree, table, delta.rows, expand);
+    write_header(out, tree, table, delta.rows, expand);
     let mut shown = 0;
     let mut key = String::new();
     let mut r = 0;
@@ -664,35 +644,15 @@ fn write_table_delta_lines(
 
 /// A table's header line (a marker line: the columns, the uids of its first `rows` records and
 /// the call that expands them).
-fn write_table_header(
+fn write_header(
     out: &mut String,
     tree: &Tree<'_>,
     table: &Table<'_>,
     rows: usize,
     expand: ExpandTarget<'_>,
 ) {
-    let first = table.record(0);
-    out.push_str("… table of ");
-    out.push_str(&rows.to_string());
-    out.push_str(" records, a line each: ");
-    let mut sep = "";
-    let mut unwritten = 0;
-    for (col, &id) in table.columns.iter().zip(first) {
-        if !col.shown {
-            unwritten += 1;
-            continue;
-        }
-        out.push_str(sep);
-        sep = " | ";
-        write_column(out, tree.nodes.get(id), col);
-    }
-    if unwritten > 0 {
-        out.push_str("; ");
-        out.push_str(&unwritten.to_string());
-        out.push_str(" text cells each not written");
-    }
     let items = table.items.get(..rows * table.columns.len()).unwrap_or(&[]);
-    write_table_uids(out, tree, items, expand);
+    write_table_header(out, tree, table, rows, items, expand, &LightColumns);
 }
 
 /// Record `r`'s line (`key`: scratch for the record's name). Returns the uids it writes.

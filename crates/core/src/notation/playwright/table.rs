@@ -25,7 +25,8 @@ use super::yaml::write_attr;
 use crate::notation::escape::{
     escape_cell_into, escape_into, read_escaped, split_outside_quotes, unescape, unescape_cell,
 };
-use crate::snapshot::marker::{write_table_uids, ExpandTarget};
+use crate::notation::table_header::{write_option_names, write_table_header, ColumnWords};
+use crate::snapshot::marker::ExpandTarget;
 use crate::snapshot::render::push_indent;
 use crate::snapshot::roles;
 use crate::snapshot::tree::{Attr, Column, ColumnName, Node, NodeKind, Table, Tree};
@@ -114,53 +115,38 @@ fn is_bare_word(s: &str) -> bool {
             .any(|b| matches!(b, b' ' | b'"' | b'\\' | b'|' | b'[' | b'\n' | b'\r'))
 }
 
-fn write_column(out: &mut String, head: Option<&Node<'_>>, col: &Column<'_>, values: bool) {
-    out.push_str(if col.role.is_empty() {
-        "text"
-    } else {
-        col.role
-    });
-    let Some(head) = head else { return };
-    match &col.name {
-        ColumnName::Fixed => {
-            out.push_str(" \"");
-            escape_into(out, &cut(head.name_str(), head.keep_chars));
-            out.push('"');
-        }
-        ColumnName::Key => out.push_str(" \"{name}\""),
-        ColumnName::Around(pre, suf) => {
-            out.push_str(" \"");
-            escape_into(out, pre);
-            out.push_str("{name}");
-            escape_into(out, suf);
-            out.push('"');
-        }
-        ColumnName::None | ColumnName::Varies => {}
+/// Playwright's words in a table header: names cut then escaped, states as `[key=value]`,
+/// `[ref]`, the options (no refs of their own), `[selected=*]` and `[value=*]` (`values`: per
+/// column, `writes_values`).
+struct PlaywrightColumns<'v> {
+    values: &'v [bool],
+}
+
+impl ColumnWords for PlaywrightColumns<'_> {
+    fn write_name(&self, out: &mut String, name: &str, keep: Option<usize>) {
+        escape_into(out, &cut(name, keep));
     }
-    for key in &col.fixed {
-        if let Some(attr) = head.attr(key) {
-            if written_attr(head, attr.key, attr.value.as_deref()) {
-                write_attr(out, attr.key, attr.value.as_deref());
-            }
+
+    fn write_fixed_attr(&self, out: &mut String, head: &Node<'_>, attr: &Attr<'_>) {
+        if written_attr(head, attr.key, attr.value.as_deref()) {
+            write_attr(out, attr.key, attr.value.as_deref());
         }
     }
-    if col.uid {
-        write_attr(out, "ref", None);
-    }
-    if !col.options.is_empty() {
-        out.push_str(" [options");
-        for name in &col.options {
-            out.push_str(" \"");
-            escape_into(out, name);
-            out.push('"');
+
+    fn write_column_end(&self, out: &mut String, col: &Column<'_>, c: usize) {
+        if col.uid {
+            write_attr(out, "ref", None);
         }
-        out.push(']');
-    }
-    if selects(col) {
-        write_attr(out, "selected", Some("*"));
-    }
-    if values {
-        write_attr(out, "value", Some("*"));
+        if !col.options.is_empty() {
+            write_option_names(out, &col.options);
+            out.push(']');
+        }
+        if selects(col) {
+            write_attr(out, "selected", Some("*"));
+        }
+        if self.values.get(c).copied().unwrap_or(false) {
+            write_attr(out, "value", Some("*"));
+        }
     }
 }
 
@@ -277,33 +263,15 @@ pub fn write_table(
     depth: usize,
     expand: ExpandTarget<'_>,
 ) -> usize {
-    let mut line = String::new();
-    line.push_str("… table of ");
-    line.push_str(&rows.to_string());
-    line.push_str(" records, a line each: ");
-    let mut sep = "";
-    let mut unwritten = 0;
     let values: Vec<bool> = (0..table.columns.len())
         .map(|c| writes_values(tree, table, c))
         .collect();
-    for ((col, &id), &v) in table.columns.iter().zip(table.record(0)).zip(&values) {
-        if !col.shown {
-            unwritten += 1;
-            continue;
-        }
-        line.push_str(sep);
-        sep = " | ";
-        write_column(&mut line, tree.nodes.get(id), col, v);
-    }
-    if unwritten > 0 {
-        line.push_str("; ");
-        line.push_str(&unwritten.to_string());
-        line.push_str(" text cells each not written");
-    }
     let siblings: Vec<usize> = (0..rows)
         .flat_map(|r| table.siblings(r).iter().copied())
         .collect();
-    write_table_uids(&mut line, tree, &siblings, expand);
+    let mut line = String::new();
+    let words = PlaywrightColumns { values: &values };
+    write_table_header(&mut line, tree, table, rows, &siblings, expand, &words);
     // Playwright nodes without refs (options) leave the shared marker's ref list empty.
     let line = line.replace(" ()", "");
     write_item(out, depth, &line);
