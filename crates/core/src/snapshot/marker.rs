@@ -382,8 +382,11 @@ pub fn write_table_uids(
     expand: ExpandTarget<'_>,
 ) {
     let summary = Summary::of_subtrees(tree, items);
-    out.push_str(" (");
-    summary.write_uids(out);
+    // Nodes without uids (Playwright's ref-less options) leave no list, not an empty `()`.
+    if summary.uid_count > 0 {
+        out.push_str(" (");
+        summary.write_uids(out);
+    }
     expand.write(out);
 }
 

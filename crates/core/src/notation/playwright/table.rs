@@ -272,8 +272,6 @@ pub fn write_table(
     let mut line = String::new();
     let words = PlaywrightColumns { values: &values };
     write_table_header(&mut line, tree, table, rows, &siblings, expand, &words);
-    // Playwright nodes without refs (options) leave the shared marker's ref list empty.
-    let line = line.replace(" ()", "");
     write_item(out, depth, &line);
     let key_column = table.columns.iter().position(|c| c.name == ColumnName::Key);
     let mut shown = 0;

@@ -801,3 +801,14 @@ fn every_level_keeps_the_invariants_on_our_own_pages() {
         }
     }
 }
+
+/// Page text ` ()` in a column's name stays as the page says it: the header used to drop every
+/// ` ()` of its line to remove the empty ref list of ref-less nodes, and so altered page text.
+#[test]
+fn a_column_name_holding_empty_parentheses_stays_as_the_page_wrote_it() {
+    let body = small_grid(8).replace("Edit Person", "Edit () Person");
+    let out = filter_yaml_snapshot(&body, &SnapshotOptions::for_level(Level::Moderate)).text;
+    assert!(out.contains("table of 8 records"), "{out}");
+    assert!(out.contains("Edit () {name}"), "{out}");
+    assert!(!out.contains("Edit {name}"), "{out}");
+}
