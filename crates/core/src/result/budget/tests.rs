@@ -59,16 +59,7 @@ fn shown_and_ranges(out: &str) -> (Vec<String>, Vec<(String, String)>) {
 fn a_page_just_over_the_bound_keeps_mains_controls_at_the_lean_step() {
     let (page, nav, buttons) = crate::test_support::sidebar_page(200, 150);
     let result = serde_json::json!({"content": [{"type": "text", "text": page}]}).to_string();
-    let filter = |max_chars: usize| {
-        let mut options = ResultOptions::for_level(Level::Moderate);
-        options.max_tokens = crate::snapshot::params::DEFAULT_MAX_TOKENS;
-        options.max_chars = max_chars;
-        let filtered = filter_tool_result_value("take_snapshot", &result, &options)
-            .expect("filters")
-            .expect("changed");
-        let text = text_blocks(&filtered.result).collect::<Vec<_>>().join("\n");
-        (text, filtered.budget.map(|b| b.step))
-    };
+    let filter = |max_chars: usize| moderate_under_bound(&result, max_chars);
     let (moderate, step) = filter(0);
     assert_eq!(step, None);
     // A bound the moderate view is just over (its reserve left for the session's lines).
@@ -173,16 +164,7 @@ fn manual_page(links: usize, sections: usize) -> (String, Vec<String>, Vec<Strin
 fn under_the_budget_prose_goes_first_and_the_way_around_last() {
     let (page, toc, controls) = manual_page(60, 24);
     let result = serde_json::json!({"content": [{"type": "text", "text": page}]}).to_string();
-    let filter = |max_chars: usize| {
-        let mut options = ResultOptions::for_level(Level::Moderate);
-        options.max_tokens = crate::snapshot::params::DEFAULT_MAX_TOKENS;
-        options.max_chars = max_chars;
-        let filtered = filter_tool_result_value("take_snapshot", &result, &options)
-            .expect("filters")
-            .expect("changed");
-        let text = text_blocks(&filtered.result).collect::<Vec<_>>().join("\n");
-        (text, filtered.budget.map(|b| b.step))
-    };
+    let filter = |max_chars: usize| moderate_under_bound(&result, max_chars);
     let (moderate, step) = filter(0);
     assert_eq!(step, None);
     assert!(moderate.contains("Prose 0 of part 3") && moderate.contains("Keeper 4"));
@@ -299,4 +281,17 @@ fn the_gate_reads_every_result_the_filter_would_change() {
         }
     }
     assert!(changed > 0, "no result over the bound");
+}
+
+/// A snapshot result through `moderate` with the default token budget and `max_chars` (0: no
+/// character bound): its text and the budget's step, if one was taken.
+fn moderate_under_bound(result: &str, max_chars: usize) -> (String, Option<&'static str>) {
+    let mut options = ResultOptions::for_level(Level::Moderate);
+    options.max_tokens = crate::snapshot::params::DEFAULT_MAX_TOKENS;
+    options.max_chars = max_chars;
+    let filtered = filter_tool_result_value("take_snapshot", result, &options)
+        .expect("filters")
+        .expect("changed");
+    let text = text_blocks(&filtered.result).collect::<Vec<_>>().join("\n");
+    (text, filtered.budget.map(|b| b.step))
 }
